@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("list", `Usage: ptxrun FILE.ptx [flags]   (or: ptxrun list FILE.ptx)
+
+Lists each kernel (.entry) of a PTX module with its parameters and the
+resources the PTX declares: virtual registers by type, static shared memory,
+the local-memory depot, the constant bank, and performance directives. These
+are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	only := fs.String("kernel", "", "describe only the kernel `NAME`")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usageErr(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "ptxrun: give exactly one PTX file")
+		fs.Usage()
+		return exitUsage
+	}
+	src, err := os.ReadFile(pos[0])
+	if err != nil {
+		fmt.Fprintln(stderr, "ptxrun:", err)
+		return exitUsage
+	}
+	dev := vm.NewDevice()
+	m, err := dev.LoadModule(pos[0], src)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	names := m.EntryNames()
+	if *only != "" {
+		names = []string{*only}
+	}
+	var infos []*vm.KernelInfo
+	for _, n := range names {
+		ki, err := m.Info(n)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitUsage
+		}
+		infos = append(infos, ki)
+	}
+	if *asJSON {
+		type param struct {
+			Name   string `json:"name"`
+			Type   string `json:"type"`
+			Offset uint64 `json:"offset"`
+			Size   uint64 `json:"size"`
+		}
+		type kernel struct {
+			Name         string             `json:"name"`
+			Params       []param            `json:"params"`
+			Registers    map[string]int     `json:"registers"`
+			SharedStatic uint64             `json:"shared_static_bytes"`
+			Local        uint64             `json:"local_bytes"`
+			Const        uint64             `json:"const_bytes"`
+			Callees      []string           `json:"callees,omitempty"`
+			Instructions int                `json:"ptx_instructions"`
+			Directives   map[string][]int64 `json:"directives,omitempty"`
+		}
+		var out []kernel
+		for _, ki := range infos {
+			k := kernel{Name: ki.Name, Registers: map[string]int{}, SharedStatic: ki.SharedStatic, Local: ki.LocalBytes,
+				Const: ki.ConstBytes, Callees: ki.Callees, Instructions: ki.Instructions, Directives: ki.Perf}
+			for _, p := range ki.Params {
+				k.Params = append(k.Params, param{p.Name, p.Type.String(), p.Offset, p.Size})
+			}
+			for _, r := range ki.Registers {
+				k.Registers[r.Type.String()] = r.Count
+			}
+			out = append(out, k)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(struct {
+			Module  string   `json:"module"`
+			Version string   `json:"ptx_version"`
+			Target  []string `json:"target"`
+			Kernels []kernel `json:"kernels"`
+		}{pos[0], m.AST.Version, m.AST.Target, out})
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "%s: PTX %s, target %s, %d-bit addresses, %d kernel(s)\n", pos[0], m.AST.Version, strings.Join(m.AST.Target, ","), m.AST.AddressSize, len(names))
+	for _, ki := range infos {
+		fmt.Fprintf(stdout, "\n%s\n", ki.Name)
+		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		var ps []string
+		for _, p := range ki.Params {
+			s := fmt.Sprintf("%s %s", p.Type, p.Name)
+			if p.Array >= 0 {
+				s = fmt.Sprintf(".b8 %s[%d]", p.Name, p.Size)
+			}
+			ps = append(ps, s)
+		}
+		fmt.Fprintf(tw, "  params\t%d (%d bytes)\t%s\n", len(ki.Params), ki.ParamBytes, strings.Join(ps, ", "))
+		var rs []string
+		total := 0
+		for _, r := range ki.Registers {
+			rs = append(rs, fmt.Sprintf("%d %s", r.Count, r.Type))
+			total += r.Count
+		}
+		fmt.Fprintf(tw, "  registers\t%d declared\t%s\n", total, strings.Join(rs, ", "))
+		fmt.Fprintf(tw, "  shared\t%d bytes\tstatic\n", ki.SharedStatic)
+		fmt.Fprintf(tw, "  local\t%d bytes\tdepot of the entry\n", ki.LocalBytes)
+		fmt.Fprintf(tw, "  const\t%d bytes\tmodule constant bank\n", ki.ConstBytes)
+		fmt.Fprintf(tw, "  instructions\t%d\tPTX, entry and callees\n", ki.Instructions)
+		if len(ki.Callees) > 0 {
+			fmt.Fprintf(tw, "  calls\t%d\t%s\n", len(ki.Callees), strings.Join(ki.Callees, ", "))
+		}
+		for name, v := range ki.Perf {
+			fmt.Fprintf(tw, "  %s\t%v\t\n", name, v)
+		}
+		tw.Flush()
+	}
+	return exitOK
+}

@@ -1,0 +1,119 @@
+// Command ptxrun runs the PTX that nvcc emits on an emulated GPU.
+//
+//	ptxrun FILE.ptx               list the kernels of a module and their resources
+//	ptxrun run SPEC.json          run a launch spec, write its outputs
+//	ptxrun test DIR...            run regression cases against recorded GPU outputs
+//	ptxrun demo                   run the bundled kernels and check them
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := doMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// exit codes
+const (
+	exitOK    = 0
+	exitFail  = 1 // the command ran and found a failure (a fault, a mismatch)
+	exitUsage = 2 // bad command line or bad input
+)
+
+const usage = `ptxrun runs the PTX that nvcc emits on an emulated GPU, bit-exact with the
+hardware for IEEE-exact instructions, with no GPU and no CUDA toolkit.
+
+Usage:
+  ptxrun FILE.ptx [flags]        list the kernels of a module: parameters and declared resources
+  ptxrun run SPEC.json [flags]   run a launch spec (see DESIGN.md, launch spec v1)
+  ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
+  ptxrun demo [flags]            run the bundled kernels and check them against Go references
+  ptxrun version                 print the version
+
+Run "ptxrun COMMAND -h" for the flags of a command.
+`
+
+func doMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch cmd := args[0]; cmd {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			return doMain(ctx, []string{args[1], "-h"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "test":
+		return cmdTest(ctx, args[1:], stdout, stderr)
+	case "demo":
+		return cmdDemo(ctx, args[1:], stdout, stderr)
+	case "list":
+		return cmdList(ctx, args[1:], stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, "ptxrun", version)
+		return exitOK
+	default:
+		if strings.HasSuffix(cmd, ".ptx") || fileExists(cmd) {
+			return cmdList(ctx, args, stdout, stderr)
+		}
+		fmt.Fprintf(stderr, "ptxrun: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+const version = "0.1.0"
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// newFlags returns a flag set that prints its usage to stderr.
+func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "%s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageErr reports a bad command line; flag.ErrHelp is a request for help.
+func usageErr(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}

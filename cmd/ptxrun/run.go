@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("run", `Usage: ptxrun run SPEC.json [flags]
+
+Runs the launch a spec describes (launch spec v1: module, kernel, grid, block,
+buffers, symbols, args, outputs) on the emulated GPU and writes each output
+buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
+	out := fs.String("out", "", "write each output buffer to `DIR`/<name>.bin")
+	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute metric names)")
+	gpuName := fs.String("gpu", "h100", "GPU profile: h100 or gf100")
+	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
+	maxInst := fs.Int64("max-inst", 0, "stop after `N` warp instructions (0: no limit)")
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return usageErr(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "ptxrun run: give exactly one spec file")
+		fs.Usage()
+		return exitUsage
+	}
+	gpu, err := scheduler.LookupProfile(*gpuName)
+	if err != nil {
+		fmt.Fprintln(stderr, "ptxrun run:", err)
+		return exitUsage
+	}
+	spec, err := vm.LoadSpec(pos[0])
+	if err != nil {
+		fmt.Fprintln(stderr, "ptxrun run:", err)
+		return exitUsage
+	}
+	run, err := scheduler.RunSpec(ctx, spec, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst}, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "ptxrun run:", err)
+		if vm.IsRuntime(err) {
+			return exitFail
+		}
+		return exitUsage
+	}
+	written := map[string]string{}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintln(stderr, "ptxrun run:", err)
+			return exitFail
+		}
+		for _, name := range spec.Outputs {
+			p := filepath.Join(*out, name+".bin")
+			if err := os.WriteFile(p, run.Outputs[name], 0o644); err != nil {
+				fmt.Fprintln(stderr, "ptxrun run:", err)
+				return exitFail
+			}
+			written[name] = p
+		}
+	}
+	m := launchMetrics(run, gpu)
+	if *metrics != "" {
+		data, _ := json.MarshalIndent(m, "", "  ")
+		if err := os.WriteFile(*metrics, append(data, '\n'), 0o644); err != nil {
+			fmt.Fprintln(stderr, "ptxrun run:", err)
+			return exitFail
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(struct {
+			*metricsFile
+			Outputs map[string]string `json:"outputs,omitempty"`
+			Seconds float64           `json:"seconds"`
+		}{m, written, run.Elapsed.Seconds()})
+		return exitOK
+	}
+	l := run.Prepared.Launch
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "kernel\t%s\n", spec.Kernel)
+	fmt.Fprintf(tw, "launch\tgrid (%d,%d,%d) x block (%d,%d,%d), %d B dynamic shared\n", l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.DynSmem)
+	fmt.Fprintf(tw, "gpu\t%s (%d SMs), functional mode\n", gpu.Name, gpu.SMs)
+	fmt.Fprintf(tw, "warp instructions\t%d\n", run.Result.Stats.Inst)
+	fmt.Fprintf(tw, "thread instructions\t%d\n", run.Result.Stats.ThreadInst)
+	fmt.Fprintf(tw, "time\t%s (%s thread-inst/s)\n", run.Elapsed.Round(time.Microsecond), rate(run.Result.Stats.ThreadInst, run.Elapsed))
+	for _, name := range spec.Outputs {
+		if p, ok := written[name]; ok {
+			fmt.Fprintf(tw, "output %s\t%s\n", name, p)
+		}
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func rate(n uint64, d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	r := float64(n) / d.Seconds()
+	switch {
+	case r >= 1e9:
+		return fmt.Sprintf("%.2f G", r/1e9)
+	case r >= 1e6:
+		return fmt.Sprintf("%.1f M", r/1e6)
+	}
+	return fmt.Sprintf("%.0f", r)
+}
+
+// metricsFile is the --metrics JSON (DESIGN.md).
+type metricsFile struct {
+	Kernel  string             `json:"kernel"`
+	GPU     string             `json:"gpu"`
+	Mode    string             `json:"mode"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile {
+	l := run.Prepared.Launch
+	st := run.Result.Stats
+	return &metricsFile{
+		Kernel: run.Spec.Kernel,
+		GPU:    gpu.Name,
+		Mode:   "functional",
+		Metrics: map[string]float64{
+			"smsp__inst_executed.sum":              float64(st.Inst),
+			"smsp__thread_inst_executed.sum":       float64(st.ThreadInst),
+			"launch__grid_size":                    float64(l.NumCTAs()),
+			"launch__block_size":                   float64(l.ThreadsPerCTA()),
+			"launch__shared_mem_per_block_dynamic": float64(l.DynSmem),
+			"launch__shared_mem_per_block_static":  float64(l.Kernel.SharedStatic),
+		},
+	}
+}

@@ -1,0 +1,234 @@
+package kernels
+
+import (
+	"embed"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// The PTX files are nvcc 13 output (-arch=sm_90 -O3 -lineinfo) of the
+// sources in testdata/nvcc/gen/kernels, copied from the recorded corpus.
+//
+//go:embed ptx/*.ptx
+var ptxFiles embed.FS
+
+// Example is a bundled kernel: nvcc-emitted PTX, a launch, inputs it
+// generates itself and a Go reference that checks the outputs.
+type Example struct {
+	Name        string
+	Description string
+	Module      string // file name under ptx/
+	Kernel      string // mangled .entry name
+	Grid        [3]uint32
+	Block       [3]uint32
+	// Size is the problem size (matrix side).
+	Size int
+
+	build func(e *Example, rng *rand.Rand) *instance
+}
+
+// instance is one set of buffers for an example.
+type instance struct {
+	buffers [][]byte // device buffers, in argument order
+	scalars [][]byte // trailing scalar arguments
+	outputs []int    // indices of output buffers
+	check   func(out [][]byte) error
+}
+
+// PTX returns the module source.
+func (e *Example) PTX() ([]byte, error) {
+	return ptxFiles.ReadFile("ptx/" + e.Module)
+}
+
+// Setup is an example made ready to launch on a device.
+type Setup struct {
+	Launch *vm.Launch
+	dev    *vm.Device
+	addrs  []uint64
+	inst   *instance
+}
+
+// Prepare loads the example's module into dev, generates its inputs from
+// seed and prepares the launch.
+func (e *Example) Prepare(dev *vm.Device, seed uint64) (*Setup, error) {
+	src, err := e.PTX()
+	if err != nil {
+		return nil, err
+	}
+	m, err := dev.LoadModule(e.Module, src)
+	if err != nil {
+		return nil, err
+	}
+	inst := e.build(e, rand.New(rand.NewPCG(seed, 0x5eed)))
+	s := &Setup{dev: dev, inst: inst}
+	var args [][]byte
+	for i, b := range inst.buffers {
+		a, err := dev.Malloc(uint64(len(b)), fmt.Sprintf("%s buffer %d", e.Name, i))
+		if err != nil {
+			return nil, err
+		}
+		if err := dev.MemcpyHtoD(a, b); err != nil {
+			return nil, err
+		}
+		s.addrs = append(s.addrs, a)
+		args = append(args, binary.LittleEndian.AppendUint64(nil, a))
+	}
+	args = append(args, inst.scalars...)
+	s.Launch, err = m.PrepareLaunch(e.Kernel, vm.LaunchConfig{Grid: e.Grid, Block: e.Block}, args)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Check reads the outputs back and compares them with the Go reference.
+func (s *Setup) Check() error {
+	out := make([][]byte, len(s.inst.buffers))
+	for _, i := range s.inst.outputs {
+		out[i] = make([]byte, len(s.inst.buffers[i]))
+		if err := s.dev.MemcpyDtoH(out[i], s.addrs[i]); err != nil {
+			return err
+		}
+	}
+	return s.inst.check(out)
+}
+
+var all = []*Example{
+	{Name: "matmul_naive", Description: "C = A·B, one thread per element, A and B read from global memory",
+		Module: "matmul.ptx", Kernel: "_Z12matmul_naivePfPKfS1_j", Size: 256,
+		Grid: [3]uint32{16, 16, 1}, Block: [3]uint32{16, 16, 1}, build: buildMatmul},
+	{Name: "matmul_tiled", Description: "C = A·B through 16×16 shared-memory tiles",
+		Module: "matmul.ptx", Kernel: "_Z12matmul_tiledPfPKfS1_j", Size: 256,
+		Grid: [3]uint32{16, 16, 1}, Block: [3]uint32{16, 16, 1}, build: buildMatmul},
+	{Name: "transpose_naive", Description: "out = inᵀ, coalesced reads, strided writes",
+		Module: "transpose.ptx", Kernel: "_Z15transpose_naivePfPKfjj", Size: 1024,
+		Grid: [3]uint32{32, 32, 1}, Block: [3]uint32{32, 8, 1}, build: buildTranspose},
+	{Name: "transpose_shared", Description: "out = inᵀ through a 32×32 shared tile (bank conflicts on the column read)",
+		Module: "transpose.ptx", Kernel: "_Z16transpose_sharedPfPKfjj", Size: 1024,
+		Grid: [3]uint32{32, 32, 1}, Block: [3]uint32{32, 8, 1}, build: buildTranspose},
+	{Name: "transpose_padded", Description: "out = inᵀ through a 32×33 shared tile (conflict-free)",
+		Module: "transpose.ptx", Kernel: "_Z16transpose_paddedPfPKfjj", Size: 1024,
+		Grid: [3]uint32{32, 32, 1}, Block: [3]uint32{32, 8, 1}, build: buildTranspose},
+}
+
+// All returns the bundled examples in a stable order.
+func All() []*Example { return all }
+
+// Lookup finds an example by name.
+func Lookup(name string) (*Example, error) {
+	for _, e := range all {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	var names []string
+	for _, e := range all {
+		names = append(names, e.Name)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("no bundled kernel named %q (have %v)", name, names)
+}
+
+// WithSize returns a copy of a matmul example for an n×n problem
+// (n a multiple of 16).
+func (e *Example) WithSize(n int) *Example {
+	c := *e
+	c.Size = n
+	c.Grid = [3]uint32{uint32((n + 15) / 16), uint32((n + 15) / 16), 1}
+	if e.Block[0] == 32 { // transposes: 32×32 tiles
+		c.Grid = [3]uint32{uint32((n + 31) / 32), uint32((n + 31) / 32), 1}
+	}
+	return &c
+}
+
+func f32s(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+func f32bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func randMatrix(rng *rand.Rand, n int) []float32 {
+	m := make([]float32, n)
+	for i := range m {
+		m[i] = float32(rng.Float64()*2 - 1)
+	}
+	return m
+}
+
+func buildMatmul(e *Example, rng *rand.Rand) *instance {
+	n := e.Size
+	a, b := randMatrix(rng, n*n), randMatrix(rng, n*n)
+	return &instance{
+		buffers: [][]byte{make([]byte, 4*n*n), f32bytes(a), f32bytes(b)},
+		scalars: [][]byte{binary.LittleEndian.AppendUint32(nil, uint32(n))},
+		outputs: []int{0},
+		check: func(out [][]byte) error {
+			c := f32s(out[0])
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					var ref, mag float64
+					for k := 0; k < n; k++ {
+						p := float64(a[i*n+k]) * float64(b[k*n+j])
+						ref += p
+						mag += math.Abs(p)
+					}
+					// A float32 dot product of n terms is within n·2⁻²⁴·Σ|aᵢbᵢ| of the exact sum.
+					if d := math.Abs(float64(c[i*n+j]) - ref); d > float64(n)*0x1p-24*mag || math.IsNaN(float64(c[i*n+j])) {
+						return fmt.Errorf("C[%d][%d] = %g, reference %g (difference %g)", i, j, c[i*n+j], ref, d)
+					}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// MatmulGo is the plain Go multiply the benchmark compares with: the same
+// loop order as the kernels (k innermost), in float32.
+func MatmulGo(c, a, b []float32, n int) {
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			var acc float32
+			for k := 0; k < n; k++ {
+				acc += a[i*n+k] * b[k*n+j]
+			}
+			c[i*n+j] = acc
+		}
+	}
+}
+
+func buildTranspose(e *Example, rng *rand.Rand) *instance {
+	n := e.Size
+	in := randMatrix(rng, n*n)
+	return &instance{
+		buffers: [][]byte{make([]byte, 4*n*n), f32bytes(in)},
+		scalars: [][]byte{binary.LittleEndian.AppendUint32(nil, uint32(n)), binary.LittleEndian.AppendUint32(nil, uint32(n))},
+		outputs: []int{0},
+		check: func(out [][]byte) error {
+			o := f32s(out[0])
+			for y := 0; y < n; y++ {
+				for x := 0; x < n; x++ {
+					if got, want := math.Float32bits(o[x*n+y]), math.Float32bits(in[y*n+x]); got != want {
+						return fmt.Errorf("out[%d][%d] = %g, want in[%d][%d] = %g", x, y, o[x*n+y], y, x, in[y*n+x])
+					}
+				}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,73 @@
+package ptx
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// maxFuzzInput caps the size of fuzz inputs: large inputs only slow the
+// fuzzer down without reaching new code.
+const maxFuzzInput = 64 << 10
+
+// FuzzParse checks that no input makes the parser panic or hang, that
+// errors are well formed, and that parse -> print -> parse gives the same
+// tree, eagerly and lazily.
+func FuzzParse(f *testing.F) {
+	for _, file := range testdataFiles(f) {
+		f.Add(readFile(f, file))
+	}
+	for _, s := range []string{
+		kernel("\tld.global.nc.v4.f32 {%f1, _}, [%rd1+-16];\n\t@!%p1 bra $L1;\n$L1:\n\tret;"),
+		kernel("\t{\n\t.param .b32 p;\n\tcall.uni (r), f, (p);\n\t}"),
+		kernel("\t$L_brx_0: .branchtargets $L1, $L2;\n\tprototype_0 : .callprototype ()_ (.param .b64 _);"),
+		kernel("\tmov.b64 %rd1, 0xFFFFFFFFFFFFFFFF;\n\tmov.f32 %f1, -0f3F800000;\n\tmov.f64 %fd1, 1.5e-3;"),
+		header + ".global .align 8 .u64 p[3] = {generic(a), a+8, {1, -2}};\n.extern .shared .align 16 .b8 d[];\n",
+		header + ".section .debug_str { $L__info_string0: .b8 95,0 }\n.file 1 \"a.cu\", 1, 2\n",
+		header + ".visible .entry k(.param .u64 .ptr .global .align 4 p, .param .align 8 .b8 q[16])\n.maxntid 1, 1, 1\n{\n}\n",
+		kernel("\tmov.u32 %r1, 0x;\n\t{\n\tadd"),
+		"{{{{{{{{",
+		".entry k() { .loc 1 2 3, function_name .debug_str+16, inlined_at 1 2 3\n}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > maxFuzzInput {
+			return
+		}
+		m, err := Parse("fuzz.ptx", src)
+		require.NotNil(t, m)
+		if err != nil {
+			var list ErrorList
+			require.True(t, errors.As(err, &list))
+			require.NotEmpty(t, list)
+			require.LessOrEqual(t, len(list), maxErrors)
+			for _, e := range list {
+				require.GreaterOrEqual(t, e.Pos.Line, 1, e.Error())
+				require.GreaterOrEqual(t, e.Pos.Column, 1, e.Error())
+				require.NotEmpty(t, e.Msg)
+			}
+			var b bytes.Buffer
+			require.NoError(t, Print(&b, m)) // a partial tree prints too
+			return
+		}
+		var b bytes.Buffer
+		require.NoError(t, Print(&b, m))
+		m2, err := Parse("fuzz.ptx", b.Bytes())
+		require.NoError(t, err, "printed:\n%s", b.String())
+		want := dump(t, m)
+		require.Equal(t, want, dump(t, m2), "printed:\n%s", b.String())
+
+		lazy, err := ParseLazy("fuzz.ptx", src)
+		require.NoError(t, err)
+		for _, f := range lazy.Funcs {
+			require.NoError(t, lazy.ParseBody(f))
+		}
+		require.Equal(t, want, dump(t, lazy))
+		for i, f := range lazy.Funcs {
+			require.Equal(t, m.Funcs[i].Body, f.Body, "positions included")
+		}
+	})
+}

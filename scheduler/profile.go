@@ -1,0 +1,56 @@
+package scheduler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Profile describes a GPU model: what the block scheduler and (later) the
+// timing model need to know about it.
+type Profile struct {
+	Name            string
+	ComputeCap      string
+	SMs             int
+	WarpsPerSM      int
+	BlocksPerSM     int
+	RegistersPerSM  int
+	SharedPerSM     int // bytes
+	SharedPerBlock  int // bytes a block may use
+	L2Bytes         int
+	ClockMHz        int
+	SubPartitions   int // warp schedulers per SM
+	RegAllocUnit    int // registers are allocated per warp in units of this many
+	SharedAllocUnit int // bytes
+}
+
+// H100 is the NVIDIA H100 SXM5 (compute capability 9.0), the GPU the ground
+// truth was recorded on.
+var H100 = &Profile{
+	Name: "H100", ComputeCap: "9.0", SMs: 132, WarpsPerSM: 64, BlocksPerSM: 32,
+	RegistersPerSM: 65536, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10,
+	L2Bytes: 50 << 20, ClockMHz: 1980, SubPartitions: 4, RegAllocUnit: 256, SharedAllocUnit: 128,
+}
+
+// GF100 is the Fermi GF100 (GTX 480, compute capability 2.0) the source
+// texts describe.
+var GF100 = &Profile{
+	Name: "GF100", ComputeCap: "2.0", SMs: 15, WarpsPerSM: 48, BlocksPerSM: 8,
+	RegistersPerSM: 32768, SharedPerSM: 48 << 10, SharedPerBlock: 48 << 10,
+	L2Bytes: 768 << 10, ClockMHz: 1401, SubPartitions: 2, RegAllocUnit: 64, SharedAllocUnit: 128,
+}
+
+var profiles = map[string]*Profile{"h100": H100, "gf100": GF100}
+
+// LookupProfile finds a profile by name (case-insensitive).
+func LookupProfile(name string) (*Profile, error) {
+	if p, ok := profiles[strings.ToLower(name)]; ok {
+		return p, nil
+	}
+	var names []string
+	for n := range profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, fmt.Errorf("unknown GPU %q (known: %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,39 @@
+package scheduler
+
+import (
+	"context"
+	"time"
+
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// SpecRun is one launch spec, run.
+type SpecRun struct {
+	Spec     *vm.Spec
+	Prepared *vm.Prepared
+	Result   *Result
+	Outputs  map[string][]byte
+	Elapsed  time.Duration // wall time of the launch itself
+}
+
+// RunSpec prepares spec on a fresh device, runs it functionally on gpu and
+// reads back its outputs. cache may be nil.
+func RunSpec(ctx context.Context, spec *vm.Spec, gpu *Profile, opt Options, cache *vm.ModuleCache) (*SpecRun, error) {
+	dev := vm.NewDevice()
+	p, err := spec.Prepare(dev, cache)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Launch.Release()
+	start := time.Now()
+	res, err := RunFunctional(ctx, p.Launch, gpu, opt)
+	el := time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.Outputs()
+	if err != nil {
+		return nil, err
+	}
+	return &SpecRun{Spec: spec, Prepared: p, Result: res, Outputs: out, Elapsed: el}, nil
+}

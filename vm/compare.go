@@ -1,0 +1,194 @@
+package vm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/ptxvm/ptxvm/vm/internal/fpu"
+)
+
+// Diff is one differing element of an output buffer.
+type Diff struct {
+	Index int
+	Got   string
+	Want  string
+	ULP   uint64 // for floating-point elements; 0 otherwise
+}
+
+// Comparison is the result of comparing one output buffer.
+type Comparison struct {
+	Name     string
+	Type     string
+	Elements int
+	Differ   int    // elements outside the tolerance
+	MaxULP   uint64 // largest ULP distance seen among float elements (within tolerance or not)
+	First    []Diff // the first few differences
+	SizeErr  string // the buffers have different sizes
+}
+
+// OK reports whether the buffers match within the tolerance.
+func (c *Comparison) OK() bool { return c.Differ == 0 && c.SizeErr == "" }
+
+// maxDiffs is how many differences a Comparison keeps.
+const maxDiffs = 8
+
+// CompareBuffer compares got with want, elements of type typ, allowing tol.
+// Float elements compare by ULP distance (all NaNs are equal to each other
+// only when their bits are, unless the tolerance allows any NaN); integer
+// elements must match exactly unless tol.Abs allows a difference.
+func CompareBuffer(name, typ string, got, want []byte, tol Tolerance) *Comparison {
+	c := &Comparison{Name: name, Type: typ}
+	es := ElemSize(typ)
+	if es == 0 {
+		es = 1
+		typ = "u8"
+	}
+	if len(got) != len(want) {
+		c.SizeErr = fmt.Sprintf("got %d bytes, want %d", len(got), len(want))
+		return c
+	}
+	c.Elements = len(want) / es
+	for i := 0; i < c.Elements; i++ {
+		g := readElem(got[i*es:], es)
+		w := readElem(want[i*es:], es)
+		if g == w {
+			continue
+		}
+		ok := false
+		var ulp uint64
+		active := tol.Active()
+		switch typ {
+		case "f32", "f64", "f16", "bf16":
+			ulp = ULPDistance(g, w, typ)
+			if ulp > c.MaxULP && ulp != math.MaxUint64 {
+				c.MaxULP = ulp
+			}
+			if active {
+				gv, wv := floatOf(g, typ), floatOf(w, typ)
+				ok = ulp <= tol.ULP || gv != gv && wv != wv ||
+					math.Abs(gv-wv) <= math.Max(tol.Abs, tol.Rel*math.Abs(wv))
+			}
+		default:
+			if active {
+				gv, wv := intOf(g, typ), intOf(w, typ)
+				ok = math.Abs(gv-wv) <= math.Max(tol.Abs, tol.Rel*math.Abs(wv))
+			}
+		}
+		if ok {
+			continue
+		}
+		c.Differ++
+		if len(c.First) < maxDiffs {
+			c.First = append(c.First, Diff{Index: i, Got: FormatElem(g, typ), Want: FormatElem(w, typ), ULP: ulp})
+		}
+	}
+	return c
+}
+
+func readElem(b []byte, n int) uint64 {
+	switch n {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b))
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+func floatOf(v uint64, typ string) float64 {
+	switch typ {
+	case "f32":
+		return float64(math.Float32frombits(uint32(v)))
+	case "f16":
+		return float64(math.Float32frombits(fpu.F16ToF32(uint16(v))))
+	case "bf16":
+		return float64(math.Float32frombits(uint32(v) << 16))
+	}
+	return math.Float64frombits(v)
+}
+
+func intOf(v uint64, typ string) float64 {
+	switch typ {
+	case "s8":
+		return float64(int8(v))
+	case "s16":
+		return float64(int16(v))
+	case "s32":
+		return float64(int32(v))
+	case "s64":
+		return float64(int64(v))
+	}
+	return float64(v)
+}
+
+// ULPDistance is the number of representable values between two floats of
+// type typ (f32, f64, f16, bf16); two NaNs are 0 apart only when their bits
+// match; a NaN and a number are infinitely far (MaxUint64).
+func ULPDistance(a, b uint64, typ string) uint64 {
+	if a == b {
+		return 0
+	}
+	var bitsN uint
+	switch typ {
+	case "f32":
+		bitsN = 32
+	case "f16", "bf16":
+		bitsN = 16
+	default:
+		bitsN = 64
+	}
+	if isNaNBits(a, typ) || isNaNBits(b, typ) {
+		return math.MaxUint64
+	}
+	// Map sign-magnitude to a monotonic integer line.
+	ord := func(x uint64) int64 {
+		sign := uint64(1) << (bitsN - 1)
+		if x&sign != 0 {
+			return -int64(x &^ sign)
+		}
+		return int64(x)
+	}
+	d := ord(a) - ord(b)
+	if d < 0 {
+		d = -d
+	}
+	return uint64(d)
+}
+
+func isNaNBits(v uint64, typ string) bool {
+	switch typ {
+	case "f32":
+		return v&0x7f800000 == 0x7f800000 && v&0x7fffff != 0
+	case "f16":
+		return v&0x7c00 == 0x7c00 && v&0x3ff != 0
+	case "bf16":
+		return v&0x7f80 == 0x7f80 && v&0x7f != 0
+	}
+	return v&0x7ff0000000000000 == 0x7ff0000000000000 && v&0xfffffffffffff != 0
+}
+
+// FormatElem prints an element of type typ for a person: floats with their
+// bits, integers in decimal.
+func FormatElem(v uint64, typ string) string {
+	switch typ {
+	case "f32":
+		return fmt.Sprintf("%s (0x%08x)", strconv.FormatFloat(float64(math.Float32frombits(uint32(v))), 'g', -1, 32), v)
+	case "f64":
+		return fmt.Sprintf("%s (0x%016x)", strconv.FormatFloat(math.Float64frombits(v), 'g', -1, 64), v)
+	case "f16", "bf16":
+		return fmt.Sprintf("%s (0x%04x)", strconv.FormatFloat(floatOf(v, typ), 'g', -1, 32), v)
+	case "s8":
+		return strconv.FormatInt(int64(int8(v)), 10)
+	case "s16":
+		return strconv.FormatInt(int64(int16(v)), 10)
+	case "s32":
+		return strconv.FormatInt(int64(int32(v)), 10)
+	case "s64":
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatUint(v, 10)
+}

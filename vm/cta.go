@@ -1,0 +1,150 @@
+package vm
+
+import (
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+)
+
+// CTA is one thread block in execution: its warps, shared memory and
+// barriers. A Runner reuses one CTA's storage for every block it runs.
+type CTA struct {
+	launch      *Launch
+	ctaid       [3]uint32
+	smid        int
+	warps       []*Warp
+	shared      []byte
+	bars        [16]barrier
+	liveThreads int // threads that have not exited
+}
+
+type barrier struct {
+	arrived  int // threads arrived since the barrier last completed
+	expected int // thread count given by the instruction, 0 for "all"
+	// bar.red accumulators over the arrived threads' predicates
+	popc     int
+	anyFalse bool
+	anyTrue  bool
+}
+
+// addRed accumulates the predicates p (one bit per arriving lane) of a bar.red.
+func (c *CTA) addRed(id int, op uint8, p uint32) {
+	b := &c.bars[id]
+	n := bits.OnesCount32(p)
+	b.popc += n
+	if n > 0 {
+		b.anyTrue = true
+	}
+	_ = op
+}
+
+// arrive records lanes m of warp w at barrier id. hold says the lanes wait
+// (bar.sync) rather than pass (bar.arrive). It reports whether the barrier
+// completed.
+func (c *CTA) arrive(w *Warp, id int, m uint32, count int, hold bool) bool {
+	b := &c.bars[id]
+	b.arrived += bits.OnesCount32(m)
+	if count > 0 {
+		b.expected = count
+	}
+	if hold {
+		w.barHeld[id] |= m
+	}
+	return c.tryComplete(id)
+}
+
+// tryComplete releases barrier id if enough threads have arrived.
+func (c *CTA) tryComplete(id int) bool {
+	b := &c.bars[id]
+	if b.arrived == 0 {
+		return false
+	}
+	want := b.expected
+	if want == 0 {
+		want = c.liveThreads
+	}
+	if b.arrived < want {
+		return false
+	}
+	popc, allTrue, anyTrue := b.popc, b.popc == b.arrived, b.anyTrue
+	*b = barrier{}
+	for _, w := range c.warps {
+		held := w.barHeld[id]
+		if held == 0 {
+			continue
+		}
+		w.barHeld[id] = 0
+		f := w.top()
+		if r := w.barRed[id]; r.op != 0 {
+			w.barRed[id] = barRedDst{}
+			switch r.op {
+			case barRedPopc:
+				d := f.r(r.dst)
+				for x := held; x != 0; x &= x - 1 {
+					d[bits.TrailingZeros32(x)&31] = uint64(popc)
+				}
+			default:
+				v := anyTrue
+				if r.op == barRedAnd {
+					v = allTrue
+				}
+				if v {
+					f.preds[r.dst] |= held
+				} else {
+					f.preds[r.dst] &^= held
+				}
+			}
+		}
+		f.blocked &^= held
+		for x := held; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x)
+			f.park(1<<l, f.pc[l])
+		}
+	}
+	return true
+}
+
+// laneExited updates the barrier state after n threads exited.
+func (c *CTA) threadsExited(n int) {
+	c.liveThreads -= n
+	for id := range c.bars {
+		c.tryComplete(id)
+	}
+}
+
+// deadlock describes why no warp of the CTA can make progress.
+func (c *CTA) deadlock() string {
+	var parts []string
+	for id, b := range c.bars {
+		if b.arrived == 0 {
+			continue
+		}
+		want := b.expected
+		if want == 0 {
+			want = c.liveThreads
+		}
+		var ws []string
+		for _, w := range c.warps {
+			if w.barHeld[id] != 0 {
+				ws = append(ws, fmt.Sprint(w.id))
+			}
+		}
+		parts = append(parts, fmt.Sprintf("barrier %d has %d of %d threads (warps %s waiting)", id, b.arrived, want, strings.Join(ws, ",")))
+	}
+	for _, w := range c.warps {
+		if w.depth == 0 {
+			continue
+		}
+		if f := w.top(); f.syncHeld != 0 {
+			l := bits.TrailingZeros32(f.syncHeld)
+			in := &f.code[f.pc[l]]
+			parts = append(parts, fmt.Sprintf("warp %d: lanes %#08x wait at a warp-synchronous instruction (PTX line %d) for lanes of its membermask that never arrive", w.id, f.syncHeld, in.Line))
+		}
+	}
+	sort.Strings(parts)
+	if len(parts) == 0 {
+		return "no barrier can complete"
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,435 @@
+package vm
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// maxCallDepth bounds recursion (a runaway recursion is a fault, not a Go
+// stack overflow or an out-of-memory).
+const maxCallDepth = 1024
+
+// resume returns the frame that can run next, settling lanes and popping
+// finished activations; nil when the warp is held at a barrier or done.
+func (w *Warp) resume() *frame {
+	for {
+		f := w.top()
+		if f.settle() {
+			return f
+		}
+		if f.blocked != 0 || f.syncHeld != 0 || w.depth == 1 {
+			return nil
+		}
+		w.popFrame()
+	}
+}
+
+// popFrame ends the top activation: lanes that returned get the return
+// values and resume after the call in the caller.
+func (w *Warp) popFrame() {
+	f := w.top()
+	c := w.frames[w.depth-2]
+	back := f.done &^ w.exited
+	if s := f.site; s != nil && back != 0 {
+		fs, cs := uint64(f.fn.ParamBlock), uint64(c.fn.ParamBlock)
+		for x := back; x != 0; x &= x - 1 {
+			l := uint64(bits.TrailingZeros32(x))
+			for _, r := range s.Rets {
+				copy(c.params[l*cs+r.to:l*cs+r.to+r.size], f.params[l*fs+r.from:l*fs+r.from+r.size])
+			}
+		}
+	}
+	w.depth--
+	w.view.FParam, w.view.FParamStride = c.params, int(c.fn.ParamBlock)
+	c.cur, c.curPC = back, f.callPC+1
+	if back == 0 {
+		c.cur = 0
+	}
+}
+
+// run executes up to limit warp instructions. It returns when the warp is
+// done, held at a barrier, or has used its slice; or with a fault.
+func (w *Warp) run(limit int) error {
+	f := w.resume()
+	if f == nil {
+		return nil
+	}
+	code, mask, pc := f.code, f.cur, f.curPC
+	preds := f.preds
+	for n := 0; n < limit; n++ {
+		in := &code[pc]
+		exec := mask
+		if in.Guard >= 0 {
+			p := preds[in.Guard]
+			if in.GuardNeg {
+				p = ^p
+			}
+			exec &= p
+		}
+		w.Inst++
+		w.ThreadInst += uint64(bits.OnesCount32(mask))
+		switch in.Op {
+		case OpNop:
+		case OpMov:
+			d, a := f.r(in.D), f.r(in.A)
+			msk := sizeMask(in.T)
+			for x := exec; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				d[l] = a[l] & msk
+			}
+		case OpAdd:
+			d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
+			switch in.T.Size() {
+			case 4:
+				if in.Flags&FSat != 0 {
+					for x := exec; x != 0; x &= x - 1 {
+						l := bits.TrailingZeros32(x) & 31
+						d[l] = uint64(uint32(satS32(int64(int32(a[l])) + int64(int32(b[l])))))
+					}
+				} else if exec == ^uint32(0) {
+					for l := 0; l < 32; l++ {
+						d[l] = uint64(uint32(a[l] + b[l]))
+					}
+				} else {
+					for x := exec; x != 0; x &= x - 1 {
+						l := bits.TrailingZeros32(x) & 31
+						d[l] = uint64(uint32(a[l] + b[l]))
+					}
+				}
+			case 8:
+				for x := exec; x != 0; x &= x - 1 {
+					l := bits.TrailingZeros32(x) & 31
+					d[l] = a[l] + b[l]
+				}
+			default:
+				for x := exec; x != 0; x &= x - 1 {
+					l := bits.TrailingZeros32(x) & 31
+					d[l] = uint64(uint16(a[l] + b[l]))
+				}
+			}
+		case OpMulLo:
+			d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
+			msk := sizeMask(in.T)
+			for x := exec; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				d[l] = (a[l] * b[l]) & msk
+			}
+		case OpMadLo:
+			d, a, b, c := f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C)
+			msk := sizeMask(in.T)
+			for x := exec; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				d[l] = (a[l]*b[l] + c[l]) & msk
+			}
+		case OpMulWide:
+			d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
+			switch in.T2 {
+			case S32:
+				for x := exec; x != 0; x &= x - 1 {
+					l := bits.TrailingZeros32(x) & 31
+					d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
+				}
+			case U32:
+				for x := exec; x != 0; x &= x - 1 {
+					l := bits.TrailingZeros32(x) & 31
+					d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
+				}
+			case S16:
+				for x := exec; x != 0; x &= x - 1 {
+					l := bits.TrailingZeros32(x) & 31
+					d[l] = uint64(uint32(int32(int16(a[l])) * int32(int16(b[l]))))
+				}
+			default:
+				for x := exec; x != 0; x &= x - 1 {
+					l := bits.TrailingZeros32(x) & 31
+					d[l] = uint64(uint32(uint16(a[l])) * uint32(uint16(b[l])))
+				}
+			}
+		case OpShl:
+			d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
+			bitsN := uint64(in.T.Bits())
+			msk := sizeMask(in.T)
+			for x := exec; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				s := uint64(uint32(b[l]))
+				if s >= bitsN {
+					d[l] = 0
+				} else {
+					d[l] = (a[l] << s) & msk
+				}
+			}
+		case OpFFma:
+			if in.T == F32 && in.Flags&(FFtz|FSat) == 0 && in.Rnd == rndN {
+				d, a, b, c := f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C)
+				for x := exec; x != 0; x &= x - 1 {
+					l := bits.TrailingZeros32(x) & 31
+					d[l] = uint64(fma32(uint32(a[l]), uint32(b[l]), uint32(c[l])))
+				}
+				break
+			}
+			w.execFloat(in, f, exec)
+		case OpFAdd, OpFMul, OpFSub:
+			if in.T == F32 && in.Flags&(FFtz|FSat) == 0 && in.Rnd == rndN {
+				d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
+				switch in.Op {
+				case OpFAdd:
+					for x := exec; x != 0; x &= x - 1 {
+						l := bits.TrailingZeros32(x) & 31
+						d[l] = uint64(canon32(math.Float32frombits(uint32(a[l])) + math.Float32frombits(uint32(b[l]))))
+					}
+				case OpFSub:
+					for x := exec; x != 0; x &= x - 1 {
+						l := bits.TrailingZeros32(x) & 31
+						d[l] = uint64(canon32(math.Float32frombits(uint32(a[l])) - math.Float32frombits(uint32(b[l]))))
+					}
+				default:
+					for x := exec; x != 0; x &= x - 1 {
+						l := bits.TrailingZeros32(x) & 31
+						d[l] = uint64(canon32(math.Float32frombits(uint32(a[l])) * math.Float32frombits(uint32(b[l]))))
+					}
+				}
+				break
+			}
+			w.execFloat(in, f, exec)
+		case OpSetp:
+			w.execSetp(in, f, exec)
+		case OpLd, OpSt:
+			if err := w.execMem(in, f, exec, pc); err != nil {
+				f.cur, f.curPC = mask, pc
+				return err
+			}
+		case OpBra:
+			if exec == mask {
+				pc = in.Target
+				if pc >= f.nextWait {
+					f.cur, f.curPC = mask, pc
+					if f = w.resume(); f == nil {
+						return nil
+					}
+					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+				}
+				continue
+			}
+			if exec != 0 {
+				// Divergence: the not-taken lanes wait at pc+1.
+				f.park(mask&^exec, pc+1)
+				f.cur, f.curPC = exec, in.Target
+				if f = w.resume(); f == nil {
+					return nil
+				}
+				code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+				continue
+			}
+		case OpBrx:
+			if exec == 0 {
+				break
+			}
+			tab := f.fn.BrxTables[in.Imm]
+			a := f.r(in.A)
+			for x := exec; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				if uint64(uint32(a[l])) >= uint64(len(tab)) {
+					f.cur, f.curPC = mask, pc
+					return w.fault(f, pc, l, fmt.Sprintf("brx.idx index %d is outside its %d targets", uint32(a[l]), len(tab)))
+				}
+			}
+			f.park(mask&^exec, pc+1)
+			for x := exec; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				f.park(1<<l, tab[uint32(a[l])])
+			}
+			f.cur = 0
+			if f = w.resume(); f == nil {
+				return nil
+			}
+			code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+			continue
+		case OpExit:
+			if exec != 0 {
+				w.exited |= exec
+				mask &^= exec
+				w.cta.threadsExited(bits.OnesCount32(exec))
+				if mask == 0 {
+					f.cur = 0
+					if f = w.resume(); f == nil {
+						return nil
+					}
+					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+					continue
+				}
+			}
+		case OpRet:
+			if exec != 0 {
+				f.done |= exec
+				mask &^= exec
+				if mask == 0 {
+					f.cur = 0
+					if f = w.resume(); f == nil {
+						return nil
+					}
+					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+					continue
+				}
+			}
+		case OpCall:
+			if exec != 0 {
+				if err := w.call(in, f, exec, mask, pc); err != nil {
+					f.cur, f.curPC = mask, pc
+					return err
+				}
+				if f = w.resume(); f == nil {
+					return nil
+				}
+				code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+				continue
+			}
+		case OpBar:
+			if exec != 0 {
+				id := int(in.Imm)
+				if in.A != NoReg {
+					id = int(f.r(in.A)[bits.TrailingZeros32(exec)] & 15)
+				}
+				cnt := 0
+				if in.Flags&FHasCnt != 0 {
+					cnt = int(uint32(f.r(in.B)[bits.TrailingZeros32(exec)]))
+				}
+				if in.Flags&FRed != 0 {
+					p := f.preds[in.C]
+					if in.Flags&FNeg2 != 0 {
+						p = ^p
+					}
+					w.cta.addRed(id, in.BoolOp, p&exec)
+					w.barRed[id] = barRedDst{op: in.BoolOp, dst: in.D}
+				}
+				if in.Flags&FArrive != 0 {
+					w.cta.arrive(w, id, exec, cnt, false)
+				} else {
+					// The arriving lanes are held, to resume after the barrier.
+					f.blocked |= exec
+					for x := exec; x != 0; x &= x - 1 {
+						f.pc[bits.TrailingZeros32(x)] = pc + 1
+					}
+					mask &^= exec
+					f.cur, f.curPC = mask, pc+1
+					w.cta.arrive(w, id, exec, cnt, true)
+					if f = w.resume(); f == nil {
+						return nil
+					}
+					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+					continue
+				}
+			}
+		case OpShfl, OpVote, OpMatch, OpRedux, OpElect, OpWarpSync, OpActivemask:
+			if exec != 0 || in.Op == OpWarpSync {
+				grp, err := w.syncGroup(f, in, mask, pc)
+				if err != nil {
+					f.cur, f.curPC = mask, pc
+					return err
+				}
+				if grp == 0 {
+					f.cur, f.curPC = 0, pc
+					if f = w.resume(); f == nil {
+						return nil
+					}
+					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+					continue
+				}
+				mask = grp
+				exec = mask
+				if in.Guard >= 0 {
+					p := preds[in.Guard]
+					if in.GuardNeg {
+						p = ^p
+					}
+					exec &= p
+				}
+				if err := w.execWarpOp(in, f, exec, pc); err != nil {
+					f.cur, f.curPC = mask, pc
+					return err
+				}
+			}
+		case OpAtom:
+			if err := w.execAtom(in, f, exec, pc); err != nil {
+				f.cur, f.curPC = mask, pc
+				return err
+			}
+		case OpTrap:
+			if exec != 0 {
+				f.cur, f.curPC = mask, pc
+				return w.fault(f, pc, bits.TrailingZeros32(exec), "trap instruction executed")
+			}
+		default:
+			if err := w.execOther(in, f, exec, pc); err != nil {
+				f.cur, f.curPC = mask, pc
+				return err
+			}
+		}
+		pc++
+		if pc >= f.nextWait {
+			f.cur, f.curPC = mask, pc
+			if f = w.resume(); f == nil {
+				return nil
+			}
+			code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+		}
+	}
+	f.cur, f.curPC = mask, pc
+	return nil
+}
+
+// call pushes an activation of the callee for lanes exec; the other lanes
+// of the running group wait after the call.
+func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
+	if w.depth >= maxCallDepth {
+		return w.fault(f, pc, bits.TrailingZeros32(exec), "call stack overflow: more than 1024 nested calls")
+	}
+	cs := &f.fn.Calls[in.Imm]
+	callee := cs.Callee
+	f.park(mask&^exec, pc+1)
+	f.cur = 0
+	f.curPC = pc
+	base := alignUp(f.localBase+f.fn.LocalSize, max(callee.LocalAlign, 16))
+	need := base + callee.LocalSize
+	if need > memspace.DefaultLocalSize {
+		return w.fault(f, pc, bits.TrailingZeros32(exec), "local memory exhausted by nested calls (more than 64 KiB per thread)")
+	}
+	w.ensureLocal(need)
+	nf := w.pushFrame(callee, exec, base)
+	// pushFrame may have grown w.frames; f stays valid (frames are pointers).
+	nf.callPC = pc
+	nf.site = cs
+	fs, cs2 := uint64(f.fn.ParamBlock), uint64(callee.ParamBlock)
+	for x := exec; x != 0; x &= x - 1 {
+		l := uint64(bits.TrailingZeros32(x))
+		for _, a := range cs.Args {
+			copy(nf.params[l*cs2+a.to:l*cs2+a.to+a.size], f.params[l*fs+a.from:l*fs+a.from+a.size])
+		}
+	}
+	w.view.FParam, w.view.FParamStride = nf.params, int(callee.ParamBlock)
+	return nil
+}
+
+func sizeMask(t Type) uint64 {
+	switch t.Size() {
+	case 1:
+		return 0xff
+	case 2:
+		return 0xffff
+	case 4:
+		return 0xffffffff
+	}
+	return ^uint64(0)
+}
+
+func satS32(v int64) int64 {
+	if v > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	if v < math.MinInt32 {
+		return math.MinInt32
+	}
+	return v
+}

@@ -1,0 +1,173 @@
+package vm
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// Fault is a run-time error of a kernel, located as precisely as the
+// module allows.
+type Fault struct {
+	Kernel   string
+	Func     string // function executing (the kernel or a callee)
+	Block    [3]uint32
+	Thread   [3]uint32
+	Warp     int
+	Lane     int
+	PC       int
+	PTXFile  string
+	PTXLine  int
+	Source   string // CUDA source position from .loc, "" if none
+	Msg      string
+	MemFault *memspace.Fault
+}
+
+func (f *Fault) Error() string {
+	s := fmt.Sprintf("%s:%d: kernel %s", f.PTXFile, f.PTXLine, f.Kernel)
+	if f.Func != f.Kernel {
+		s += " (in " + f.Func + ")"
+	}
+	s += fmt.Sprintf(", block (%d,%d,%d), thread (%d,%d,%d), pc %d", f.Block[0], f.Block[1], f.Block[2],
+		f.Thread[0], f.Thread[1], f.Thread[2], f.PC)
+	if f.Source != "" {
+		s += ", source " + f.Source
+	}
+	return s + ": " + f.Msg
+}
+
+// fault builds a Fault for lane l at pc of frame f.
+func (w *Warp) fault(f *frame, pc int32, l int, msg string) *Fault {
+	c := w.cta
+	in := &f.code[pc]
+	ft := &Fault{
+		Kernel:  c.launch.Kernel.Name,
+		Func:    f.fn.Name,
+		Block:   c.ctaid,
+		Thread:  [3]uint32{uint32(w.sregs[srTidX][l]), uint32(w.sregs[srTidY][l]), uint32(w.sregs[srTidZ][l])},
+		Warp:    w.id,
+		Lane:    l,
+		PC:      int(pc),
+		PTXFile: c.launch.Module.Filename,
+		PTXLine: int(in.Line),
+		Msg:     msg,
+	}
+	if in.Src >= 0 && int(in.Src) < len(f.fn.Locs) {
+		ft.Source = f.fn.Locs[in.Src].String()
+	}
+	return ft
+}
+
+// addresses fills w.acc.Addr for the lanes of exec.
+func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
+	acc := &w.acc
+	off := uint64(in.Off)
+	switch {
+	case in.Flags&FAbsAddr != 0:
+		for x := exec; x != 0; x &= x - 1 {
+			acc.Addr[bits.TrailingZeros32(x)&31] = off
+		}
+	case in.Flags&FLocalRel != 0:
+		off += f.localBase
+		for x := exec; x != 0; x &= x - 1 {
+			acc.Addr[bits.TrailingZeros32(x)&31] = off
+		}
+	default:
+		a := f.r(in.A)
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			acc.Addr[l] = a[l] + off
+		}
+	}
+}
+
+// execMem performs ld/st for the lanes of exec.
+func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
+	if exec == 0 {
+		return nil
+	}
+	acc := &w.acc
+	acc.Space = in.Space
+	acc.Size = uint8(in.T.Size() * int(in.Vec))
+	acc.Mask = exec
+	w.addresses(in, f, exec)
+	n := int(in.Vec)
+	for e := 0; e < n; e++ {
+		w.vbuf[e] = f.r(in.V[e])[:]
+	}
+	var mf *memspace.Fault
+	if in.Op == OpLd {
+		acc.Kind = memspace.Load
+		mf = w.view.Load(acc, n, in.T.Signed(), &w.vbuf)
+	} else {
+		acc.Kind = memspace.Store
+		mf = w.view.Store(acc, n, &w.vbuf)
+	}
+	if mf != nil {
+		op := "load"
+		if in.Op == OpSt {
+			op = "store"
+		}
+		ft := w.fault(f, pc, mf.Lane, fmt.Sprintf("%s of %d bytes from %s address %#x: %s", op, mf.Size, mf.Space, mf.Addr, mf.Reason))
+		if in.Op == OpSt {
+			ft.Msg = fmt.Sprintf("%s of %d bytes to %s address %#x: %s", op, mf.Size, mf.Space, mf.Addr, mf.Reason)
+		}
+		ft.MemFault = mf
+		return ft
+	}
+	return nil
+}
+
+// execCvta converts between generic and state-space addresses.
+func (w *Warp) execCvta(in *Inst, f *frame, exec uint32) {
+	d, a := f.r(in.D), f.r(in.A)
+	var base uint64
+	switch in.Space {
+	case memspace.Shared:
+		base = memspace.SharedWindow
+	case memspace.Local:
+		base = memspace.LocalWindow
+	case memspace.Const:
+		base = w.view.ConstBase
+	case memspace.Param:
+		base = w.view.ParamBase
+	}
+	msk := sizeMask(in.T)
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		if in.Flags&FToSpace != 0 {
+			d[l] = (a[l] - base) & msk
+		} else {
+			d[l] = (a[l] + base) & msk
+		}
+	}
+}
+
+// execIsspacep tests which window a generic address falls in.
+func (w *Warp) execIsspacep(in *Inst, f *frame, exec uint32) {
+	a := f.r(in.A)
+	var r uint32
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		s, off := memspace.ResolveGeneric(a[l])
+		ok := false
+		switch in.Space {
+		case memspace.Global:
+			ok = s == memspace.Global
+		case memspace.Shared:
+			ok = s == memspace.Shared
+		case memspace.Local:
+			ok = s == memspace.Local
+		case memspace.Const:
+			ok = s == memspace.Global && off-w.view.ConstBase < w.view.ConstSize
+		case memspace.Param:
+			ok = s == memspace.Global && off-w.view.ParamBase < w.view.ParamSize
+		}
+		if ok {
+			r |= 1 << l
+		}
+	}
+	p := &f.preds[in.D]
+	*p = *p&^exec | r
+}

@@ -1,0 +1,43 @@
+package fpu
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestFastPathsAgree checks the inlinable helpers against the general
+// functions, NaN and infinity operands included.
+func TestFastPathsAgree(t *testing.T) {
+	g := newGen(10)
+	special32 := []uint32{qnan32, snan32 | sign32, inf32, ninf32, 0, nz32, max32}
+	special64 := []uint64{qnan64, snan64 | sign64, inf64, ninf64, 0, nz64, max64}
+	for i := 0; i < iters(t, 50000); i++ {
+		a, b := uint32(g.val(tF32)), uint32(g.val(tF32))
+		if i%5 == 0 {
+			a = special32[g.r.IntN(len(special32))]
+		}
+		if i%7 == 0 {
+			b = special32[g.r.IntN(len(special32))]
+		}
+		require.Equal(t, Add32(a, b, RN, false, false), AddRN32(a, b))
+		require.Equal(t, Sub32(a, b, RN, false, false), SubRN32(a, b))
+		require.Equal(t, Mul32(a, b, RN, false, false), MulRN32(a, b))
+		x, y := g.val(tF64), g.val(tF64)
+		if i%5 == 0 {
+			x = special64[g.r.IntN(len(special64))]
+		}
+		if i%7 == 0 {
+			y = special64[g.r.IntN(len(special64))]
+		}
+		require.Equal(t, Add64(x, y, RN), AddRN64(x, y))
+		require.Equal(t, Mul64(x, y, RN), MulRN64(x, y))
+	}
+}
+
+func TestStrings(t *testing.T) {
+	require.Equal(t, []string{"rn", "rz", "rm", "rp", "rna"},
+		[]string{RN.String(), RZ.String(), RM.String(), RP.String(), RNA.String()})
+	require.Equal(t, []string{"f16", "bf16", "f32", "f64", "tf32"},
+		[]string{F16.String(), BF16.String(), F32.String(), F64.String(), TF32.String()})
+}

@@ -1,0 +1,709 @@
+package vm
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/ptx"
+)
+
+// PosError is an error at a position in a PTX source.
+type PosError struct {
+	Pos ptx.Pos
+	Msg string
+}
+
+func (e *PosError) Error() string {
+	if e.Pos.Line == 0 {
+		return e.Pos.Filename + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.Pos.Filename, e.Pos.Line, e.Pos.Column, e.Msg)
+}
+
+// ErrorList is a list of positioned errors, reported together.
+type ErrorList []*PosError
+
+func (l ErrorList) Error() string {
+	switch len(l) {
+	case 0:
+		return "no errors"
+	case 1:
+		return l[0].Error()
+	}
+	var b strings.Builder
+	for i, e := range l {
+		if i == 10 {
+			fmt.Fprintf(&b, "\n(and %d more errors)", len(l)-10)
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Err returns nil for an empty list.
+func (l ErrorList) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	sort.SliceStable(l, func(i, j int) bool {
+		if l[i].Pos.Filename != l[j].Pos.Filename {
+			return l[i].Pos.Filename < l[j].Pos.Filename
+		}
+		if l[i].Pos.Line != l[j].Pos.Line {
+			return l[i].Pos.Line < l[j].Pos.Line
+		}
+		return l[i].Pos.Column < l[j].Pos.Column
+	})
+	return l
+}
+
+// regInfo describes a declared register.
+type regInfo struct {
+	off  int32 // register offset (index*32), or predicate index
+	t    Type
+	pred bool
+}
+
+// localSym is a name declared inside a function body or its header.
+type localSym struct {
+	space memspace.Space // Local (frame depot), FParam (frame param block), Shared (kernel layout), Param (kernel params)
+	off   uint64
+	size  uint64
+	t     Type
+}
+
+type fixup struct {
+	pc    int
+	label string
+	pos   ptx.Pos
+}
+
+type brxFix struct {
+	table int
+	list  string
+	pos   ptx.Pos
+}
+
+// fnLower lowers one function's body.
+type fnLower struct {
+	k         *Kernel
+	m         *Module
+	f         *Func
+	fn        *ptx.Function
+	regs      map[string]regInfo   // function-scope registers
+	regScopes []map[string]regInfo // registers of enclosing nested blocks
+	nregs     int32
+	npreds    int32
+	consts    map[uint64]int32
+	sregs     map[sreg]int32
+	labels    map[string]int32
+	fixes     []fixup
+	// brx.idx target lists, by the label that names them
+	targetLists map[string][]string
+	brxFixes    []brxFix
+	scopes      []map[string]*localSym
+	errs        ErrorList
+	curLoc      int32 // current .loc index
+	locIdx      map[SrcLoc]int32
+	sink        int32 // register offset of the "_" sink
+	cc          int32 // register offset of the carry flag
+	pending     []pendingCall
+}
+
+type pendingCall struct {
+	idx    int // index into f.Calls
+	callee string
+	pos    ptx.Pos
+}
+
+func (l *fnLower) errorf(pos ptx.Pos, format string, args ...any) {
+	if len(l.errs) < 50 {
+		l.errs = append(l.errs, &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+// newReg allocates a register and returns its offset.
+func (l *fnLower) newReg() int32 {
+	r := l.nregs * 32
+	l.nregs++
+	return r
+}
+
+// constReg returns a register that holds v in every lane.
+func (l *fnLower) constReg(v uint64) int32 {
+	if r, ok := l.consts[v]; ok {
+		return r
+	}
+	r := l.newReg()
+	l.consts[v] = r
+	return r
+}
+
+func (l *fnLower) sregReg(s sreg) int32 {
+	if r, ok := l.sregs[s]; ok {
+		return r
+	}
+	r := l.newReg()
+	l.sregs[s] = r
+	l.f.sregs = append(l.f.sregs, sregUse{id: s, reg: r})
+	return r
+}
+
+func (l *fnLower) lookupLocal(name string) *localSym {
+	for i := len(l.scopes) - 1; i >= 0; i-- {
+		if s, ok := l.scopes[i][name]; ok {
+			return s
+		}
+	}
+	return nil
+}
+
+// lowerKernel lowers entry name and every function reachable from it.
+func (m *Module) lowerKernel(name string) (*Kernel, error) {
+	ast := m.funcs[name]
+	if ast == nil || !ast.Entry {
+		return nil, fmt.Errorf("%s: no kernel named %q (entries: %s)", m.Filename, name, strings.Join(m.EntryNames(), ", "))
+	}
+	if !ast.HasBody {
+		return nil, fmt.Errorf("%s: kernel %s is only declared, it has no body", m.Filename, name)
+	}
+	k := &Kernel{Name: name, Module: m, sharedOff: map[*Symbol]uint64{}, Perf: map[string][]int64{}}
+	for _, p := range ast.Perf {
+		k.Perf[p.Name] = p.Values
+	}
+	// Pass 1: find every reachable function, the shared variables they use,
+	// and parse their bodies.
+	order := []*ptx.Function{ast}
+	seen := map[string]bool{name: true}
+	usedShared := map[*Symbol]bool{}
+	var funcShared []*ptx.VarDecl
+	var errs ErrorList
+	for i := 0; i < len(order); i++ {
+		fn := order[i]
+		if !fn.BodyParsed() {
+			if err := m.AST.ParseBody(fn); err != nil {
+				return nil, err
+			}
+		}
+		var walk func(ss []*ptx.Statement)
+		walk = func(ss []*ptx.Statement) {
+			for _, s := range ss {
+				switch {
+				case s.IsBlock:
+					walk(s.Block)
+				case s.Var != nil && s.Var.Space == ".shared":
+					funcShared = append(funcShared, s.Var)
+				case s.Inst != nil:
+					for _, o := range s.Inst.Operands {
+						m.noteNames(o, usedShared)
+					}
+					if s.Inst.Opcode == "call" {
+						if callee := callTarget(s.Inst); callee != "" && !seen[callee] {
+							seen[callee] = true
+							cf := m.funcs[callee]
+							switch {
+							case cf == nil:
+								// Could be an indirect call through a register; reported when lowering.
+							case !cf.HasBody:
+								errs = append(errs, &PosError{Pos: s.Pos, Msg: fmt.Sprintf("call to %s, which is declared but has no body in this module (external functions such as vprintf are not supported)", callee)})
+							default:
+								order = append(order, cf)
+							}
+						}
+					}
+				}
+			}
+		}
+		walk(fn.Body)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	// Shared layout: used module-scope variables in declaration order, then
+	// variables declared in function bodies, then dynamic shared memory.
+	var off uint64
+	dynAlign := uint64(16)
+	for _, s := range m.symList {
+		if s.Space != memspace.Shared || !usedShared[s] {
+			continue
+		}
+		if s.Dynamic {
+			if s.Align > dynAlign {
+				dynAlign = s.Align
+			}
+			continue
+		}
+		off = alignUp(off, s.Align)
+		k.sharedOff[s] = off
+		off += s.Size
+	}
+	fnShared := map[*ptx.VarDecl]uint64{}
+	for _, v := range funcShared {
+		size, align, _, err := varLayout(v)
+		if err != nil {
+			return nil, &PosError{Pos: v.Pos, Msg: err.Error()}
+		}
+		if size == 0 {
+			// extern dynamic shared declared in a body
+			if align > dynAlign {
+				dynAlign = align
+			}
+			continue
+		}
+		off = alignUp(off, align)
+		fnShared[v] = off
+		off += size
+	}
+	k.SharedStatic = off
+	k.DynamicBase = alignUp(off, dynAlign)
+	for _, s := range m.symList {
+		if s.Space == memspace.Shared && s.Dynamic {
+			k.sharedOff[s] = k.DynamicBase
+		}
+	}
+	// Pass 2: create the Funcs (so calls, including recursive ones, can
+	// refer to them), then lower each body.
+	funcs := map[string]*Func{}
+	for _, fn := range order {
+		f := &Func{Name: fn.Name, Entry: fn.Entry, ast: fn, RegCount: map[Type]int{}}
+		funcs[fn.Name] = f
+		k.Funcs = append(k.Funcs, f)
+	}
+	k.Entry = funcs[name]
+	for _, f := range k.Funcs {
+		lw := &fnLower{k: k, m: m, f: f, fn: f.ast,
+			regs: map[string]regInfo{}, consts: map[uint64]int32{}, sregs: map[sreg]int32{},
+			labels: map[string]int32{}, locIdx: map[SrcLoc]int32{}, curLoc: -1}
+		lw.lower(funcs, fnShared)
+		errs = append(errs, lw.errs...)
+		if f.Calls != nil {
+			k.UsesCalls = true
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	k.Params = k.Entry.Params
+	for _, p := range k.Params {
+		if e := p.Offset + p.Size; e > k.ParamSize {
+			k.ParamSize = e
+		}
+	}
+	return k, nil
+}
+
+// noteNames records module-scope shared variables an operand mentions.
+func (m *Module) noteNames(o *ptx.Operand, used map[*Symbol]bool) {
+	switch o.Kind {
+	case ptx.OpName, ptx.OpAddress:
+		if s := m.syms[o.Name]; s != nil && s.Space == memspace.Shared {
+			used[s] = true
+		}
+	}
+	for _, e := range o.Elems {
+		m.noteNames(e, used)
+	}
+}
+
+// callTarget returns the callee name of a direct call instruction.
+func callTarget(in *ptx.Instruction) string {
+	for _, o := range in.Operands {
+		if o.Kind == ptx.OpName {
+			return o.Name
+		}
+	}
+	return ""
+}
+
+// lower lowers the function body into l.f.
+func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64) {
+	f, fn := l.f, l.fn
+	l.newReg() // register 0: always zero
+	l.consts[0] = 0
+	l.sink = l.newReg()
+	l.cc = l.newReg()
+	top := map[string]*localSym{}
+	l.scopes = append(l.scopes, top)
+	// Parameters.
+	if fn.Entry {
+		var off uint64
+		for _, p := range fn.Params {
+			slot, err := paramSlot(p)
+			if err != nil {
+				l.errorf(p.Pos, "%v", err)
+				continue
+			}
+			off = alignUp(off, slot.Align)
+			slot.Offset = off
+			off += slot.Size
+			f.Params = append(f.Params, slot)
+			top[p.Name] = &localSym{space: memspace.Param, off: slot.Offset, size: slot.Size, t: slot.Type}
+		}
+	} else {
+		var off uint64
+		add := func(ps []*ptx.Param) []ParamSlot {
+			var out []ParamSlot
+			for _, p := range ps {
+				slot, err := paramSlot(p)
+				if err != nil {
+					l.errorf(p.Pos, "%v", err)
+					continue
+				}
+				if p.Space == ".reg" {
+					l.errorf(p.Pos, "register parameters (.reg) of .func are not supported; nvcc passes .param")
+				}
+				off = alignUp(off, slot.Align)
+				slot.Offset = off
+				off += slot.Size
+				out = append(out, slot)
+				top[p.Name] = &localSym{space: memspace.FParam, off: slot.Offset, size: slot.Size, t: slot.Type}
+			}
+			return out
+		}
+		f.Params = add(fn.Params)
+		f.Rets = add(fn.Returns)
+		f.ParamBlock = off
+	}
+	f.LocalAlign = 8
+	l.block(fn.Body, funcs, fnShared, true)
+	// Resolve labels.
+	for _, fx := range l.fixes {
+		pc, ok := l.labels[fx.label]
+		if !ok {
+			l.errorf(fx.pos, "undefined label %s", fx.label)
+			continue
+		}
+		f.Code[fx.pc].Target = pc
+	}
+	// Resolve brx.idx tables.
+	for _, bf := range l.brxFixes {
+		names, ok := l.targetLists[bf.list]
+		if !ok {
+			l.errorf(bf.pos, "brx.idx: %s does not name a .branchtargets list", bf.list)
+			continue
+		}
+		tab := make([]int32, len(names))
+		for i, n := range names {
+			pc, ok := l.labels[n]
+			if !ok {
+				l.errorf(bf.pos, "brx.idx: undefined label %s in %s", n, bf.list)
+			}
+			tab[i] = pc
+		}
+		f.BrxTables[bf.table] = tab
+	}
+	// Resolve call sites.
+	for _, pc := range l.pending {
+		cs := &f.Calls[pc.idx]
+		callee := funcs[pc.callee]
+		if callee == nil {
+			l.errorf(pc.pos, "call to unknown function %s", pc.callee)
+			continue
+		}
+		cs.Callee = callee
+		ca := callee.ast
+		if len(cs.Args) != len(ca.Params) {
+			l.errorf(pc.pos, "call to %s passes %d arguments, it takes %d", pc.callee, len(cs.Args), len(ca.Params))
+		}
+		if len(cs.Rets) != len(ca.Returns) {
+			l.errorf(pc.pos, "call to %s receives %d return values, it returns %d", pc.callee, len(cs.Rets), len(ca.Returns))
+		}
+	}
+	// Close the code with an implicit exit/ret so a fall-through never runs
+	// off the end.
+	if fn.Entry {
+		l.emit(Inst{Op: OpExit}, fn.Pos)
+	} else {
+		l.emit(Inst{Op: OpRet}, fn.Pos)
+	}
+	f.NumRegs = l.nregs
+	f.NumPred = l.npreds
+	f.init = make([]uint64, int(l.nregs)*32)
+	for v, r := range l.consts {
+		for i := 0; i < 32; i++ {
+			f.init[int(r)+i] = v
+		}
+	}
+	f.LocalSize = alignUp(f.LocalSize, 16)
+}
+
+// linkCalls rewrites call-site argument indices into callee parameter
+// offsets, once every function of the kernel is lowered.
+func (k *Kernel) linkCalls() {
+	for _, f := range k.Funcs {
+		for i := range f.Calls {
+			cs := &f.Calls[i]
+			for j := range cs.Args {
+				p := cs.Callee.Params[cs.Args[j].to]
+				cs.Args[j].to = p.Offset
+				cs.Args[j].size = min(cs.Args[j].size, p.Size)
+			}
+			for j := range cs.Rets {
+				p := cs.Callee.Rets[cs.Rets[j].from]
+				cs.Rets[j].from = p.Offset
+				cs.Rets[j].size = min(cs.Rets[j].size, p.Size)
+			}
+		}
+	}
+}
+
+// block lowers a list of statements in a new scope (unless top).
+func (l *fnLower) block(ss []*ptx.Statement, funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64, top bool) {
+	if !top {
+		l.scopes = append(l.scopes, map[string]*localSym{})
+		l.regScopes = append(l.regScopes, map[string]regInfo{})
+		defer func() {
+			l.scopes = l.scopes[:len(l.scopes)-1]
+			l.regScopes = l.regScopes[:len(l.regScopes)-1]
+		}()
+	}
+	scope := l.scopes[len(l.scopes)-1]
+	lastLabel := ""
+	for _, s := range ss {
+		switch {
+		case s.Label != "":
+			if _, dup := l.labels[s.Label]; dup {
+				l.errorf(s.Pos, "label %s defined twice", s.Label)
+			}
+			l.labels[s.Label] = int32(len(l.f.Code))
+			lastLabel = s.Label
+			continue
+		case s.Reg != nil:
+			l.declRegs(s.Reg)
+		case s.Var != nil:
+			l.declVar(s.Var, scope, fnShared)
+		case s.Loc != nil:
+			l.setLoc(s.Loc)
+		case s.Targets != nil:
+			if lastLabel == "" {
+				l.errorf(s.Pos, "%s must follow the label that names it", s.Targets.Directive)
+				break
+			}
+			if l.targetLists == nil {
+				l.targetLists = map[string][]string{}
+			}
+			l.targetLists[lastLabel] = s.Targets.Names
+		case s.Pragma != nil, s.Prototype != nil:
+			// .pragma "nounroll" and call prototypes need nothing at run time.
+			if s.Prototype != nil {
+				scope[s.Prototype.Name] = &localSym{space: memspace.Generic}
+			}
+		case s.IsBlock:
+			l.block(s.Block, funcs, fnShared, false)
+		case s.Inst != nil:
+			l.inst(s.Inst)
+		}
+		lastLabel = ""
+	}
+}
+
+func (l *fnLower) declRegs(d *ptx.RegDecl) {
+	t, ok := typeNames[d.Type]
+	if !ok {
+		l.errorf(d.Pos, "unknown register type %s", d.Type)
+		return
+	}
+	if d.Vector != 0 {
+		l.errorf(d.Pos, "vector registers (.v%d) are not supported", d.Vector)
+		return
+	}
+	for _, n := range d.Names {
+		cnt := n.Count
+		single := cnt == 0
+		if single {
+			cnt = 1
+		}
+		if cnt > 1<<20 {
+			l.errorf(n.Pos, "register range %s<%d> is too large", n.Name, n.Count)
+			continue
+		}
+		l.f.RegCount[t] += cnt
+		// Registers declared in a nested { } block are local to it (the
+		// blocks nvcc writes around inline asm and call sequences).
+		scope := l.regs
+		if len(l.regScopes) > 0 {
+			scope = l.regScopes[len(l.regScopes)-1]
+		}
+		for i := 0; i < cnt; i++ {
+			name := n.Name
+			if !single {
+				name = n.Name + strconv.Itoa(i)
+			}
+			if _, dup := scope[name]; dup {
+				l.errorf(n.Pos, "register %s declared twice", name)
+				continue
+			}
+			if t == Pred {
+				scope[name] = regInfo{off: l.npreds, t: t, pred: true}
+				l.npreds++
+			} else {
+				scope[name] = regInfo{off: l.newReg(), t: t}
+			}
+		}
+	}
+}
+
+func (l *fnLower) declVar(v *ptx.VarDecl, scope map[string]*localSym, fnShared map[*ptx.VarDecl]uint64) {
+	size, align, t, err := varLayout(v)
+	if err != nil {
+		l.errorf(v.Pos, "%v", err)
+		return
+	}
+	switch v.Space {
+	case ".local":
+		if v.HasInit {
+			l.errorf(v.Pos, "initialised .local variables are not supported")
+		}
+		if align > l.f.LocalAlign {
+			l.f.LocalAlign = align
+		}
+		off := alignUp(l.f.LocalSize, align)
+		l.f.LocalSize = off + size
+		scope[v.Name] = &localSym{space: memspace.Local, off: off, size: size, t: t}
+	case ".param":
+		off := alignUp(l.f.ParamBlock, align)
+		l.f.ParamBlock = off + size
+		scope[v.Name] = &localSym{space: memspace.FParam, off: off, size: size, t: t}
+	case ".shared":
+		off, ok := fnShared[v]
+		if !ok { // extern dynamic
+			off = l.k.DynamicBase
+		}
+		scope[v.Name] = &localSym{space: memspace.Shared, off: off, size: size, t: t}
+	default:
+		l.errorf(v.Pos, "%s variables inside a function body are not supported", v.Space)
+	}
+}
+
+func (l *fnLower) setLoc(d *ptx.LocDirective) {
+	loc := SrcLoc{File: l.m.files[d.File], Line: d.Line, Column: d.Column}
+	if loc.File == "" {
+		loc.File = "file" + strconv.Itoa(d.File)
+	}
+	if d.Line == 0 {
+		l.curLoc = -1
+		return
+	}
+	idx, ok := l.locIdx[loc]
+	if !ok {
+		idx = int32(len(l.f.Locs))
+		l.f.Locs = append(l.f.Locs, loc)
+		l.locIdx[loc] = idx
+	}
+	l.curLoc = idx
+}
+
+func (l *fnLower) emit(in Inst, pos ptx.Pos) int {
+	in.Line = int32(pos.Line)
+	in.Src = l.curLoc
+	l.f.Code = append(l.f.Code, in)
+	return len(l.f.Code) - 1
+}
+
+// paramSlot computes the layout of a parameter declaration.
+func paramSlot(p *ptx.Param) (ParamSlot, error) {
+	t, ok := typeNames[p.Type]
+	if !ok {
+		return ParamSlot{}, fmt.Errorf("parameter %s: unknown type %s", p.Name, p.Type)
+	}
+	size := uint64(t.Size())
+	if t == Pred {
+		size = 1
+	}
+	n := p.ArrayLen
+	if n > 0 {
+		size *= uint64(n)
+	}
+	align := uint64(t.Size())
+	if p.Align > 0 {
+		align = uint64(p.Align)
+	}
+	if align == 0 {
+		align = 1
+	}
+	if align&(align-1) != 0 {
+		return ParamSlot{}, fmt.Errorf("parameter %s: alignment %d is not a power of two", p.Name, align)
+	}
+	return ParamSlot{Name: p.Name, Size: size, Align: align, Type: t, Array: n}, nil
+}
+
+// varLayout computes the size and alignment of a variable declaration.
+func varLayout(v *ptx.VarDecl) (size, align uint64, t Type, err error) {
+	t, ok := typeNames[v.Type]
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("variable %s: unknown type %s", v.Name, v.Type)
+	}
+	esz := uint64(t.Size())
+	if esz == 0 {
+		esz = 1
+	}
+	if v.Vector > 0 {
+		esz *= uint64(v.Vector)
+	}
+	size = esz
+	for _, d := range v.Dims {
+		if d < 0 || d > 1<<34 {
+			return 0, 0, 0, fmt.Errorf("variable %s: bad array dimension %d", v.Name, d)
+		}
+		size *= uint64(d)
+	}
+	if size > 1<<36 {
+		return 0, 0, 0, fmt.Errorf("variable %s: %d bytes is too large", v.Name, size)
+	}
+	align = esz
+	if v.Align > 0 {
+		align = uint64(v.Align)
+	}
+	if align&(align-1) != 0 {
+		return 0, 0, 0, fmt.Errorf("variable %s: alignment %d is not a power of two", v.Name, align)
+	}
+	return size, align, t, nil
+}
+
+func alignUp(x, a uint64) uint64 {
+	if a <= 1 {
+		return x
+	}
+	return (x + a - 1) &^ (a - 1)
+}
+
+// float literal helpers
+
+func f32bits(o *ptx.Operand) uint64 {
+	if o.Kind == ptx.OpInt {
+		return uint64(math.Float32bits(float32(o.Int)))
+	}
+	if o.Double {
+		return uint64(math.Float32bits(float32(math.Float64frombits(o.Float))))
+	}
+	return o.Float & 0xffffffff
+}
+
+func f64bits(o *ptx.Operand) uint64 {
+	if o.Kind == ptx.OpInt {
+		return math.Float64bits(float64(o.Int))
+	}
+	if o.Double {
+		return o.Float
+	}
+	return math.Float64bits(float64(math.Float32frombits(uint32(o.Float))))
+}
+
+// reg looks a register up, innermost block first.
+func (l *fnLower) reg(name string) (regInfo, bool) {
+	for i := len(l.regScopes) - 1; i >= 0; i-- {
+		if r, ok := l.regScopes[i][name]; ok {
+			return r, true
+		}
+	}
+	r, ok := l.regs[name]
+	return r, ok
+}

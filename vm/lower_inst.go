@@ -1,0 +1,994 @@
+package vm
+
+import (
+	"strings"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/ptx"
+)
+
+var cmpNames = map[string]uint8{
+	".eq": CmpEq, ".ne": CmpNe, ".lt": CmpLt, ".le": CmpLe, ".gt": CmpGt, ".ge": CmpGe,
+	".lo": CmpLo, ".ls": CmpLs, ".hi": CmpHi, ".hs": CmpHs,
+	".equ": CmpEqu, ".neu": CmpNeu, ".ltu": CmpLtu, ".leu": CmpLeu, ".gtu": CmpGtu, ".geu": CmpGeu,
+	".num": CmpNum, ".nan": CmpNan,
+}
+
+// Testp classes (Inst.Imm).
+const (
+	testFinite uint64 = iota
+	testInfinite
+	testNumber
+	testNotANumber
+	testNormal
+	testSubnormal
+)
+
+var testpNames = map[string]uint64{
+	".finite": testFinite, ".infinite": testInfinite, ".number": testNumber,
+	".notanumber": testNotANumber, ".normal": testNormal, ".subnormal": testSubnormal,
+}
+
+// prmt modes (Inst.Imm)
+var prmtModes = map[string]uint64{"": 0, ".f4e": 1, ".b4e": 2, ".rc8": 3, ".ecl": 4, ".ecr": 5, ".rc16": 6}
+
+// inst lowers one instruction.
+func (l *fnLower) inst(pi *ptx.Instruction) {
+	in := Inst{Guard: NoReg, A: NoReg, B: NoReg, C: NoReg, D: NoReg, D2: NoReg, Src: -1}
+	if pi.Guard != nil {
+		r, ok := l.reg(pi.Guard.Reg)
+		if !ok || !r.pred {
+			l.errorf(pi.Guard.Pos, "guard %s is not a predicate register", pi.Guard.Reg)
+		} else {
+			in.Guard, in.GuardNeg = r.off, pi.Guard.Neg
+		}
+	}
+	m := parseMods(pi.Mods)
+	in.Flags = m.flags
+	in.Rnd = m.rnd
+	ops := pi.Operands
+	need := func(n int) bool {
+		if len(ops) != n {
+			l.errorf(pi.Pos, "%s takes %d operands, found %d", pi.Opcode, n, len(ops))
+			return false
+		}
+		return true
+	}
+	t := m.typ(0)
+	in.T = t
+	switch pi.Opcode {
+	case "mov":
+		if !need(2) {
+			return
+		}
+		l.lowerMov(pi, &in, t)
+		return
+	case "ld", "ldu":
+		l.lowerLdSt(pi, &in, &m, true)
+		return
+	case "st":
+		l.lowerLdSt(pi, &in, &m, false)
+		return
+	case "add", "sub":
+		if !need(3) {
+			return
+		}
+		if t == Pred || t == TNone {
+			l.errorf(pi.Pos, "%s needs a type", pi.Opcode)
+			return
+		}
+		if t.Float() {
+			in.Op = OpFAdd
+			if pi.Opcode == "sub" {
+				in.Op = OpFSub
+			}
+		} else if in.Flags.Has(FCCOut) {
+			in.Op = OpAddc
+			if pi.Opcode == "sub" {
+				in.Imm = 1
+			}
+		} else {
+			in.Op = OpAdd
+			if pi.Opcode == "sub" {
+				in.Op = OpSub
+			}
+		}
+		l.bin(&in, ops, t)
+	case "addc", "subc":
+		if !need(3) {
+			return
+		}
+		in.Op = OpAddc
+		in.Flags |= FCCIn
+		if pi.Opcode == "subc" {
+			in.Imm = 1
+		}
+		l.bin(&in, ops, t)
+	case "mul":
+		if !need(3) {
+			return
+		}
+		if t.Float() {
+			in.Op = OpFMul
+			l.bin(&in, ops, t)
+			break
+		}
+		switch {
+		case m.take(".hi"):
+			in.Op = OpMulHi
+		case m.take(".wide"):
+			in.Op = OpMulWide
+			in.D = l.dst(ops[0])
+			in.A, in.B = l.src(ops[1], t), l.src(ops[2], t)
+			in.T2 = t
+			goto emit
+		default:
+			m.take(".lo")
+			in.Op = OpMulLo
+		}
+		l.bin(&in, ops, t)
+	case "mad", "fma":
+		if !need(4) {
+			return
+		}
+		if t.Float() {
+			in.Op = OpFFma
+			in.D = l.dst(ops[0])
+			in.A, in.B, in.C = l.src(ops[1], t), l.src(ops[2], t), l.src(ops[3], t)
+			break
+		}
+		if pi.Opcode == "fma" {
+			l.errorf(pi.Pos, "fma needs a floating-point type")
+			return
+		}
+		in.D = l.dst(ops[0])
+		in.A, in.B = l.src(ops[1], t), l.src(ops[2], t)
+		switch {
+		case m.take(".hi"):
+			in.Op = OpMadHi
+			in.C = l.src(ops[3], t)
+		case m.take(".wide"):
+			in.Op = OpMadWide
+			in.T2 = t
+			in.C = l.src(ops[3], wideType(t))
+		default:
+			m.take(".lo")
+			in.Op = OpMadLo
+			in.C = l.src(ops[3], t)
+		}
+		if in.Flags.Has(FCCOut) {
+			in.Imm = uint64(in.Op)
+			in.Op = OpMadc
+		}
+	case "madc":
+		if !need(4) {
+			return
+		}
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], t), l.src(ops[2], t), l.src(ops[3], t)
+		in.Imm = uint64(OpMadLo)
+		if m.take(".hi") {
+			in.Imm = uint64(OpMadHi)
+		}
+		m.take(".lo")
+		in.Op = OpMadc
+		in.Flags |= FCCIn
+	case "mul24", "mad24":
+		in.Op = OpMul24
+		n := 3
+		if pi.Opcode == "mad24" {
+			in.Op, n = OpMad24, 4
+		}
+		if !need(n) {
+			return
+		}
+		if m.take(".hi") {
+			in.Flags |= FHi
+		}
+		m.take(".lo")
+		in.D = l.dst(ops[0])
+		in.A, in.B = l.src(ops[1], t), l.src(ops[2], t)
+		if n == 4 {
+			in.C = l.src(ops[3], t)
+		}
+	case "sad":
+		if !need(4) {
+			return
+		}
+		in.Op = OpSad
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], t), l.src(ops[2], t), l.src(ops[3], t)
+	case "div":
+		if !need(3) {
+			return
+		}
+		in.Op = OpDiv
+		if t.Float() {
+			in.Op = OpFDiv
+		}
+		l.bin(&in, ops, t)
+	case "rem":
+		if !need(3) {
+			return
+		}
+		in.Op = OpRem
+		l.bin(&in, ops, t)
+	case "abs", "neg":
+		if !need(2) {
+			return
+		}
+		switch {
+		case t.Float():
+			in.Op = OpFAbs
+			if pi.Opcode == "neg" {
+				in.Op = OpFNeg
+			}
+		default:
+			in.Op = OpAbs
+			if pi.Opcode == "neg" {
+				in.Op = OpNeg
+			}
+		}
+		l.un(&in, ops, t)
+	case "min", "max":
+		if !need(3) {
+			return
+		}
+		if m.take(".NaN") {
+			in.Flags |= FNaN
+		}
+		if m.take(".xorsign.abs") || (m.take(".xorsign") && m.take(".abs")) {
+			in.Flags |= FXorSign
+		}
+		if t.Float() {
+			in.Op = OpFMin
+			if pi.Opcode == "max" {
+				in.Op = OpFMax
+			}
+		} else {
+			in.Op = OpMin
+			if pi.Opcode == "max" {
+				in.Op = OpMax
+			}
+		}
+		l.bin(&in, ops, t)
+	case "popc", "clz", "brev":
+		if !need(2) {
+			return
+		}
+		in.Op = map[string]Op{"popc": OpPopc, "clz": OpClz, "brev": OpBrev}[pi.Opcode]
+		l.un(&in, ops, t)
+	case "bfind":
+		if !need(2) {
+			return
+		}
+		in.Op = OpBfind
+		if m.take(".shiftamt") {
+			in.Flags |= FShiftAmt
+		}
+		l.un(&in, ops, t)
+	case "bfe":
+		if !need(4) {
+			return
+		}
+		in.Op = OpBfe
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], t), l.src(ops[2], U32), l.src(ops[3], U32)
+	case "bfi":
+		if !need(5) {
+			return
+		}
+		in.Op = OpBfi
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], t), l.src(ops[2], t), l.src(ops[3], U32)
+		in.V[0] = l.src(ops[4], U32)
+	case "prmt":
+		if !need(4) {
+			return
+		}
+		in.Op = OpPrmt
+		mode := ""
+		for k := range prmtModes {
+			if k != "" && m.take(k) {
+				mode = k
+			}
+		}
+		in.Imm = prmtModes[mode]
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], B32), l.src(ops[3], B32)
+	case "shl", "shr":
+		if !need(3) {
+			return
+		}
+		in.Op = OpShl
+		if pi.Opcode == "shr" {
+			in.Op = OpShr
+		}
+		in.D = l.dst(ops[0])
+		in.A, in.B = l.src(ops[1], t), l.src(ops[2], U32)
+	case "shf":
+		if !need(4) {
+			return
+		}
+		in.Op = OpShf
+		if m.take(".l") {
+			in.Flags |= FLeft
+		} else if !m.take(".r") {
+			l.errorf(pi.Pos, "shf needs .l or .r")
+		}
+		if m.take(".clamp") {
+			in.Flags |= FClamp
+		} else if !m.take(".wrap") {
+			l.errorf(pi.Pos, "shf needs .wrap or .clamp")
+		}
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], B32), l.src(ops[3], U32)
+	case "and", "or", "xor", "not", "cnot":
+		if t == Pred {
+			l.lowerPredLogic(pi, &in, ops)
+			break
+		}
+		in.Op = map[string]Op{"and": OpAnd, "or": OpOr, "xor": OpXor, "not": OpNot, "cnot": OpCnot}[pi.Opcode]
+		if pi.Opcode == "not" || pi.Opcode == "cnot" {
+			if !need(2) {
+				return
+			}
+			l.un(&in, ops, t)
+		} else {
+			if !need(3) {
+				return
+			}
+			l.bin(&in, ops, t)
+		}
+	case "lop3":
+		if !need(5) {
+			return
+		}
+		in.Op = OpLop3
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], B32), l.src(ops[3], B32)
+		if ops[4].Kind != ptx.OpInt {
+			l.errorf(ops[4].Pos, "lop3 needs an immediate lookup table")
+		}
+		in.Imm = uint64(ops[4].Int) & 0xff
+	case "dp4a", "dp2a":
+		if !need(4) {
+			return
+		}
+		in.Op = OpDp4a
+		if pi.Opcode == "dp2a" {
+			in.Op = OpDp2a
+			if m.take(".hi") {
+				in.Flags |= FHi
+			}
+			m.take(".lo")
+		}
+		in.T, in.T2 = m.typ(0), m.typ(1)
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], B32), l.src(ops[3], in.T)
+	case "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh":
+		if !need(2) {
+			return
+		}
+		in.Op = map[string]Op{"rcp": OpFRcp, "sqrt": OpFSqrt, "rsqrt": OpFRsqrt, "sin": OpFSin, "cos": OpFCos,
+			"lg2": OpFLg2, "ex2": OpFEx2, "tanh": OpFTanh}[pi.Opcode]
+		l.un(&in, ops, t)
+	case "copysign":
+		if !need(3) {
+			return
+		}
+		in.Op = OpFCopysign
+		l.bin(&in, ops, t)
+	case "testp":
+		if !need(2) {
+			return
+		}
+		in.Op = OpTestp
+		found := false
+		for k, v := range testpNames {
+			if m.take(k) {
+				in.Imm, found = v, true
+			}
+		}
+		if !found {
+			l.errorf(pi.Pos, "testp needs a class (.finite, .infinite, .number, .notanumber, .normal, .subnormal)")
+		}
+		in.D = l.predDst(ops[0])
+		in.A = l.src(ops[1], t)
+	case "setp":
+		l.lowerSetp(pi, &in, &m, ops)
+	case "set":
+		l.lowerSet(pi, &in, &m, ops)
+	case "selp":
+		if !need(4) {
+			return
+		}
+		in.Op = OpSelp
+		in.D = l.dst(ops[0])
+		in.A, in.B = l.src(ops[1], t), l.src(ops[2], t)
+		p, neg := l.predSrc(ops[3])
+		in.C = p
+		if neg {
+			in.Flags |= FNeg2
+		}
+	case "slct":
+		if !need(4) {
+			return
+		}
+		in.Op = OpSlct
+		in.T, in.T2 = m.typ(0), m.typ(1)
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], in.T), l.src(ops[2], in.T), l.src(ops[3], in.T2)
+	case "cvt":
+		l.lowerCvt(pi, &in, &m, ops)
+	case "cvta":
+		if !need(2) {
+			return
+		}
+		in.Op = OpCvta
+		if m.take(".to") {
+			in.Flags |= FToSpace
+		}
+		if !m.hasSpace {
+			l.errorf(pi.Pos, "cvta needs a state space")
+		}
+		in.Space = m.space
+		in.D = l.dst(ops[0])
+		if ops[1].Kind == ptx.OpName {
+			if s := l.lookupLocal(ops[1].Name); s != nil && s.space == memspace.Local {
+				// cvta.local of a depot symbol: take its frame address first.
+				tmp := l.newReg()
+				l.emit(Inst{Op: OpLocalAddr, T: U64, D: tmp, Off: int64(s.off), Guard: in.Guard, GuardNeg: in.GuardNeg, A: NoReg, B: NoReg, C: NoReg, D2: NoReg}, pi.Pos)
+				in.A = tmp
+				break
+			}
+		}
+		in.A = l.src(ops[1], t)
+	case "isspacep":
+		if !need(2) {
+			return
+		}
+		in.Op = OpIsspacep
+		if !m.hasSpace {
+			l.errorf(pi.Pos, "isspacep needs a state space")
+		}
+		in.Space = m.space
+		in.D = l.predDst(ops[0])
+		in.A = l.src(ops[1], U64)
+	case "bra":
+		if !need(1) {
+			return
+		}
+		in.Op = OpBra
+		if ops[0].Kind != ptx.OpName {
+			l.errorf(ops[0].Pos, "bra needs a label")
+			return
+		}
+		l.fixes = append(l.fixes, fixup{pc: len(l.f.Code), label: ops[0].Name, pos: ops[0].Pos})
+	case "brx":
+		m.take(".idx")
+		if !need(2) {
+			return
+		}
+		if ops[1].Kind != ptx.OpName {
+			l.errorf(ops[1].Pos, "brx.idx needs the label of a .branchtargets list")
+			return
+		}
+		in.Op = OpBrx
+		in.A = l.src(ops[0], U32)
+		in.Imm = uint64(len(l.f.BrxTables))
+		l.f.BrxTables = append(l.f.BrxTables, nil)
+		l.brxFixes = append(l.brxFixes, brxFix{table: int(in.Imm), list: ops[1].Name, pos: ops[1].Pos})
+	case "call":
+		l.lowerCall(pi, &in, &m)
+	case "ret":
+		in.Op = OpRet
+		if l.f.Entry {
+			in.Op = OpExit
+		}
+	case "exit":
+		in.Op = OpExit
+	case "bar", "barrier":
+		l.lowerBar(pi, &in, &m, ops)
+	case "atom", "red":
+		if !l.lowerAtom(pi, &in, &m) {
+			return
+		}
+	case "shfl":
+		if !l.lowerShfl(pi, &in, &m) {
+			return
+		}
+	case "vote":
+		if !l.lowerVote(pi, &in, &m) {
+			return
+		}
+	case "match":
+		if !l.lowerMatch(pi, &in, &m) {
+			return
+		}
+	case "redux":
+		if !l.lowerRedux(pi, &in, &m) {
+			return
+		}
+	case "elect":
+		if !l.lowerElect(pi, &in, &m) {
+			return
+		}
+	case "tex", "tld4", "txq":
+		if !l.lowerTex(pi, &in, &m) {
+			return
+		}
+	case "activemask":
+		if !need(1) {
+			return
+		}
+		in.Op = OpActivemask
+		in.D = l.dst(ops[0])
+	case "trap":
+		in.Op = OpTrap
+	case "membar", "fence", "prefetch", "prefetchu", "nanosleep", "pmevent", "brkpt",
+		"discard", "applypriority", "griddepcontrol", "setmaxnreg":
+		// Ordering, cache-management and hint instructions: no functional
+		// effect in this model.
+		in.Op = OpNop
+		m.rest = nil
+	case "createpolicy":
+		in.Op = OpMov
+		in.T = B64
+		if len(ops) > 0 {
+			in.D = l.dst(ops[0])
+		}
+		in.A = 0
+		m.rest = nil
+	default:
+		l.errorf(pi.Pos, "unsupported instruction %s%s", pi.Opcode, strings.Join(pi.Mods, ""))
+		return
+	}
+emit:
+	if len(m.rest) > 0 {
+		l.errorf(pi.Pos, "unsupported modifier %s on %s", strings.Join(m.rest, ""), pi.Opcode)
+	}
+	l.emit(in, pi.Pos)
+}
+
+// wideType is the type of a .wide result.
+func wideType(t Type) Type {
+	switch t {
+	case U16:
+		return U32
+	case S16:
+		return S32
+	case U32:
+		return U64
+	case S32:
+		return S64
+	}
+	return t
+}
+
+func (l *fnLower) bin(in *Inst, ops []*ptx.Operand, t Type) {
+	in.D = l.dst(ops[0])
+	in.A = l.src(ops[1], t)
+	in.B = l.src(ops[2], t)
+}
+
+func (l *fnLower) un(in *Inst, ops []*ptx.Operand, t Type) {
+	in.D = l.dst(ops[0])
+	in.A = l.src(ops[1], t)
+}
+
+func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type) {
+	d, a := pi.Operands[0], pi.Operands[1]
+	if t == Pred {
+		in.Op = OpPMov
+		in.D = l.predDst(d)
+		p, neg := l.predSrc(a)
+		in.A = p
+		if neg {
+			in.Flags |= FNeg2
+		}
+		l.emit(*in, pi.Pos)
+		return
+	}
+	switch {
+	case a.Kind == ptx.OpVector:
+		in.Op = OpPack
+		in.Vec = uint8(len(a.Elems))
+		if in.Vec != 2 && in.Vec != 4 || t.Size() == 0 || t.Size()%int(in.Vec) != 0 {
+			l.errorf(a.Pos, "cannot pack %d values into %s", len(a.Elems), t)
+			return
+		}
+		et := sizedBits(t.Size() / int(in.Vec))
+		for i, e := range a.Elems {
+			in.V[i] = l.src(e, et)
+		}
+		in.D = l.dst(d)
+	case d.Kind == ptx.OpVector:
+		in.Op = OpUnpack
+		in.Vec = uint8(len(d.Elems))
+		if in.Vec != 2 && in.Vec != 4 || t.Size() == 0 || t.Size()%int(in.Vec) != 0 {
+			l.errorf(d.Pos, "cannot unpack %s into %d values", t, len(d.Elems))
+			return
+		}
+		for i, e := range d.Elems {
+			in.V[i] = l.dst(e)
+		}
+		in.A = l.src(a, t)
+	default:
+		in.D = l.dst(d)
+		if a.Kind == ptx.OpName {
+			if k, ok := clockNames[a.Name]; ok {
+				in.Op = OpClock
+				in.Imm = k
+				l.emit(*in, pi.Pos)
+				return
+			}
+			if s := l.lookupLocal(a.Name); s != nil && s.space == memspace.Local {
+				in.Op = OpLocalAddr
+				in.Off = int64(s.off)
+				l.emit(*in, pi.Pos)
+				return
+			}
+			if f := l.m.funcs[a.Name]; f != nil {
+				l.errorf(a.Pos, "taking the address of function %s is not supported", a.Name)
+				return
+			}
+		}
+		in.Op = OpMov
+		in.A = l.src(a, t)
+	}
+	l.emit(*in, pi.Pos)
+}
+
+// sizedBits is the bit type of n bytes.
+func sizedBits(n int) Type {
+	switch n {
+	case 1:
+		return B8
+	case 2:
+		return B16
+	case 4:
+		return B32
+	case 8:
+		return B64
+	}
+	return TNone
+}
+
+func (l *fnLower) lowerLdSt(pi *ptx.Instruction, in *Inst, m *mods, load bool) {
+	ops := pi.Operands
+	if m.cacheHint && len(ops) == 3 {
+		ops = ops[:2] // drop the cache-policy operand
+	}
+	if len(ops) != 2 {
+		l.errorf(pi.Pos, "%s takes 2 operands, found %d", pi.Opcode, len(ops))
+		return
+	}
+	t := m.typ(0)
+	if t == TNone || t.Size() == 0 {
+		l.errorf(pi.Pos, "%s needs a type", pi.Opcode)
+		return
+	}
+	sp := memspace.Generic
+	if m.hasSpace {
+		sp = m.space
+	}
+	in.T = t
+	vec := m.vec
+	if vec == 0 {
+		vec = 1
+	}
+	if vec > 4 {
+		l.errorf(pi.Pos, ".v%d accesses are not supported", vec)
+		return
+	}
+	in.Vec = uint8(vec)
+	if pi.Opcode == "ldu" {
+		m.take(".nc")
+	}
+	data, addr := ops[0], ops[1]
+	in.Op = OpLd
+	if !load {
+		in.Op = OpSt
+		data, addr = ops[1], ops[0]
+	}
+	in.Space = l.address(addr, sp, in)
+	elems := []*ptx.Operand{data}
+	if data.Kind == ptx.OpVector {
+		elems = data.Elems
+	}
+	if len(elems) != vec {
+		l.errorf(data.Pos, "%s.v%d needs %d values, found %d", pi.Opcode, vec, vec, len(elems))
+		return
+	}
+	for i, e := range elems {
+		if load {
+			in.V[i] = l.dst(e)
+		} else {
+			in.V[i] = l.src(e, t)
+		}
+	}
+	if len(m.rest) > 0 {
+		l.errorf(pi.Pos, "unsupported modifier %s on %s", strings.Join(m.rest, ""), pi.Opcode)
+	}
+	l.emit(*in, pi.Pos)
+}
+
+func (l *fnLower) lowerPredLogic(pi *ptx.Instruction, in *Inst, ops []*ptx.Operand) {
+	switch pi.Opcode {
+	case "and", "or", "xor":
+		if len(ops) != 3 {
+			l.errorf(pi.Pos, "%s takes 3 operands", pi.Opcode)
+			return
+		}
+		in.Op = map[string]Op{"and": OpPAnd, "or": OpPOr, "xor": OpPXor}[pi.Opcode]
+		in.D = l.predDst(ops[0])
+		a, na := l.predSrc(ops[1])
+		b, nb := l.predSrc(ops[2])
+		in.A, in.B = a, b
+		if na {
+			in.Imm |= 1
+		}
+		if nb {
+			in.Imm |= 2
+		}
+	default: // not, cnot
+		if len(ops) != 2 {
+			l.errorf(pi.Pos, "%s takes 2 operands", pi.Opcode)
+			return
+		}
+		in.Op = OpPNot
+		in.D = l.predDst(ops[0])
+		a, na := l.predSrc(ops[1])
+		in.A = a
+		if na {
+			in.Imm |= 1
+		}
+	}
+}
+
+func (l *fnLower) takeCmp(pi *ptx.Instruction, m *mods) uint8 {
+	for i, s := range m.rest {
+		if c, ok := cmpNames[s]; ok {
+			m.rest = append(m.rest[:i], m.rest[i+1:]...)
+			return c
+		}
+	}
+	l.errorf(pi.Pos, "%s needs a comparison operator", pi.Opcode)
+	return CmpEq
+}
+
+func (l *fnLower) takeBool(m *mods) uint8 {
+	switch {
+	case m.take(".and"):
+		return BoolAnd
+	case m.take(".or"):
+		return BoolOr
+	case m.take(".xor"):
+		return BoolXor
+	}
+	return BoolNone
+}
+
+func (l *fnLower) lowerSetp(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Operand) {
+	in.Op = OpSetp
+	in.Cmp = l.takeCmp(pi, m)
+	in.BoolOp = l.takeBool(m)
+	want := 3
+	if in.BoolOp != BoolNone {
+		want = 4
+	}
+	if len(ops) != want {
+		l.errorf(pi.Pos, "setp takes %d operands, found %d", want, len(ops))
+		return
+	}
+	t := in.T
+	in.D = l.predDst(ops[0])
+	if ops[0].Pair != "" {
+		in.D2 = l.predDst(&ptx.Operand{Pos: ops[0].Pos, Kind: ptx.OpName, Name: ops[0].Pair})
+	}
+	in.A, in.B = l.src(ops[1], t), l.src(ops[2], t)
+	if want == 4 {
+		p, neg := l.predSrc(ops[3])
+		in.C = p
+		if neg {
+			in.Flags |= FNeg2
+		}
+	}
+}
+
+func (l *fnLower) lowerSet(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Operand) {
+	in.Op = OpSet
+	in.Cmp = l.takeCmp(pi, m)
+	in.BoolOp = l.takeBool(m)
+	in.T, in.T2 = m.typ(0), m.typ(1)
+	want := 3
+	if in.BoolOp != BoolNone {
+		want = 4
+	}
+	if len(ops) != want {
+		l.errorf(pi.Pos, "set takes %d operands, found %d", want, len(ops))
+		return
+	}
+	in.D = l.dst(ops[0])
+	in.A, in.B = l.src(ops[1], in.T2), l.src(ops[2], in.T2)
+	if want == 4 {
+		p, neg := l.predSrc(ops[3])
+		in.C = p
+		if neg {
+			in.Flags |= FNeg2
+		}
+	}
+}
+
+func (l *fnLower) lowerCvt(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Operand) {
+	in.T, in.T2 = m.typ(0), m.typ(1)
+	if in.T == TNone || in.T2 == TNone {
+		l.errorf(pi.Pos, "cvt needs a destination and a source type")
+		return
+	}
+	if in.T == F16x2 || in.T == BF16x2 {
+		// cvt.rn.f16x2.f32 d, a, b: pack two converted values (a in the upper half).
+		if len(ops) != 3 {
+			l.errorf(pi.Pos, "cvt to %s takes 3 operands", in.T)
+			return
+		}
+		in.Op = OpCvtPack
+		in.D = l.dst(ops[0])
+		in.A, in.B = l.src(ops[1], in.T2), l.src(ops[2], in.T2)
+		return
+	}
+	if len(ops) != 2 {
+		l.errorf(pi.Pos, "cvt takes 2 operands, found %d", len(ops))
+		return
+	}
+	in.Op = OpCvt
+	if m.intRnd {
+		in.Flags |= fIntRnd
+	}
+	if !m.hasRnd {
+		in.Rnd = rndDefault
+	}
+	in.D = l.dst(ops[0])
+	in.A = l.src(ops[1], in.T2)
+}
+
+// cvt rounding: no modifier given (fIntRnd marks .rni/.rzi/...).
+const (
+	fIntRnd    = FShiftAmt // reuse: cvt never has .shiftamt
+	rndDefault = 7
+)
+
+func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
+	in.Op = OpCall
+	m.take(".uni")
+	in.Flags &^= FUni
+	// call (rets), name, (args) [, prototype]
+	var rets, args []string
+	name := ""
+	var pos ptx.Pos
+	state := 0
+	for _, o := range pi.Operands {
+		switch {
+		case o.Kind == ptx.OpList && state == 0 && name == "":
+			for _, e := range o.Elems {
+				rets = append(rets, e.Name)
+			}
+		case o.Kind == ptx.OpName && name == "":
+			name, pos = o.Name, o.Pos
+			state = 1
+		case o.Kind == ptx.OpList && state == 1:
+			for _, e := range o.Elems {
+				args = append(args, e.Name)
+			}
+			state = 2
+		case o.Kind == ptx.OpName && state >= 1:
+			// prototype name of an indirect call
+		default:
+			l.errorf(o.Pos, "unexpected operand in call")
+		}
+	}
+	if name == "" {
+		l.errorf(pi.Pos, "call needs a function")
+		return
+	}
+	if r, ok := l.reg(name); ok && !r.pred {
+		l.errorf(pos, "indirect calls through a register are not supported")
+		return
+	}
+	// Arguments and return values are call-sequence .param variables of
+	// the enclosing scope; the callee's offsets are filled in by linkCalls.
+	var cs CallSite
+	for i, a := range args {
+		s := l.lookupLocal(a)
+		if s == nil || s.space != memspace.FParam {
+			l.errorf(pos, "call argument %s is not a .param variable of the call sequence", a)
+			continue
+		}
+		cs.Args = append(cs.Args, paramCopy{from: s.off, to: uint64(i), size: s.size})
+	}
+	for i, r := range rets {
+		s := l.lookupLocal(r)
+		if s == nil || s.space != memspace.FParam {
+			l.errorf(pos, "call return %s is not a .param variable of the call sequence", r)
+			continue
+		}
+		cs.Rets = append(cs.Rets, paramCopy{from: uint64(i), to: s.off, size: s.size})
+	}
+	idx := len(l.f.Calls)
+	l.f.Calls = append(l.f.Calls, cs)
+	l.pending = append(l.pending, pendingCall{idx: idx, callee: name, pos: pos})
+	in.Imm = uint64(idx)
+}
+
+func (l *fnLower) lowerBar(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Operand) {
+	in.Op = OpBar
+	m.take(".cta")
+	switch {
+	case m.take(".warp"):
+		// bar.warp.sync membermask
+		m.take(".sync")
+		if len(ops) != 1 {
+			l.errorf(pi.Pos, "bar.warp.sync takes a membermask")
+			return
+		}
+		in.Op = OpWarpSync
+		in.A = l.membermask(ops[0])
+		return
+	case m.take(".sync"):
+	case m.take(".arrive"):
+		in.Flags |= FArrive
+	case m.take(".red"):
+		in.Flags |= FRed
+		switch {
+		case m.take(".popc"):
+			in.BoolOp = barRedPopc
+		case m.take(".and"):
+			in.BoolOp = barRedAnd
+		case m.take(".or"):
+			in.BoolOp = barRedOr
+		default:
+			l.errorf(pi.Pos, "bar.red needs .popc, .and or .or")
+			return
+		}
+		// bar.red.op.type d, a{, b}, {!}c
+		if len(ops) < 3 || len(ops) > 4 {
+			l.errorf(pi.Pos, "bar.red takes a destination, a barrier, an optional count and a predicate")
+			return
+		}
+		if in.BoolOp == barRedPopc {
+			in.D = l.dst(ops[0])
+		} else {
+			in.D = l.predDst(ops[0])
+		}
+		p, neg := l.predSrc(ops[len(ops)-1])
+		in.C = p
+		if neg {
+			in.Flags |= FNeg2
+		}
+		ops = ops[1 : len(ops)-1]
+	default:
+		if pi.Opcode == "barrier" {
+			l.errorf(pi.Pos, "barrier needs .sync or .arrive")
+			return
+		}
+		// "bar 0" is bar.sync 0
+	}
+	if len(ops) < 1 || len(ops) > 2 {
+		l.errorf(pi.Pos, "%s takes a barrier and an optional thread count", pi.Opcode)
+		return
+	}
+	if ops[0].Kind == ptx.OpInt {
+		if ops[0].Int < 0 || ops[0].Int > 15 {
+			l.errorf(ops[0].Pos, "barrier number %d is out of range 0..15", ops[0].Int)
+		}
+		in.Imm = uint64(ops[0].Int) & 15
+		in.A = NoReg
+	} else {
+		in.A = l.src(ops[0], U32)
+	}
+	if len(ops) == 2 {
+		in.Flags |= FHasCnt
+		in.B = l.src(ops[1], U32)
+	}
+}

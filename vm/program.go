@@ -1,0 +1,179 @@
+package vm
+
+import (
+	"fmt"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/ptx"
+)
+
+// Symbol is a module-scope variable.
+type Symbol struct {
+	Name  string
+	Space memspace.Space
+	// Addr is the variable's address in its own space: a device address for
+	// .global, an offset in the module's constant bank for .const. Shared
+	// variables are placed per kernel (Kernel.SharedOffset).
+	Addr    uint64
+	Size    uint64
+	Align   uint64
+	Type    Type
+	Extern  bool // .extern (dynamic shared memory when Space is Shared and unsized)
+	Decl    *ptx.VarDecl
+	Alloc   *memspace.Allocation
+	Dynamic bool // extern unsized .shared: the dynamic shared memory
+}
+
+// SrcLoc is a CUDA source position from a .loc directive.
+type SrcLoc struct {
+	File   string
+	Line   int
+	Column int
+}
+
+func (l SrcLoc) String() string {
+	if l.Column > 0 {
+		return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Column)
+	}
+	return fmt.Sprintf("%s:%d", l.File, l.Line)
+}
+
+// ParamSlot is one parameter's place in a parameter block.
+type ParamSlot struct {
+	Name   string
+	Offset uint64
+	Size   uint64
+	Align  uint64
+	Type   Type
+	Array  int // -1 scalar
+}
+
+// paramCopy moves one call argument or return value between frames.
+type paramCopy struct {
+	from, to uint64
+	size     uint64
+}
+
+// CallSite is a lowered call instruction.
+type CallSite struct {
+	Callee *Func
+	Args   []paramCopy // caller frame param offset -> callee frame param offset
+	Rets   []paramCopy // callee frame param offset -> caller frame param offset
+}
+
+// sregUse says that a function reads a special register through register Reg.
+type sregUse struct {
+	id  sreg
+	reg int32 // register offset
+}
+
+// Func is a lowered function (or the entry of a kernel).
+type Func struct {
+	Name    string
+	Entry   bool
+	Code    []Inst
+	Locs    []SrcLoc
+	NumRegs int32 // registers, including constants and special registers
+	NumPred int32
+	init    []uint64 // register file template: constants filled in
+	sregs   []sregUse
+	// Per-lane function parameter block (callee params, return values and
+	// the call-site .param variables of the body).
+	ParamBlock uint64
+	Params     []ParamSlot
+	Rets       []ParamSlot
+	LocalSize  uint64 // this activation's local depot
+	LocalAlign uint64
+	Calls      []CallSite
+	BrxTables  [][]int32    // brx.idx target PCs
+	RegCount   map[Type]int // declared registers by type, for reports
+	ast        *ptx.Function
+	truePred   int32 // a predicate that is always true (literal 1 operands)
+	hasTrue    bool
+}
+
+// Kernel is an entry lowered together with every function it can call, with
+// the shared-memory layout of that kernel.
+type Kernel struct {
+	Name   string
+	Module *Module
+	Entry  *Func
+	Funcs  []*Func
+	Params []ParamSlot
+	// ParamSize is the size of the kernel parameter buffer.
+	ParamSize uint64
+	// SharedStatic is the static shared memory of the kernel (bytes);
+	// dynamic shared memory starts at DynamicBase.
+	SharedStatic uint64
+	DynamicBase  uint64
+	sharedOff    map[*Symbol]uint64
+	// MaxStack bounds per-thread local memory (depot and call frames).
+	UsesCalls bool
+	Perf      map[string][]int64
+}
+
+// SharedOffset is the offset of a module-scope shared variable in this
+// kernel's shared memory.
+func (k *Kernel) SharedOffset(s *Symbol) (uint64, bool) {
+	o, ok := k.sharedOff[s]
+	return o, ok
+}
+
+// sreg identifies a special register.
+type sreg uint8
+
+const (
+	srTidX sreg = iota
+	srTidY
+	srTidZ
+	srNtidX
+	srNtidY
+	srNtidZ
+	srCtaidX
+	srCtaidY
+	srCtaidZ
+	srNctaidX
+	srNctaidY
+	srNctaidZ
+	srLaneid
+	srWarpid
+	srNwarpid
+	srSmid
+	srNsmid
+	srGridid
+	srLanemaskEq
+	srLanemaskLe
+	srLanemaskLt
+	srLanemaskGe
+	srLanemaskGt
+	srDynSmem
+	srTotalSmem
+	srZero // %envregN and other registers that read as 0 here
+	numSregs
+)
+
+var sregNames = map[string]sreg{
+	"%tid.x": srTidX, "%tid.y": srTidY, "%tid.z": srTidZ,
+	"%ntid.x": srNtidX, "%ntid.y": srNtidY, "%ntid.z": srNtidZ,
+	"%ctaid.x": srCtaidX, "%ctaid.y": srCtaidY, "%ctaid.z": srCtaidZ,
+	"%nctaid.x": srNctaidX, "%nctaid.y": srNctaidY, "%nctaid.z": srNctaidZ,
+	"%laneid": srLaneid, "%warpid": srWarpid, "%nwarpid": srNwarpid,
+	"%smid": srSmid, "%nsmid": srNsmid, "%gridid": srGridid,
+	"%lanemask_eq": srLanemaskEq, "%lanemask_le": srLanemaskLe, "%lanemask_lt": srLanemaskLt,
+	"%lanemask_ge": srLanemaskGe, "%lanemask_gt": srLanemaskGt,
+	"%dynamic_smem_size": srDynSmem, "%total_smem_size": srTotalSmem,
+}
+
+// Clock kinds for OpClock (Inst.Imm).
+const (
+	clock32 = iota
+	clock64
+	globaltimer
+	globaltimerLo
+	globaltimerHi
+)
+
+var clockNames = map[string]uint64{
+	"%clock": clock32, "%clock64": clock64, "%globaltimer": globaltimer,
+	"%globaltimer_lo": globaltimerLo, "%globaltimer_hi": globaltimerHi,
+}

@@ -1,0 +1,637 @@
+package vm
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ptxvm/ptxvm/ptx"
+)
+
+// Spec is a launch spec, version 1 (see DESIGN.md): a module, a kernel, the
+// launch geometry, buffers with their initial contents, arguments, and the
+// buffers to write back.
+type Spec struct {
+	Module             string        `json:"module"`
+	Kernel             string        `json:"kernel"`
+	Grid               []uint32      `json:"grid"`
+	Block              []uint32      `json:"block"`
+	DynamicSharedBytes uint64        `json:"dynamic_shared_bytes,omitempty"`
+	Buffers            []BufferSpec  `json:"buffers,omitempty"`
+	Symbols            []BufferSpec  `json:"symbols,omitempty"`
+	Textures           []TextureSpec `json:"textures,omitempty"`
+	Args               []ArgSpec     `json:"args"`
+	Outputs            []string      `json:"outputs,omitempty"`
+	// Optional fields beyond v1's core (they never change its meaning).
+	Tolerance   *Tolerance `json:"tolerance,omitempty"`
+	Description string     `json:"description,omitempty"`
+	// StackBytes is the per-thread stack the kernel needs (cudaLimitStackSize);
+	// this emulator sizes local memory itself and only checks it is sane.
+	StackBytes uint64 `json:"stack_bytes,omitempty"`
+
+	// Path is the spec file ("" when parsed from memory); Dir resolves
+	// relative paths.
+	Path string `json:"-"`
+	Dir  string `json:"-"`
+}
+
+// Tolerance says how far an output may be from the expected one. An
+// element passes if it is bit-identical; or, when any criterion is set, if
+// both values are NaN, or they are at most ULP units in the last place
+// apart, or |got - want| <= max(Abs, Rel*|want|). Outputs and Default give
+// per-output criteria instead of one for all.
+type Tolerance struct {
+	ULP     uint64                `json:"ulp,omitempty"`
+	Abs     float64               `json:"abs,omitempty"`
+	Rel     float64               `json:"rel,omitempty"`
+	Outputs map[string]*Tolerance `json:"outputs,omitempty"`
+	Default *Tolerance            `json:"default,omitempty"`
+}
+
+// For returns the criterion that applies to one output.
+func (t *Tolerance) For(output string) Tolerance {
+	if t == nil {
+		return Tolerance{}
+	}
+	if o, ok := t.Outputs[output]; ok && o != nil {
+		return *o
+	}
+	if t.Outputs != nil || t.Default != nil {
+		if t.Default != nil {
+			return *t.Default
+		}
+		return Tolerance{}
+	}
+	return Tolerance{ULP: t.ULP, Abs: t.Abs, Rel: t.Rel}
+}
+
+// Active reports whether any criterion is set.
+func (t Tolerance) Active() bool { return t.ULP > 0 || t.Abs > 0 || t.Rel > 0 }
+
+// BufferSpec is a device buffer (or, under "symbols", a module variable).
+type BufferSpec struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Count uint64 `json:"count"`
+	File  string `json:"file,omitempty"`
+}
+
+// TextureSpec is a texture object over a buffer.
+type TextureSpec struct {
+	Name       string   `json:"name"`
+	Buffer     string   `json:"buffer"`
+	Dims       []uint32 `json:"dims"`
+	Format     string   `json:"format"`
+	Address    string   `json:"address,omitempty"`
+	Filter     string   `json:"filter,omitempty"`
+	Normalized bool     `json:"normalized,omitempty"`
+	Linear     bool     `json:"linear,omitempty"`
+	Channels   int      `json:"channels,omitempty"`
+	Read       string   `json:"read,omitempty"`
+	Gather     bool     `json:"gather,omitempty"` // the array allows tex2Dgather (no effect here)
+}
+
+// ArgSpec is one kernel argument: a buffer's address, a texture handle, or
+// a typed scalar.
+type ArgSpec struct {
+	Kind  string // "buffer", "texture", or a scalar type
+	Name  string // buffer or texture name
+	Value json.Number
+	Raw   string // a scalar given as a string: hex bits, "nan", "inf", "-inf"
+}
+
+// UnmarshalJSON reads {"buffer": "A"}, {"u32": 5}, {"f32": "0x3f800000"}, ...
+func (a *ArgSpec) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return fmt.Errorf("an argument must be an object such as {\"buffer\": \"A\"} or {\"u32\": 5}: %v", err)
+	}
+	if len(m) != 1 {
+		return fmt.Errorf("an argument must have exactly one key, found %d", len(m))
+	}
+	for k, v := range m {
+		a.Kind = k
+		switch k {
+		case "buffer", "texture":
+			if err := json.Unmarshal(v, &a.Name); err != nil {
+				return fmt.Errorf("%q argument must name a %s: %v", k, k, err)
+			}
+			return nil
+		}
+		if _, ok := scalarSize[k]; !ok {
+			return fmt.Errorf("unknown argument kind %q (want buffer, texture, u8, s8, u16, s16, u32, s32, u64, s64, f32 or f64)", k)
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			a.Raw = s
+			return nil
+		}
+		vd := json.NewDecoder(bytes.NewReader(v))
+		vd.UseNumber()
+		if err := vd.Decode(&a.Value); err != nil {
+			return fmt.Errorf("%q argument must be a number: %v", k, err)
+		}
+	}
+	return nil
+}
+
+// MarshalJSON writes the one-key form.
+func (a ArgSpec) MarshalJSON() ([]byte, error) {
+	switch {
+	case a.Kind == "buffer" || a.Kind == "texture":
+		return json.Marshal(map[string]string{a.Kind: a.Name})
+	case a.Raw != "":
+		return json.Marshal(map[string]string{a.Kind: a.Raw})
+	}
+	return json.Marshal(map[string]json.Number{a.Kind: a.Value})
+}
+
+var scalarSize = map[string]int{"u8": 1, "s8": 1, "u16": 2, "s16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f32": 4, "f64": 8}
+
+// ElemSize is the size of one element of a buffer type; 0 if unknown.
+func ElemSize(t string) int {
+	switch t {
+	case "u8", "s8":
+		return 1
+	case "u16", "s16", "f16", "bf16":
+		return 2
+	case "u32", "s32", "f32":
+		return 4
+	case "u64", "s64", "f64":
+		return 8
+	}
+	return 0
+}
+
+// LoadSpec reads and checks a launch spec file.
+func LoadSpec(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseSpec(data, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.Path = path
+	return s, nil
+}
+
+// ParseSpec parses and checks a launch spec; dir resolves relative paths.
+func ParseSpec(data []byte, dir string) (*Spec, error) {
+	var s Spec
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		return nil, jsonError(data, err)
+	}
+	if d.More() {
+		return nil, errors.New("trailing data after the spec object")
+	}
+	s.Dir = dir
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func jsonError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset - 1 // the offending byte
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return fmt.Errorf("invalid spec: %v", err)
+	}
+	line, col := 1, 1
+	for _, c := range data[:min(int(off), len(data))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("invalid spec at line %d, column %d: %v", line, col, err)
+}
+
+func (s *Spec) check() error {
+	if s.Module == "" {
+		return errors.New(`"module" is missing`)
+	}
+	if s.Kernel == "" {
+		return errors.New(`"kernel" is missing`)
+	}
+	if _, err := dims3("grid", s.Grid); err != nil {
+		return err
+	}
+	if _, err := dims3("block", s.Block); err != nil {
+		return err
+	}
+	names := map[string]string{}
+	for i, b := range s.Buffers {
+		what := fmt.Sprintf("buffers[%d]", i)
+		if b.Name == "" {
+			return fmt.Errorf("%s has no name", what)
+		}
+		if _, dup := names[b.Name]; dup {
+			return fmt.Errorf("%s: name %q is used twice", what, b.Name)
+		}
+		names[b.Name] = "buffer"
+		if ElemSize(b.Type) == 0 {
+			return fmt.Errorf("%s (%s): unknown type %q (want u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64)", what, b.Name, b.Type)
+		}
+		if b.Count == 0 || b.Count > 1<<34 {
+			return fmt.Errorf("%s (%s): count %d is out of range", what, b.Name, b.Count)
+		}
+	}
+	for i, b := range s.Symbols {
+		if b.Name == "" || ElemSize(b.Type) == 0 || b.Count == 0 {
+			return fmt.Errorf("symbols[%d]: needs a name, a known type and a positive count", i)
+		}
+	}
+	for i, t := range s.Textures {
+		if t.Name == "" {
+			return fmt.Errorf("textures[%d] has no name", i)
+		}
+		if _, dup := names[t.Name]; dup {
+			return fmt.Errorf("textures[%d]: name %q is used twice", i, t.Name)
+		}
+		names[t.Name] = "texture"
+		if names[t.Buffer] != "buffer" {
+			return fmt.Errorf("textures[%d] (%s): buffer %q is not a buffer of this spec", i, t.Name, t.Buffer)
+		}
+	}
+	for i, a := range s.Args {
+		switch a.Kind {
+		case "buffer", "texture":
+			if names[a.Name] != a.Kind {
+				return fmt.Errorf("args[%d]: %q is not a %s of this spec", i, a.Name, a.Kind)
+			}
+		default:
+			if _, err := a.bytes(); err != nil {
+				return fmt.Errorf("args[%d]: %v", i, err)
+			}
+		}
+	}
+	for _, o := range s.Outputs {
+		if names[o] != "buffer" {
+			return fmt.Errorf("output %q is not a buffer of this spec", o)
+		}
+	}
+	if s.DynamicSharedBytes > 1<<20 {
+		return fmt.Errorf("dynamic_shared_bytes %d is out of range", s.DynamicSharedBytes)
+	}
+	return nil
+}
+
+func dims3(what string, v []uint32) ([3]uint32, error) {
+	out := [3]uint32{1, 1, 1}
+	if len(v) == 0 || len(v) > 3 {
+		return out, fmt.Errorf("%q must have 1 to 3 dimensions", what)
+	}
+	for i, x := range v {
+		if x == 0 {
+			return out, fmt.Errorf("%q dimension %d is zero", what, i)
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+// bytes encodes a scalar argument.
+func (a *ArgSpec) bytes() ([]byte, error) {
+	n := scalarSize[a.Kind]
+	buf := make([]byte, n)
+	var bitsv uint64
+	if a.Raw != "" {
+		r := strings.ToLower(strings.TrimSpace(a.Raw))
+		switch {
+		case strings.HasPrefix(r, "0x"):
+			v, err := strconv.ParseUint(r[2:], 16, n*8)
+			if err != nil {
+				return nil, fmt.Errorf("%s argument %q: %v", a.Kind, a.Raw, err)
+			}
+			bitsv = v
+		case a.Kind == "f32" || a.Kind == "f64":
+			var f float64
+			switch r {
+			case "nan":
+				f = math.NaN()
+			case "inf", "+inf":
+				f = math.Inf(1)
+			case "-inf":
+				f = math.Inf(-1)
+			default:
+				return nil, fmt.Errorf("%s argument %q: want a number, hex bits (\"0x...\"), \"nan\", \"inf\" or \"-inf\"", a.Kind, a.Raw)
+			}
+			if a.Kind == "f32" {
+				bitsv = uint64(math.Float32bits(float32(f)))
+			} else {
+				bitsv = math.Float64bits(f)
+			}
+		default:
+			return nil, fmt.Errorf("%s argument %q: want a number or hex bits", a.Kind, a.Raw)
+		}
+	} else {
+		str := a.Value.String()
+		switch a.Kind {
+		case "f32":
+			f, err := strconv.ParseFloat(str, 32)
+			if err != nil {
+				return nil, fmt.Errorf("f32 argument %s: %v", str, err)
+			}
+			bitsv = uint64(math.Float32bits(float32(f)))
+		case "f64":
+			f, err := strconv.ParseFloat(str, 64)
+			if err != nil {
+				return nil, fmt.Errorf("f64 argument %s: %v", str, err)
+			}
+			bitsv = math.Float64bits(f)
+		case "s8", "s16", "s32", "s64":
+			v, err := strconv.ParseInt(str, 10, n*8)
+			if err != nil {
+				return nil, fmt.Errorf("%s argument %s: %v", a.Kind, str, err)
+			}
+			bitsv = uint64(v)
+		default:
+			v, err := strconv.ParseUint(str, 10, n*8)
+			if err != nil {
+				return nil, fmt.Errorf("%s argument %s: %v", a.Kind, str, err)
+			}
+			bitsv = v
+		}
+	}
+	for i := 0; i < n; i++ {
+		buf[i] = byte(bitsv >> (8 * i))
+	}
+	return buf, nil
+}
+
+// ModuleCache shares parsed modules between the specs of one run (the
+// conformance suite has many specs per module). Modules are parsed in full,
+// so the shared trees are never modified afterwards.
+type ModuleCache struct {
+	mu sync.Mutex
+	m  map[string]*cacheEntry
+}
+
+type cacheEntry struct {
+	once sync.Once
+	ast  *ptx.Module
+	err  error
+}
+
+// NewModuleCache returns an empty cache.
+func NewModuleCache() *ModuleCache { return &ModuleCache{m: map[string]*cacheEntry{}} }
+
+func (c *ModuleCache) get(path string) (*ptx.Module, error) {
+	c.mu.Lock()
+	e := c.m[path]
+	if e == nil {
+		e = &cacheEntry{}
+		c.m[path] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.ast, e.err = ptx.Parse(path, src)
+	})
+	return e.ast, e.err
+}
+
+// Prepared is a spec made ready to run on a device.
+type Prepared struct {
+	Spec    *Spec
+	Device  *Device
+	Module  *Module
+	Launch  *Launch
+	Buffers map[string]uint64 // device addresses
+}
+
+func (s *Spec) resolve(p string) string {
+	if filepath.IsAbs(p) || s.Dir == "" {
+		return p
+	}
+	return filepath.Join(s.Dir, p)
+}
+
+// Prepare loads the module, allocates and fills the buffers, writes the
+// symbols and the arguments, and returns a launch ready to run. cache may
+// be nil.
+func (s *Spec) Prepare(dev *Device, cache *ModuleCache) (*Prepared, error) {
+	mpath := s.resolve(s.Module)
+	var m *Module
+	if cache != nil {
+		ast, err := cache.get(mpath)
+		if err != nil {
+			return nil, err
+		}
+		m, err = dev.loadAST(mpath, ast)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		src, err := os.ReadFile(mpath)
+		if err != nil {
+			return nil, fmt.Errorf("module: %w", err)
+		}
+		m, err = dev.LoadModule(mpath, src)
+		if err != nil {
+			return nil, err
+		}
+	}
+	p := &Prepared{Spec: s, Device: dev, Module: m, Buffers: map[string]uint64{}}
+	for _, b := range s.Buffers {
+		n := b.Count * uint64(ElemSize(b.Type))
+		addr, err := dev.Malloc(n, "buffer "+b.Name)
+		if err != nil {
+			return nil, err
+		}
+		p.Buffers[b.Name] = addr
+		if b.File != "" {
+			data, err := s.readFile(b, n)
+			if err != nil {
+				return nil, err
+			}
+			if err := dev.MemcpyHtoD(addr, data); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, b := range s.Symbols {
+		n := b.Count * uint64(ElemSize(b.Type))
+		var data []byte
+		if b.File != "" {
+			var err error
+			if data, err = s.readFile(b, n); err != nil {
+				return nil, err
+			}
+		} else {
+			data = make([]byte, n)
+		}
+		if err := m.WriteSymbol(b.Name, data); err != nil {
+			return nil, fmt.Errorf("symbols: %w", err)
+		}
+	}
+	texHandles := map[string]uint64{}
+	for i, t := range s.Textures {
+		h, err := s.makeTexture(dev, p, t)
+		if err != nil {
+			return nil, fmt.Errorf("textures[%d] (%s): %w", i, t.Name, err)
+		}
+		texHandles[t.Name] = h
+	}
+	args := make([][]byte, len(s.Args))
+	for i, a := range s.Args {
+		switch a.Kind {
+		case "buffer":
+			args[i] = binary.LittleEndian.AppendUint64(nil, p.Buffers[a.Name])
+		case "texture":
+			args[i] = binary.LittleEndian.AppendUint64(nil, texHandles[a.Name])
+		default:
+			b, err := a.bytes()
+			if err != nil {
+				return nil, err
+			}
+			args[i] = b
+		}
+	}
+	grid, _ := dims3("grid", s.Grid)
+	block, _ := dims3("block", s.Block)
+	l, err := m.PrepareLaunch(s.Kernel, LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
+	if err != nil {
+		return nil, err
+	}
+	p.Launch = l
+	return p, nil
+}
+
+func (s *Spec) readFile(b BufferSpec, n uint64) ([]byte, error) {
+	path := s.resolve(b.File)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("buffer %s: %w", b.Name, err)
+	}
+	if uint64(len(data)) != n {
+		return nil, fmt.Errorf("buffer %s: file %s has %d bytes; %d × %s needs %d", b.Name, b.File, len(data), b.Count, b.Type, n)
+	}
+	return data, nil
+}
+
+// Outputs reads back the spec's output buffers.
+func (p *Prepared) Outputs() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, name := range p.Spec.Outputs {
+		var b *BufferSpec
+		for i := range p.Spec.Buffers {
+			if p.Spec.Buffers[i].Name == name {
+				b = &p.Spec.Buffers[i]
+			}
+		}
+		data := make([]byte, b.Count*uint64(ElemSize(b.Type)))
+		if err := p.Device.MemcpyDtoH(data, p.Buffers[name]); err != nil {
+			return nil, err
+		}
+		out[name] = data
+	}
+	return out, nil
+}
+
+// OutputNames lists the outputs in spec order.
+func (s *Spec) OutputNames() []string { return append([]string(nil), s.Outputs...) }
+
+// BufferType returns the element type of a buffer.
+func (s *Spec) BufferType(name string) string {
+	for _, b := range s.Buffers {
+		if b.Name == name {
+			return b.Type
+		}
+	}
+	return ""
+}
+
+// SortedBuffers returns buffer names sorted (for stable listings).
+func (p *Prepared) SortedBuffers() []string {
+	var n []string
+	for k := range p.Buffers {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return n
+}
+
+// ArgBytes encodes a scalar argument as the kernel parameter bytes.
+func ArgBytes(a *ArgSpec) ([]byte, error) { return a.bytes() }
+
+func (s *Spec) makeTexture(dev *Device, p *Prepared, t TextureSpec) (uint64, error) {
+	addr := p.Buffers[t.Buffer]
+	var bt string
+	for _, b := range s.Buffers {
+		if b.Name == t.Buffer {
+			bt = b.Type
+		}
+	}
+	format := t.Format
+	if format == "" {
+		format = bt
+	}
+	if ElemSize(format) != ElemSize(bt) {
+		return 0, fmt.Errorf("format %s does not match buffer %s of type %s", format, t.Buffer, bt)
+	}
+	a := dev.Mem.Find(addr, 1)
+	desc := TextureDesc{Linear: t.Linear, Format: format, Channels: t.Channels, Normalized: t.Normalized,
+		Data: a.Data, Base: addr}
+	for _, d := range t.Dims {
+		desc.Dims = append(desc.Dims, int(d))
+	}
+	switch t.Address {
+	case "", "clamp":
+		desc.Address = AddrClamp
+	case "wrap":
+		desc.Address = AddrWrap
+	case "mirror":
+		desc.Address = AddrMirror
+	case "border":
+		desc.Address = AddrBorder
+	default:
+		return 0, fmt.Errorf("address mode %q is not one of clamp, wrap, mirror, border", t.Address)
+	}
+	switch t.Filter {
+	case "", "point":
+	case "linear":
+		desc.FilterLin = true
+	default:
+		return 0, fmt.Errorf("filter %q is not point or linear", t.Filter)
+	}
+	switch t.Read {
+	case "", "element":
+	case "normalized":
+		desc.ReadNorm = true
+	default:
+		return 0, fmt.Errorf("read mode %q is not element or normalized", t.Read)
+	}
+	if (desc.Address == AddrWrap || desc.Address == AddrMirror) && !desc.Normalized && !desc.Linear {
+		return 0, fmt.Errorf("%s addressing needs normalized coordinates", t.Address)
+	}
+	return dev.CreateTexture(desc)
+}

@@ -1,0 +1,149 @@
+package vm_test
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+func TestSpecRuns(t *testing.T) {
+	s, err := vm.LoadSpec("testdata/spec/spec.json")
+	require.NoError(t, err)
+	run, err := scheduler.RunSpec(context.Background(), s, scheduler.H100, scheduler.Options{}, nil)
+	require.NoError(t, err)
+	c := run.Outputs["C"]
+	require.Len(t, c, 256)
+	for i := 0; i < 64; i++ {
+		require.Equal(t, float32(i)*2.5, math.Float32frombits(binary.LittleEndian.Uint32(c[4*i:])))
+	}
+}
+
+// specWith writes the test spec's files into a temporary folder with the
+// spec text replaced, and returns the spec path.
+func specWith(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"vecadd.ptx", "A.bin", "B.bin"} {
+		b, err := os.ReadFile(filepath.Join("testdata/spec", f))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
+	}
+	p := filepath.Join(dir, "spec.json")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
+}
+
+func TestSpecErrors(t *testing.T) {
+	base := func(buffers, args string) string {
+		return `{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [2], "block": [32],
+ "buffers": ` + buffers + `, "args": ` + args + `, "outputs": ["C"]}`
+	}
+	okBufs := `[{"name": "C", "type": "f32", "count": 64}, {"name": "A", "type": "f32", "count": 64, "file": "A.bin"}, {"name": "B", "type": "f32", "count": 64, "file": "B.bin"}]`
+	cases := []struct {
+		name, text, want string
+		atPrepare        bool
+	}{
+		{"syntax", "{\"module\": \"vecadd.ptx\",\n \"kernel\" 5}", "invalid spec at line 2, column 11", false},
+		{"unknown field", `{"module": "m", "kernel": "k", "grid": [1], "block": [1], "args": [], "blocks": 3}`, `unknown field "blocks"`, false},
+		{"no kernel", `{"module": "m", "grid": [1], "block": [1], "args": []}`, `"kernel" is missing`, false},
+		{"zero block", `{"module": "m", "kernel": "k", "grid": [1], "block": [0], "args": []}`, `"block" dimension 0 is zero`, false},
+		{"four dims", `{"module": "m", "kernel": "k", "grid": [1,1,1,1], "block": [1], "args": []}`, `"grid" must have 1 to 3 dimensions`, false},
+		{"bad type", base(`[{"name": "C", "type": "f128", "count": 64}]`, `[]`), `unknown type "f128"`, false},
+		{"dup name", base(`[{"name": "C", "type": "f32", "count": 1}, {"name": "C", "type": "f32", "count": 1}]`, `[]`), `name "C" is used twice`, false},
+		{"unknown arg buffer", base(okBufs, `[{"buffer": "D"}]`), `args[0]: "D" is not a buffer of this spec`, false},
+		{"bad arg kind", base(okBufs, `[{"u128": 1}]`), `unknown argument kind "u128"`, false},
+		{"two keys", base(okBufs, `[{"u32": 1, "s32": 2}]`), "exactly one key", false},
+		{"out of range", base(okBufs, `[{"u8": 300}]`), "u8 argument 300", false},
+		{"float for int", base(okBufs, `[{"u32": 1.5}]`), "u32 argument 1.5", false},
+		{"bad output", `{"module": "m", "kernel": "k", "grid": [1], "block": [1], "args": [], "outputs": ["X"]}`, `output "X" is not a buffer`, false},
+		{"missing file", base(`[{"name": "C", "type": "f32", "count": 64, "file": "nope.bin"}]`, `[]`), "nope.bin", true},
+		{"short file", base(`[{"name": "C", "type": "f32", "count": 65, "file": "A.bin"}]`, `[]`), "file A.bin has 256 bytes; 65 × f32 needs 260", true},
+		{"arg count", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}]`), "takes 4 parameters, 3 arguments were given", true},
+		{"arg size", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"s64": 64}]`), "argument has 8 bytes", true},
+		{"no kernel in module", `{"module": "vecadd.ptx", "kernel": "nope", "grid": [1], "block": [1], "args": []}`, `no kernel named "nope" (entries: _Z6vecaddPfPKfS1_i)`, true},
+		{"missing module", `{"module": "none.ptx", "kernel": "k", "grid": [1], "block": [1], "args": []}`, "none.ptx", true},
+		{"huge buffer", base(`[{"name": "C", "type": "f64", "count": 17179869184}]`, `[]`), "out of device memory", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := specWith(t, c.text)
+			s, err := vm.LoadSpec(p)
+			if !c.atPrepare {
+				require.ErrorContains(t, err, c.want)
+				return
+			}
+			require.NoError(t, err)
+			_, err = s.Prepare(vm.NewDevice(), nil)
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+}
+
+func TestSpecScalarArgs(t *testing.T) {
+	cases := []struct {
+		arg  string
+		want []byte
+	}{
+		{`{"u32": 4294967295}`, []byte{0xff, 0xff, 0xff, 0xff}},
+		{`{"s32": -2}`, []byte{0xfe, 0xff, 0xff, 0xff}},
+		{`{"u64": 18446744073709551615}`, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+		{`{"f32": 1.5}`, []byte{0, 0, 0xc0, 0x3f}},
+		{`{"f32": "0x7fc00001"}`, []byte{0x01, 0, 0xc0, 0x7f}},
+		{`{"f32": "-inf"}`, []byte{0, 0, 0x80, 0xff}},
+		{`{"f64": 0.1}`, binary.LittleEndian.AppendUint64(nil, math.Float64bits(0.1))},
+		{`{"s8": -128}`, []byte{0x80}},
+	}
+	for _, c := range cases {
+		t.Run(c.arg, func(t *testing.T) {
+			var a vm.ArgSpec
+			require.NoError(t, a.UnmarshalJSON([]byte(c.arg)))
+			b, err := vm.ArgBytes(&a)
+			require.NoError(t, err)
+			require.Equal(t, c.want, b)
+		})
+	}
+}
+
+// FuzzSpec feeds arbitrary specs through the loader, the preparation and a
+// short run: any outcome but a panic or a hang is acceptable.
+func FuzzSpec(f *testing.F) {
+	seed, err := os.ReadFile("testdata/spec/spec.json")
+	require.NoError(f, err)
+	f.Add(seed)
+	f.Add([]byte(`{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [65535, 65535, 65535], "block": [1024], "args": []}`))
+	f.Add([]byte(`{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [1], "block": [32], "buffers": [{"name": "C", "type": "u8", "count": 3}], "args": [{"buffer": "C"}, {"buffer": "C"}, {"buffer": "C"}, {"s32": 2147483647}], "outputs": ["C"]}`))
+	dir := f.TempDir()
+	for _, n := range []string{"vecadd.ptx", "A.bin", "B.bin"} {
+		b, err := os.ReadFile(filepath.Join("testdata/spec", n))
+		require.NoError(f, err)
+		require.NoError(f, os.WriteFile(filepath.Join(dir, n), b, 0o644))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		s, err := vm.ParseSpec(data, dir)
+		if err != nil {
+			return
+		}
+		dev := vm.NewDevice()
+		dev.Mem.Limit = 64 << 20
+		p, err := s.Prepare(dev, nil)
+		if err != nil {
+			return
+		}
+		if p.Launch.NumCTAs() > 4096 {
+			return // valid but too slow for a fuzz iteration
+		}
+		_, _ = scheduler.RunFunctional(context.Background(), p.Launch, scheduler.H100, scheduler.Options{Workers: 1, MaxInst: 1 << 16})
+		_, _ = p.Outputs()
+	})
+}

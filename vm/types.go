@@ -1,0 +1,90 @@
+package vm
+
+// Type is a PTX fundamental type as it appears in an instruction or declaration.
+type Type uint8
+
+// The PTX types.
+const (
+	TNone Type = iota
+	B8
+	B16
+	B32
+	B64
+	B128
+	U8
+	U16
+	U32
+	U64
+	S8
+	S16
+	S32
+	S64
+	F16
+	F16x2
+	BF16
+	BF16x2
+	F32
+	F64
+	TF32
+	Pred
+	TexRef
+)
+
+var typeNames = map[string]Type{
+	".b8": B8, ".b16": B16, ".b32": B32, ".b64": B64, ".b128": B128,
+	".u8": U8, ".u16": U16, ".u32": U32, ".u64": U64,
+	".s8": S8, ".s16": S16, ".s32": S32, ".s64": S64,
+	".f16": F16, ".f16x2": F16x2, ".bf16": BF16, ".bf16x2": BF16x2,
+	".f32": F32, ".f64": F64, ".tf32": TF32, ".pred": Pred,
+	".texref": TexRef,
+}
+
+var typeStrings = func() map[Type]string {
+	m := make(map[Type]string, len(typeNames))
+	for s, t := range typeNames {
+		m[t] = s
+	}
+	return m
+}()
+
+func (t Type) String() string {
+	if s, ok := typeStrings[t]; ok {
+		return s
+	}
+	return "<none>"
+}
+
+// Size is the size in bytes of one value of t.
+func (t Type) Size() int {
+	switch t {
+	case B8, U8, S8:
+		return 1
+	case B16, U16, S16, F16, BF16:
+		return 2
+	case B32, U32, S32, F32, F16x2, BF16x2, TF32:
+		return 4
+	case B64, U64, S64, F64, TexRef:
+		return 8
+	case B128:
+		return 16
+	}
+	return 0
+}
+
+// Bits is 8*Size.
+func (t Type) Bits() int { return 8 * t.Size() }
+
+// Signed reports whether t is a signed integer type.
+func (t Type) Signed() bool { return t == S8 || t == S16 || t == S32 || t == S64 }
+
+// Float reports whether t is a floating-point type.
+func (t Type) Float() bool {
+	switch t {
+	case F16, F16x2, BF16, BF16x2, F32, F64, TF32:
+		return true
+	}
+	return false
+}
+
+// Int reports whether t is an integer or bit-size type.
+func (t Type) Int() bool { return !t.Float() && t != Pred && t != TNone && t != TexRef }
