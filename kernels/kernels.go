@@ -232,3 +232,5 @@ func buildTranspose(e *Example, rng *rand.Rand) *instance {
 		},
 	}
 }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }

@@ -28,6 +28,9 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 	if o := w.view.Observer; o != nil {
 		o.Observe(acc)
 	}
+	if in.Vec > 1 {
+		return w.execVecAtom(in, f, exec, pc)
+	}
 	n := uint64(in.T.Size())
 	b := f.r(in.B)
 	var c, d *[32]uint64
@@ -54,6 +57,27 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 		if sp == memspace.Global {
 			mu = w.view.Global.Lock(addr)
 			mu.Lock()
+		}
+		if n == 16 {
+			// .b128 exch and cas: registers are (low, high) slot pairs.
+			oldLo, oldHi := readN(mem, 8), readN(mem[8:], 8)
+			newLo, newHi := f.r(in.B)[l], f.r(in.B + 32)[l]
+			if in.Imm == atomCas {
+				if oldLo == newLo && oldHi == newHi {
+					newLo, newHi = f.r(in.C)[l], f.r(in.C + 32)[l]
+				} else {
+					newLo, newHi = oldLo, oldHi
+				}
+			}
+			writeN(mem, 8, newLo)
+			writeN(mem[8:], 8, newHi)
+			if mu != nil {
+				mu.Unlock()
+			}
+			if d != nil {
+				d[l], f.r(in.D + 32)[l] = oldLo, oldHi
+			}
+			continue
 		}
 		old := readN(mem, n)
 		var cv uint64
@@ -124,6 +148,9 @@ func atomApply(in *Inst, sp memspace.Space, old, b, c uint64) uint64 {
 		}
 		return old - 1
 	case atomMin, atomMax:
+		if t.Float() {
+			return atomFloatMinMax(t, old, b, in.Imm == atomMax)
+		}
 		less := old < b
 		if t.Signed() {
 			less = sext(old, n) < sext(b, n)
@@ -155,4 +182,70 @@ func atomApply(in *Inst, sp memspace.Space, old, b, c uint64) uint64 {
 		return (old + b) & msk
 	}
 	return old
+}
+
+// execVecAtom performs a vector atomic: element e of each lane is an atomic
+// on its own at address + e*size.
+func (w *Warp) execVecAtom(in *Inst, f *frame, exec uint32, pc int32) error {
+	list := f.fn.RegLists[in.Target]
+	nv := int(in.Vec)
+	n := uint64(in.T.Size())
+	acc := &w.acc
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		sp, addr := in.Space, acc.Addr[l]
+		if sp == memspace.Generic {
+			sp, addr = memspace.ResolveGeneric(addr)
+		}
+		if sp != memspace.Global && sp != memspace.Shared {
+			return w.fault(f, pc, l, fmt.Sprintf("atomic on a %s address %#x: atomics apply to global and shared memory", sp, acc.Addr[l]))
+		}
+		mem, mf := w.view.Bytes(sp, addr, n*uint64(nv), l)
+		if mf != nil {
+			return w.fault(f, pc, l, fmt.Sprintf("vector atomic of %d bytes on %s address %#x: %s", n*uint64(nv), mf.Space, mf.Addr, mf.Reason))
+		}
+		var mu *sync.Mutex
+		if sp == memspace.Global {
+			mu = w.view.Global.Lock(addr)
+			mu.Lock()
+		}
+		for e := 0; e < nv; e++ {
+			m := mem[uint64(e)*n:]
+			old := readN(m, n)
+			writeN(m, n, atomApply(in, sp, old, f.r(list[nv+e])[l], 0))
+			f.r(list[e])[l] = old
+		}
+		if mu != nil {
+			mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// atomFloatMinMax is atom.min/max on f16, bf16 (and their pairs) and f32.
+func atomFloatMinMax(t Type, old, b uint64, isMax bool) uint64 {
+	one := func(et Type, x, y uint64) uint64 {
+		switch et {
+		case F16:
+			if isMax {
+				return uint64(fpu.Max16(uint16(x), uint16(y), false, false, false))
+			}
+			return uint64(fpu.Min16(uint16(x), uint16(y), false, false, false))
+		case BF16:
+			if isMax {
+				return uint64(fpu.MaxBF16(uint16(x), uint16(y), false, false))
+			}
+			return uint64(fpu.MinBF16(uint16(x), uint16(y), false, false))
+		}
+		if isMax {
+			return uint64(fpu.Max32(uint32(x), uint32(y), false, false, false))
+		}
+		return uint64(fpu.Min32(uint32(x), uint32(y), false, false, false))
+	}
+	switch t {
+	case F16x2, BF16x2:
+		et := halfType(t)
+		return one(et, old&0xffff, b&0xffff) | one(et, old>>16&0xffff, b>>16&0xffff)<<16
+	}
+	return one(t, old, b)
 }

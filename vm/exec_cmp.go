@@ -104,15 +104,28 @@ func floatVal(v uint64, t Type, ftz bool) float64 {
 	return float64(math.Float32frombits(x))
 }
 
-// compareLanes computes the comparison bit for every lane of exec.
-func compareLanes(in *Inst, f *frame, exec uint32, t Type) uint32 {
+// halfType is the element type of a packed pair type (or t itself).
+func halfType(t Type) Type {
+	switch t {
+	case F16x2:
+		return F16
+	case BF16x2:
+		return BF16
+	}
+	return t
+}
+
+// compareLanes computes the comparison bit for every lane of exec. For a
+// packed pair type, shift selects the half (0 or 16).
+func compareLanes(in *Inst, f *frame, exec uint32, t Type, shift uint) uint32 {
 	a, b := f.r(in.A), f.r(in.B)
 	var r uint32
 	if t.Float() {
 		ftz := in.Flags&FFtz != 0
+		et := halfType(t)
 		for x := exec; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
-			if cmpFloat(in.Cmp, floatVal(a[l], t, ftz), floatVal(b[l], t, ftz)) {
+			if cmpFloat(in.Cmp, floatVal(a[l]>>shift, et, ftz), floatVal(b[l]>>shift, et, ftz)) {
 				r |= 1 << l
 			}
 		}
@@ -153,8 +166,12 @@ func (w *Warp) execSetp(in *Inst, f *frame, exec uint32) {
 	if exec == 0 {
 		return
 	}
-	r := compareLanes(in, f, exec, in.T)
+	r := compareLanes(in, f, exec, in.T, 0)
 	nr := ^r
+	if in.T == F16x2 || in.T == BF16x2 {
+		// p|q receive the comparisons of the low and high halves.
+		nr = compareLanes(in, f, exec, in.T, 16)
+	}
 	if in.BoolOp != BoolNone {
 		c := f.preds[in.C]
 		if in.Flags&FNeg2 != 0 {
@@ -170,27 +187,51 @@ func (w *Warp) execSetp(in *Inst, f *frame, exec uint32) {
 	}
 }
 
+// execSet writes 1.0 (float destinations) or all ones (integer ones) for a
+// true comparison and 0 for a false one; with a packed pair source each
+// half of the destination receives its half's result.
 func (w *Warp) execSet(in *Inst, f *frame, exec uint32) {
-	r := compareLanes(in, f, exec, in.T2)
-	if in.BoolOp != BoolNone {
-		c := f.preds[in.C]
-		if in.Flags&FNeg2 != 0 {
-			c = ^c
+	pair := in.T2 == F16x2 || in.T2 == BF16x2
+	var res [2]uint32
+	for h := range res {
+		if h == 1 && !pair {
+			break
 		}
-		r = combine(in.BoolOp, r, c)
+		r := compareLanes(in, f, exec, in.T2, uint(16*h))
+		if in.BoolOp != BoolNone {
+			c := f.preds[in.C]
+			if in.Flags&FNeg2 != 0 {
+				c = ^c
+			}
+			r = combine(in.BoolOp, r, c)
+		}
+		res[h] = r
+	}
+	var yes uint64
+	switch in.T {
+	case F32:
+		yes = 0x3f800000
+	case F16, F16x2:
+		yes = 0x3c00
+	case BF16, BF16x2:
+		yes = 0x3f80
+	default:
+		yes = 0xffffffff
+		if pair {
+			yes = 0xffff
+		}
 	}
 	d := f.r(in.D)
-	var yes uint64 = 0xffffffff
-	if in.T == F32 {
-		yes = 0x3f800000
-	}
 	for x := exec; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
-		if r>>l&1 != 0 {
-			d[l] = yes
-		} else {
-			d[l] = 0
+		var v uint64
+		if res[0]>>l&1 != 0 {
+			v = yes
 		}
+		if pair && res[1]>>l&1 != 0 {
+			v |= yes << 16
+		}
+		d[l] = v
 	}
 }
 

@@ -182,7 +182,14 @@ func f64Op(in *Inst, a, b, c uint64) uint64 {
 	return 0
 }
 
+// oobNaN is the NaN the tensor memory accelerator writes for out-of-bounds
+// elements; fma .oob treats an operand holding it as making the result +0.
+const oobNaN = 0x7fff
+
 func f16Op(in *Inst, a, b, c uint16, bf bool) uint16 {
+	if in.Flags&FOob != 0 && in.Op == OpFFma && (a == oobNaN || b == oobNaN || c == oobNaN) {
+		return 0
+	}
 	r := fpu.Round(in.Rnd)
 	ftz, sat := in.Flags&FFtz != 0, in.Flags&FSat != 0
 	nan, xs := in.Flags&FNaN != 0, in.Flags&FXorSign != 0
@@ -279,7 +286,13 @@ func (w *Warp) execCvt(in *Inst, f *frame, exec uint32) {
 			if sat {
 				v = satInt(v, st.Signed(), dn, dt.Signed())
 			}
-			d[l] = v & dmask
+			if dt.Signed() {
+				// A signed result narrower than its register is sign-extended
+				// into it (cvt.s8 into a 16-bit register reads back as s16).
+				d[l] = uint64(sext(v, dn))
+			} else {
+				d[l] = v & dmask
+			}
 		}
 		return
 	}
@@ -306,7 +319,11 @@ func (w *Warp) execCvt(in *Inst, f *frame, exec uint32) {
 		k := floatKind(st)
 		for x := exec; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
-			d[l] = fpu.FloatToInt(a[l], k, dt.Bits(), dt.Signed(), rnd, ftz)
+			v := fpu.FloatToInt(a[l], k, dt.Bits(), dt.Signed(), rnd, ftz)
+			if dt.Signed() {
+				v = uint64(sext(v, dt.Bits()))
+			}
+			d[l] = v
 		}
 	default: // float -> float
 		sk, dk := floatKind(st), floatKind(dt)
@@ -322,6 +339,9 @@ func (w *Warp) execCvt(in *Inst, f *frame, exec uint32) {
 		}
 		if in.Flags&FRelu != 0 {
 			fl |= fpu.CvtRelu
+		}
+		if in.Flags&FSatFinite != 0 {
+			fl |= fpu.CvtSatFinite
 		}
 		intRnd := in.Flags&fIntRnd != 0
 		for x := exec; x != 0; x &= x - 1 {
@@ -352,7 +372,7 @@ func (w *Warp) execCvtPack(in *Inst, f *frame, exec uint32) {
 	if in.Flags&FRelu != 0 {
 		fl |= fpu.CvtRelu
 	}
-	if in.Flags&FSat != 0 {
+	if in.Flags&FSatFinite != 0 {
 		fl |= fpu.CvtSatFinite
 	}
 	r := fpu.Round(in.Rnd)

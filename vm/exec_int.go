@@ -10,6 +10,10 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		return nil
 	}
 	switch in.Op {
+	case OpVideo:
+		execVideo(in, f, exec)
+	case OpBmsk, OpSzext, OpFns, OpSimd2:
+		w.execBits2(in, f, exec)
 	case OpSub, OpMulHi, OpMadHi, OpMadWide, OpMul24, OpMad24, OpSad, OpDiv, OpRem,
 		OpAbs, OpNeg, OpMin, OpMax, OpPopc, OpClz, OpBfind, OpBrev, OpBfe, OpBfi, OpPrmt,
 		OpShr, OpShf, OpAnd, OpOr, OpXor, OpNot, OpCnot, OpLop3, OpDp4a, OpDp2a:
@@ -37,6 +41,10 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 	case OpSet:
 		w.execSet(in, f, exec)
 	case OpPack:
+		if in.T == B128 {
+			pack128(in, f, exec)
+			break
+		}
 		d := f.r(in.D)
 		esz := uint(in.T.Bits()) / uint(in.Vec)
 		emask := uint64(1)<<esz - 1
@@ -49,6 +57,10 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 			d[l] = v
 		}
 	case OpUnpack:
+		if in.T == B128 {
+			unpack128(in, f, exec)
+			break
+		}
 		a := f.r(in.A)
 		esz := uint(in.T.Bits()) / uint(in.Vec)
 		emask := uint64(1)<<esz - 1
@@ -92,6 +104,24 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		w.execCvt(in, f, exec)
 	case OpCvtPack:
 		w.execCvtPack(in, f, exec)
+	case OpCvtFP8:
+		w.execCvtFP8(in, f, exec)
+	case OpCvtPackInt:
+		n := uint(in.Imm)
+		lo, hi := int64(0), int64(1)<<n-1
+		if in.T == S32 {
+			lo, hi = -(int64(1) << (n - 1)), int64(1)<<(n-1)-1
+		}
+		sat := func(v uint64) uint64 { return uint64(min(max(sext(v, 32), lo), hi)) & (1<<n - 1) }
+		d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			v := sat(a[l])<<n | sat(b[l])
+			if in.C != NoReg {
+				v |= f.r(in.C)[l] << (2 * n)
+			}
+			d[l] = v & 0xffffffff
+		}
 	case OpCvta:
 		w.execCvta(in, f, exec)
 	case OpIsspacep:
@@ -191,7 +221,11 @@ func (w *Warp) execIntOp(in *Inst, f *frame, exec uint32) {
 				r = uint64(p)
 			}
 			if in.Op == OpMad24 {
-				r += c[l]
+				if in.Flags&FSat != 0 && t == S32 {
+					r = uint64(satS32(sext(r, 32) + sext(c[l], 32)))
+				} else {
+					r += c[l]
+				}
 			}
 		case OpSad:
 			if signed {
@@ -282,6 +316,18 @@ func (w *Warp) execIntOp(in *Inst, f *frame, exec uint32) {
 			}
 		case OpLop3:
 			r = lop3(av, b[l], c[l], in.Imm)
+			if in.BoolOp != BoolNone {
+				q := f.preds[in.V[0]]
+				if in.Flags&FNeg2 != 0 {
+					q = ^q
+				}
+				var nz uint32
+				if r&0xffffffff != 0 {
+					nz = 1 << l
+				}
+				p := &f.preds[in.D2]
+				*p = *p&^(1<<l) | combine(in.BoolOp, nz, q)&(1<<l)
+			}
 		case OpDp4a:
 			r = dp4a(av, b[l], c[l], in.T == S32, in.T2 == S32)
 		case OpDp2a:
@@ -315,8 +361,8 @@ func mulHi(a, b uint64, n int, signed bool) uint64 {
 	}
 }
 
-// intDiv implements div; division by zero gives what the GPU's division
-// sequence gives (all ones for unsigned; -1 or 1 for signed).
+// intDiv implements div. Division by zero gives all ones (-1 for signed
+// types) whatever the dividend, as the GPU does.
 func intDiv(a, b uint64, n int, signed bool) uint64 {
 	m := uint64(1)<<uint(n) - 1
 	if n == 64 {
@@ -325,9 +371,6 @@ func intDiv(a, b uint64, n int, signed bool) uint64 {
 	if signed {
 		x, y := sext(a, n), sext(b, n)
 		if y == 0 {
-			if x < 0 {
-				return 1
-			}
 			return m
 		}
 		if y == -1 {
@@ -342,6 +385,7 @@ func intDiv(a, b uint64, n int, signed bool) uint64 {
 	return x / y
 }
 
+// intRem implements rem. A zero divisor gives all ones, as on the GPU.
 func intRem(a, b uint64, n int, signed bool) uint64 {
 	m := uint64(1)<<uint(n) - 1
 	if n == 64 {
@@ -350,7 +394,7 @@ func intRem(a, b uint64, n int, signed bool) uint64 {
 	if signed {
 		x, y := sext(a, n), sext(b, n)
 		if y == 0 {
-			return uint64(x) & m
+			return m
 		}
 		if y == -1 {
 			return 0
@@ -359,7 +403,7 @@ func intRem(a, b uint64, n int, signed bool) uint64 {
 	}
 	x, y := a&m, b&m
 	if y == 0 {
-		return x
+		return m
 	}
 	return x % y
 }
@@ -385,9 +429,11 @@ func bfind(a uint64, n int, signed, shiftamt bool) uint64 {
 	return pos
 }
 
+// bfe extracts a bit field. For 32-bit types the position and length are
+// bits [7:0] of their operands (PTX ISA); for 64-bit types the GPU uses the
+// whole 32-bit operands (measured on sm_90).
 func bfe(a, b, c uint64, n int, signed bool) uint64 {
-	pos := int(b & 0xff)
-	ln := int(c & 0xff)
+	pos, ln := bfPosLen(b, c, n)
 	msb := n - 1
 	var sbit uint64
 	if signed && ln != 0 {
@@ -410,9 +456,9 @@ func bfe(a, b, c uint64, n int, signed bool) uint64 {
 	return d
 }
 
+// bfi inserts a bit field (positions as for bfe).
 func bfi(a, b, c, dd uint64, n int) uint64 {
-	pos := int(c & 0xff)
-	ln := int(dd & 0xff)
+	pos, ln := bfPosLen(c, dd, n)
 	msb := n - 1
 	f := b
 	for i := 0; i < ln && pos+i <= msb; i++ {
@@ -420,6 +466,13 @@ func bfi(a, b, c, dd uint64, n int) uint64 {
 		f = f&^(1<<uint(pos+i)) | bit<<uint(pos+i)
 	}
 	return f
+}
+
+func bfPosLen(p, l uint64, n int) (int, int) {
+	if n == 64 {
+		return int(min(uint32(p), 128)), int(min(uint32(l), 128))
+	}
+	return int(p & 0xff), int(l & 0xff)
 }
 
 func prmt(a, b, c, mode uint64) uint64 {
@@ -626,4 +679,208 @@ func execPred(in *Inst, f *frame, exec uint32) {
 	}
 	p := &f.preds[in.D]
 	*p = *p&^exec | r&exec
+}
+
+// execBits2 implements bmsk, szext, fns and the 16x2 SIMD integer forms.
+func (w *Warp) execBits2(in *Inst, f *frame, exec uint32) {
+	d, a := f.r(in.D), f.r(in.A)
+	b := f.r(in.B)
+	clamp := in.Flags&FClamp != 0
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		av, bv := uint32(a[l]), uint32(b[l])
+		var r uint32
+		switch in.Op {
+		case OpBmsk:
+			pos, wd := av, bv
+			if clamp {
+				pos, wd = min(pos, 32), min(wd, 32)
+			} else {
+				pos, wd = pos&31, wd&31
+			}
+			m := uint64(1)<<wd - 1
+			r = uint32(m << pos)
+		case OpSzext:
+			pos := bv
+			if clamp {
+				pos = min(pos, 32)
+			} else {
+				pos &= 31
+			}
+			switch {
+			case pos == 0:
+				r = 0
+			case pos >= 32:
+				r = av
+			case in.T == S32:
+				r = uint32(sext(uint64(av), int(pos)))
+			default:
+				r = av & (1<<pos - 1)
+			}
+		case OpFns:
+			r = fns(av, bv, int32(f.r(in.C)[l]))
+		case OpSimd2:
+			r = simd2(Op(in.Imm), av, bv, in.T == S16x2, in.Flags&FRelu != 0)
+		}
+		d[l] = uint64(r)
+	}
+}
+
+// fns finds the offset-th set bit of mask counting from base (towards the
+// most significant bit for a positive offset, the least for a negative one);
+// 0xffffffff when there is none.
+func fns(mask, base uint32, offset int32) uint32 {
+	if offset == -1<<31 {
+		return 0 // measured on sm_90: the negated offset overflows
+	}
+	base &= 31
+	if offset == 0 {
+		if mask>>base&1 != 0 {
+			return base
+		}
+		return 0xffffffff
+	}
+	if offset > 0 {
+		n := offset
+		for i := base; i < 32; i++ {
+			if mask>>i&1 != 0 {
+				n--
+				if n == 0 {
+					return i
+				}
+			}
+		}
+		return 0xffffffff
+	}
+	n := -offset
+	for i := int(base); i >= 0; i-- {
+		if mask>>uint(i)&1 != 0 {
+			n--
+			if n == 0 {
+				return uint32(i)
+			}
+		}
+	}
+	return 0xffffffff
+}
+
+// simd2 applies an integer operation to both 16-bit halves.
+func simd2(op Op, a, b uint32, signed, relu bool) uint32 {
+	var r uint32
+	for h := uint(0); h < 32; h += 16 {
+		x, y := a>>h&0xffff, b>>h&0xffff
+		var v uint32
+		switch op {
+		case OpAdd:
+			v = x + y
+		case OpSub:
+			v = x - y
+		case OpMin, OpMax:
+			less := x < y
+			if signed {
+				less = int16(x) < int16(y)
+			}
+			if (op == OpMin) == less {
+				v = x
+			} else {
+				v = y
+			}
+			if relu && int16(v) < 0 {
+				v = 0
+			}
+		}
+		r |= (v & 0xffff) << h
+	}
+	return r
+}
+
+// pack128 builds a .b128 register (two slots) from 2 x 64 or 4 x 32 bits.
+func pack128(in *Inst, f *frame, exec uint32) {
+	lo, hi := f.r(in.D), f.r(in.D+32)
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		if in.Vec == 2 {
+			lo[l], hi[l] = f.r(in.V[0])[l], f.r(in.V[1])[l]
+		} else {
+			lo[l] = f.r(in.V[0])[l]&0xffffffff | f.r(in.V[1])[l]<<32
+			hi[l] = f.r(in.V[2])[l]&0xffffffff | f.r(in.V[3])[l]<<32
+		}
+	}
+}
+
+// unpack128 splits a .b128 register into 2 x 64 or 4 x 32 bits.
+func unpack128(in *Inst, f *frame, exec uint32) {
+	lo, hi := f.r(in.A), f.r(in.A+32)
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		a, b := lo[l], hi[l]
+		if in.Vec == 2 {
+			f.r(in.V[0])[l], f.r(in.V[1])[l] = a, b
+		} else {
+			f.r(in.V[0])[l], f.r(in.V[1])[l] = a&0xffffffff, a>>32
+			f.r(in.V[2])[l], f.r(in.V[3])[l] = b&0xffffffff, b>>32
+		}
+	}
+}
+
+// execVideo implements the SIMD video instructions on 4 bytes or 2
+// half-words, without lane masks or selectors: per lane, the operation on
+// sign- or zero-extended values, then either packed (saturated when .sat)
+// or, with .add, summed with c.
+func execVideo(in *Inst, f *frame, exec uint32) {
+	d, a, b, c := f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C)
+	lanes := int(in.Vec)
+	w := uint(32 / lanes)
+	as, bs, ds := in.T2.Signed(), in.Flags&FNeg2 != 0, in.T.Signed()
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		var packed uint64
+		sum := sext(c[l], 32)
+		for i := 0; i < lanes; i++ {
+			sh := uint(i) * w
+			av := int64(a[l] >> sh & (1<<w - 1))
+			bv := int64(b[l] >> sh & (1<<w - 1))
+			if as {
+				av = sext(uint64(av), int(w))
+			}
+			if bs {
+				bv = sext(uint64(bv), int(w))
+			}
+			var r int64
+			switch in.Imm {
+			case 0:
+				r = av + bv
+			case 1:
+				r = av - bv
+			case 2:
+				r = av - bv
+				if r < 0 {
+					r = -r
+				}
+			case 3:
+				r = min(av, bv)
+			case 4:
+				r = max(av, bv)
+			case 5:
+				r = (av + bv + 1) >> 1
+			}
+			if in.Flags&FAccum != 0 {
+				sum += r
+				continue
+			}
+			if in.Flags&FSat != 0 {
+				lo, hi := int64(0), int64(1)<<w-1
+				if ds {
+					lo, hi = -(int64(1) << (w - 1)), int64(1)<<(w-1)-1
+				}
+				r = min(max(r, lo), hi)
+			}
+			packed |= uint64(r) & (1<<w - 1) << sh
+		}
+		if in.Flags&FAccum != 0 {
+			d[l] = uint64(uint32(sum))
+		} else {
+			d[l] = packed
+		}
+	}
 }

@@ -75,6 +75,12 @@ func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 		}
 	default:
 		a := f.r(in.A)
+		if exec == ^uint32(0) {
+			for l := range acc.Addr {
+				acc.Addr[l] = a[l] + off
+			}
+			return
+		}
 		for x := exec; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
 			acc.Addr[l] = a[l] + off
@@ -92,6 +98,26 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 	acc.Size = uint8(in.T.Size() * int(in.Vec))
 	acc.Mask = exec
 	w.addresses(in, f, exec)
+	if in.Vec == 1 && (in.Space == memspace.Shared || in.Space == memspace.Global) && (acc.Size == 4 || acc.Size == 8) {
+		if in.Op == OpLd {
+			acc.Kind = memspace.Load
+			if w.view.LoadScalar(acc, f.r(in.V[0])) {
+				if in.T.Signed() && acc.Size == 4 {
+					d := f.r(in.V[0])
+					for x := exec; x != 0; x &= x - 1 {
+						l := bits.TrailingZeros32(x) & 31
+						d[l] = uint64(int64(int32(d[l])))
+					}
+				}
+				return nil
+			}
+		} else {
+			acc.Kind = memspace.Store
+			if w.view.StoreScalar(acc, f.r(in.V[0])) {
+				return nil
+			}
+		}
+	}
 	n := int(in.Vec)
 	for e := 0; e < n; e++ {
 		w.vbuf[e] = f.r(in.V[e])[:]
@@ -154,7 +180,9 @@ func (w *Warp) execIsspacep(in *Inst, f *frame, exec uint32) {
 		ok := false
 		switch in.Space {
 		case memspace.Global:
-			ok = s == memspace.Global
+			// The constant bank and kernel parameters have generic
+			// addresses of their own on the GPU: not global.
+			ok = s == memspace.Global && off-w.view.ConstBase >= w.view.ConstSize && off-w.view.ParamBase >= w.view.ParamSize
 		case memspace.Shared:
 			ok = s == memspace.Shared
 		case memspace.Local:

@@ -72,6 +72,11 @@ const (
 	OpLop3
 	OpDp4a
 	OpDp2a
+	OpBmsk  // Flags FClamp: .clamp, else .wrap
+	OpSzext // Flags FClamp
+	OpFns
+	OpSimd2 // 16x2 add/min/max (Imm: the scalar Op)
+	OpVideo // vadd4/vsub4/vabsdiff4/vmin4/vmax4/vavrg4 and the 2-lane forms (Imm: op, Vec: lanes)
 	// floating point
 	OpFAdd
 	OpFSub
@@ -95,6 +100,8 @@ const (
 	// conversions and addresses
 	OpCvt
 	OpCvtPack
+	OpCvtPackInt // cvt.pack.sat: Imm = bits per packed value, T2 = source type
+	OpCvtFP8     // conversions to and from e4m3x2/e5m2x2
 	OpCvta
 	OpIsspacep
 	// memory
@@ -146,6 +153,9 @@ const (
 	FNeg2     // setp/selp: second predicate operand negated
 	FHasCnt   // bar: thread count operand present
 	FNonCoherent
+	FSatFinite // .satfinite
+	FAccum     // video .add: sum the lanes into c
+	FOob       // fma .oob: an out-of-bounds NaN operand gives +0
 )
 
 // Has reports whether all bits of g are set.

@@ -234,6 +234,7 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	fill(srDynSmem, l.DynSmem)
 	fill(srTotalSmem, k.DynamicBase+l.DynSmem)
 	fill(srZero, 0)
+	fill(srOne, 1)
 	// Local memory: zero what earlier blocks used, so results never depend
 	// on which block ran before on this runner.
 	for i := range w.local {

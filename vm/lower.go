@@ -541,10 +541,15 @@ func (l *fnLower) declRegs(d *ptx.RegDecl) {
 				l.errorf(n.Pos, "register %s declared twice", name)
 				continue
 			}
-			if t == Pred {
+			switch t {
+			case Pred:
 				scope[name] = regInfo{off: l.npreds, t: t, pred: true}
 				l.npreds++
-			} else {
+			case B128:
+				// Two consecutive 64-bit slots: low half, then high half.
+				scope[name] = regInfo{off: l.newReg(), t: t}
+				l.newReg()
+			default:
 				scope[name] = regInfo{off: l.newReg(), t: t}
 			}
 		}

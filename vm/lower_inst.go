@@ -93,6 +93,9 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 				in.Op = OpSub
 			}
 		}
+		if t == U16x2 || t == S16x2 {
+			in.Imm, in.Op = uint64(in.Op), OpSimd2
+		}
 		l.bin(&in, ops, t)
 	case "addc", "subc":
 		if !need(3) {
@@ -251,6 +254,9 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 				in.Op = OpMax
 			}
 		}
+		if t == U16x2 || t == S16x2 {
+			in.Imm, in.Op = uint64(in.Op), OpSimd2
+		}
 		l.bin(&in, ops, t)
 	case "popc", "clz", "brev":
 		if !need(2) {
@@ -341,16 +347,81 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 			l.bin(&in, ops, t)
 		}
 	case "lop3":
-		if !need(5) {
+		// lop3.b32 d, a, b, c, immLut; or lop3.BoolOp.b32 d|p, a, b, c, immLut, q
+		in.BoolOp = l.takeBool(&m)
+		want := 5
+		if in.BoolOp != BoolNone {
+			want = 6
+		}
+		if !need(want) {
 			return
 		}
 		in.Op = OpLop3
 		in.D = l.dst(ops[0])
+		if ops[0].Pair != "" {
+			in.D2 = l.predDst(&ptx.Operand{Pos: ops[0].Pos, Kind: ptx.OpName, Name: ops[0].Pair})
+		}
 		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], B32), l.src(ops[3], B32)
 		if ops[4].Kind != ptx.OpInt {
 			l.errorf(ops[4].Pos, "lop3 needs an immediate lookup table")
 		}
 		in.Imm = uint64(ops[4].Int) & 0xff
+		if want == 6 {
+			p, neg := l.predSrc(ops[5])
+			in.V[0] = p
+			if neg {
+				in.Flags |= FNeg2
+			}
+		}
+	case "bmsk", "szext":
+		if !need(3) {
+			return
+		}
+		in.Op = OpBmsk
+		if pi.Opcode == "szext" {
+			in.Op = OpSzext
+		}
+		if m.take(".clamp") {
+			in.Flags |= FClamp
+		} else if !m.take(".wrap") {
+			l.errorf(pi.Pos, "%s needs .clamp or .wrap", pi.Opcode)
+		}
+		l.bin(&in, ops, U32)
+	case "vadd4", "vsub4", "vabsdiff4", "vmin4", "vmax4", "vavrg4",
+		"vadd2", "vsub2", "vabsdiff2", "vmin2", "vmax2", "vavrg2":
+		if !need(4) {
+			return
+		}
+		for _, o := range ops {
+			if o.Kind == ptx.OpName && strings.Count(o.Name, ".") > 0 {
+				l.errorf(o.Pos, "%s: lane masks and byte selectors (%s) are not supported", pi.Opcode, o.Name)
+				return
+			}
+		}
+		in.Op = OpVideo
+		name := pi.Opcode[:len(pi.Opcode)-1]
+		in.Vec = pi.Opcode[len(pi.Opcode)-1] - '0'
+		in.Imm = map[string]uint64{"vadd": 0, "vsub": 1, "vabsdiff": 2, "vmin": 3, "vmax": 4, "vavrg": 5}[name]
+		if m.take(".add") {
+			in.Flags |= FAccum
+		}
+		if len(m.types) != 3 {
+			l.errorf(pi.Pos, "%s needs .dtype.atype.btype", pi.Opcode)
+			return
+		}
+		in.T, in.T2 = m.types[0], m.types[1]
+		if m.types[2].Signed() {
+			in.Flags |= FNeg2 // b is signed
+		}
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], B32), l.src(ops[3], B32)
+	case "fns":
+		if !need(4) {
+			return
+		}
+		in.Op = OpFns
+		in.D = l.dst(ops[0])
+		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], U32), l.src(ops[3], S32)
 	case "dp4a", "dp2a":
 		if !need(4) {
 			return
@@ -697,6 +768,19 @@ func (l *fnLower) lowerLdSt(pi *ptx.Instruction, in *Inst, m *mods, load bool) {
 	if data.Kind == ptx.OpVector {
 		elems = data.Elems
 	}
+	if t == B128 && vec == 1 {
+		// A 128-bit register is two 64-bit slots: move them as a .v2.b64.
+		var r int32
+		if load {
+			r = l.dst(data)
+		} else {
+			r = l.src(data, t)
+		}
+		in.T, in.Vec = B64, 2
+		in.V[0], in.V[1] = r, r+32
+		l.emit(*in, pi.Pos)
+		return
+	}
 	if len(elems) != vec {
 		l.errorf(data.Pos, "%s.v%d needs %d values, found %d", pi.Opcode, vec, vec, len(elems))
 		return
@@ -822,9 +906,35 @@ func (l *fnLower) lowerSet(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Op
 }
 
 func (l *fnLower) lowerCvt(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Operand) {
+	if m.take(".pack") {
+		l.lowerCvtPackInt(pi, in, m, ops)
+		return
+	}
 	in.T, in.T2 = m.typ(0), m.typ(1)
 	if in.T == TNone || in.T2 == TNone {
 		l.errorf(pi.Pos, "cvt needs a destination and a source type")
+		return
+	}
+	if _, ok := fp8Pair(in.T); ok || in.T2 == E4M3x2 || in.T2 == E5M2x2 {
+		// cvt.rn.satfinite.e4m3x2.f32 d, a, b; cvt.rn.satfinite.e4m3x2.f16x2 d, a;
+		// cvt.rn.f16x2.e4m3x2 d, a (and e5m2x2)
+		in.Op = OpCvtFP8
+		want := 2
+		if in.T2 == F32 {
+			want = 3
+		}
+		if len(ops) != want {
+			l.errorf(pi.Pos, "cvt %s.%s takes %d operands, found %d", in.T, in.T2, want, len(ops))
+			return
+		}
+		if _, ok := fp8Pair(in.T); ok && !in.Flags.Has(FSatFinite) {
+			l.errorf(pi.Pos, "conversions to %s need .satfinite", in.T)
+		}
+		in.D = l.dst(ops[0])
+		in.A = l.src(ops[1], in.T2)
+		if want == 3 {
+			in.B = l.src(ops[2], in.T2)
+		}
 		return
 	}
 	if in.T == F16x2 || in.T == BF16x2 {
@@ -990,5 +1100,54 @@ func (l *fnLower) lowerBar(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Op
 	if len(ops) == 2 {
 		in.Flags |= FHasCnt
 		in.B = l.src(ops[1], U32)
+	}
+}
+
+// lowerCvtPackInt lowers cvt.pack.sat.{u16,s16}.s32 d, a, b and
+// cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c: a and b saturated to
+// N bits and packed (a above b), above them the low bits of c.
+func (l *fnLower) lowerCvtPackInt(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Operand) {
+	in.Op = OpCvtPackInt
+	small := map[string]struct {
+		bits   uint64
+		signed bool
+	}{".u4": {4, false}, ".s4": {4, true}, ".u2": {2, false}, ".s2": {2, true}}
+	var n uint64
+	var signed bool
+	for k, v := range small {
+		if m.take(k) {
+			n, signed = v.bits, v.signed
+		}
+	}
+	types := m.types
+	if n == 0 {
+		if len(types) == 0 {
+			l.errorf(pi.Pos, "cvt.pack needs a conversion type")
+			return
+		}
+		n, signed = uint64(types[0].Bits()), types[0].Signed()
+		types = types[1:]
+	}
+	if !in.Flags.Has(FSat) {
+		l.errorf(pi.Pos, "cvt.pack needs .sat")
+	}
+	in.Imm = n
+	in.T = U32
+	if signed {
+		in.T = S32
+	}
+	want := 3
+	if n <= 8 {
+		want = 4
+	}
+	if len(ops) != want {
+		l.errorf(pi.Pos, "cvt.pack with %d-bit values takes %d operands, found %d", n, want, len(ops))
+		return
+	}
+	_ = types
+	in.D = l.dst(ops[0])
+	in.A, in.B = l.src(ops[1], S32), l.src(ops[2], S32)
+	if want == 4 {
+		in.C = l.src(ops[3], B32)
 	}
 }

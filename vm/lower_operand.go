@@ -60,8 +60,10 @@ func parseMods(ms []string) mods {
 			m.rnd, m.hasRnd, m.intRnd = rndP, true, true
 		case ".ftz":
 			m.flags |= FFtz
-		case ".sat", ".satfinite":
+		case ".sat":
 			m.flags |= FSat
+		case ".satfinite":
+			m.flags |= FSatFinite
 		case ".approx":
 			m.flags |= FApprox
 		case ".full":
@@ -78,6 +80,8 @@ func parseMods(ms []string) mods {
 			m.flags |= FAligned
 		case ".relu":
 			m.flags |= FRelu
+		case ".oob":
+			m.flags |= FOob
 		case ".global":
 			m.space, m.hasSpace = memspace.Global, true
 		case ".shared", ".shared::cta", ".shared::cluster":

@@ -81,11 +81,10 @@ func (l *fnLower) lowerAtom(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		l.errorf(pi.Pos, "%s needs a type", pi.Opcode)
 		return false
 	}
-	if m.vec != 0 {
-		l.errorf(pi.Pos, "vector atomics are not supported")
-		return false
-	}
 	in.T = t
+	if m.vec != 0 {
+		return l.lowerVecAtom(pi, in, m, op)
+	}
 	sp := memspace.Generic
 	if m.hasSpace {
 		sp = m.space
@@ -157,6 +156,11 @@ func (l *fnLower) lowerShfl(pi *ptx.Instruction, in *Inst, m *mods) bool {
 func (l *fnLower) lowerVote(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	sync := m.take(".sync")
 	mode, ok := takeOne(m, map[string]uint64{".all": voteAll, ".any": voteAny, ".uni": voteUni, ".ballot": voteBallot})
+	if !ok && m.flags&FUni != 0 { // parseMods took ".uni" for the branch modifier
+		mode, ok = voteUni, true
+		m.flags &^= FUni
+		in.Flags &^= FUni
+	}
 	if !ok {
 		l.errorf(pi.Pos, "vote needs a mode (.all, .any, .uni, .ballot)")
 		return false
@@ -246,5 +250,63 @@ func (l *fnLower) lowerElect(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		in.D2 = l.predDst(&ptx.Operand{Pos: ops[0].Pos, Kind: ptx.OpName, Name: ops[0].Pair})
 	}
 	in.A = l.membermask(ops[1])
+	return true
+}
+
+// lowerVecAtom lowers the sm_90 vector forms (atom/red .v2/.v4/.v8 on f32,
+// f16, bf16 and their pairs): each element is an atomic of its own on
+// consecutive addresses. The register list lives in Func.RegLists[Target].
+func (l *fnLower) lowerVecAtom(pi *ptx.Instruction, in *Inst, m *mods, op uint64) bool {
+	if op != atomAdd && op != atomMin && op != atomMax {
+		l.errorf(pi.Pos, "vector atomics support .add, .min and .max")
+		return false
+	}
+	ops := pi.Operands
+	want := 3
+	if pi.Opcode == "red" {
+		want = 2
+	}
+	if m.cacheHint && len(ops) == want+1 {
+		ops = ops[:want]
+	}
+	if len(ops) != want {
+		l.errorf(pi.Pos, "%s takes %d operands, found %d", pi.Opcode, want, len(ops))
+		return false
+	}
+	sp := memspace.Generic
+	if m.hasSpace {
+		sp = m.space
+	}
+	var list []int32
+	in.Vec = uint8(m.vec)
+	if pi.Opcode == "atom" {
+		if ops[0].Kind != ptx.OpVector || len(ops[0].Elems) != m.vec {
+			l.errorf(ops[0].Pos, "%s.v%d needs a vector of %d destinations", pi.Opcode, m.vec, m.vec)
+			return false
+		}
+		for _, e := range ops[0].Elems {
+			list = append(list, l.dst(e))
+		}
+		ops = ops[1:]
+	} else {
+		in.D = NoReg
+		for i := 0; i < m.vec; i++ {
+			list = append(list, l.sink)
+		}
+	}
+	if ops[1].Kind != ptx.OpVector || len(ops[1].Elems) != m.vec {
+		l.errorf(ops[1].Pos, "%s.v%d needs a vector of %d values", pi.Opcode, m.vec, m.vec)
+		return false
+	}
+	for _, e := range ops[1].Elems {
+		list = append(list, l.src(e, in.T))
+	}
+	in.Space = l.address(ops[0], sp, in)
+	in.Target = int32(len(l.f.RegLists))
+	l.f.RegLists = append(l.f.RegLists, list)
+	if pi.Opcode == "atom" {
+		in.D = list[0]
+	}
+	in.B = list[m.vec]
 	return true
 }

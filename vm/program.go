@@ -86,6 +86,7 @@ type Func struct {
 	LocalAlign uint64
 	Calls      []CallSite
 	BrxTables  [][]int32    // brx.idx target PCs
+	RegLists   [][]int32    // register lists of vector atomics (destinations, then values)
 	RegCount   map[Type]int // declared registers by type, for reports
 	ast        *ptx.Function
 	truePred   int32 // a predicate that is always true (literal 1 operands)
@@ -149,6 +150,7 @@ const (
 	srDynSmem
 	srTotalSmem
 	srZero // %envregN and other registers that read as 0 here
+	srOne  // registers that read as 1 here (%cluster_nctarank, %cluster_nctaid.*)
 	numSregs
 )
 
@@ -162,6 +164,13 @@ var sregNames = map[string]sreg{
 	"%lanemask_eq": srLanemaskEq, "%lanemask_le": srLanemaskLe, "%lanemask_lt": srLanemaskLt,
 	"%lanemask_ge": srLanemaskGe, "%lanemask_gt": srLanemaskGt,
 	"%dynamic_smem_size": srDynSmem, "%total_smem_size": srTotalSmem,
+	// A launch without clusters runs one CTA per cluster: the cluster id
+	// is the CTA id and the CTA's rank in its cluster is 0.
+	"%clusterid.x": srCtaidX, "%clusterid.y": srCtaidY, "%clusterid.z": srCtaidZ,
+	"%nclusterid.x": srNctaidX, "%nclusterid.y": srNctaidY, "%nclusterid.z": srNctaidZ,
+	"%cluster_ctarank": srZero, "%cluster_nctarank": srOne,
+	"%cluster_ctaid.x": srZero, "%cluster_ctaid.y": srZero, "%cluster_ctaid.z": srZero,
+	"%cluster_nctaid.x": srOne, "%cluster_nctaid.y": srOne, "%cluster_nctaid.z": srOne,
 }
 
 // Clock kinds for OpClock (Inst.Imm).

@@ -28,6 +28,10 @@ const (
 	TF32
 	Pred
 	TexRef
+	U16x2 // two 16-bit integers in 32 bits (SIMD add/min/max)
+	S16x2
+	E4M3x2 // two 8-bit floats in 16 bits (cvt only)
+	E5M2x2
 )
 
 var typeNames = map[string]Type{
@@ -36,7 +40,7 @@ var typeNames = map[string]Type{
 	".s8": S8, ".s16": S16, ".s32": S32, ".s64": S64,
 	".f16": F16, ".f16x2": F16x2, ".bf16": BF16, ".bf16x2": BF16x2,
 	".f32": F32, ".f64": F64, ".tf32": TF32, ".pred": Pred,
-	".texref": TexRef,
+	".texref": TexRef, ".u16x2": U16x2, ".s16x2": S16x2, ".e4m3x2": E4M3x2, ".e5m2x2": E5M2x2,
 }
 
 var typeStrings = func() map[Type]string {
@@ -59,9 +63,9 @@ func (t Type) Size() int {
 	switch t {
 	case B8, U8, S8:
 		return 1
-	case B16, U16, S16, F16, BF16:
+	case B16, U16, S16, F16, BF16, E4M3x2, E5M2x2:
 		return 2
-	case B32, U32, S32, F32, F16x2, BF16x2, TF32:
+	case B32, U32, S32, F32, F16x2, BF16x2, TF32, U16x2, S16x2:
 		return 4
 	case B64, U64, S64, F64, TexRef:
 		return 8

@@ -1,0 +1,127 @@
+package memspace
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The fast paths below move 4- or 8-byte scalars for shared and global
+// accesses, the bulk of what kernels do. Each returns false, having written
+// nothing outside dst, when any lane's access is not plainly valid; the
+// caller then takes the general path (Load/Store), which reports the fault.
+
+// LoadScalar loads a.Size (4 or 8) bytes per lane of a.Mask into dst,
+// zero-extended.
+func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
+	n := uint64(a.Size)
+	if n != 4 && n != 8 {
+		return false
+	}
+	if v.Observer != nil {
+		v.Observer.Observe(a)
+	}
+	switch a.Space {
+	case Shared:
+		sh := v.Shared
+		lim := uint64(len(sh))
+		for x := a.Mask; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			p := a.Addr[l]
+			if p&(n-1) != 0 || p >= lim || lim-p < n {
+				return false
+			}
+			if n == 4 {
+				dst[l] = uint64(binary.LittleEndian.Uint32(sh[p:]))
+			} else {
+				dst[l] = binary.LittleEndian.Uint64(sh[p:])
+			}
+		}
+		return true
+	case Global:
+		h := v.hint
+		for x := a.Mask; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			p := a.Addr[l]
+			if p&(n-1) != 0 {
+				return false
+			}
+			if h == nil || p-h.Base >= uint64(len(h.Data)) || uint64(len(h.Data))-(p-h.Base) < n {
+				if h = v.Global.Find(p, n); h == nil {
+					return false
+				}
+			}
+			b := h.Data[p-h.Base:]
+			if n == 4 {
+				dst[l] = uint64(binary.LittleEndian.Uint32(b))
+			} else {
+				dst[l] = binary.LittleEndian.Uint64(b)
+			}
+		}
+		v.hint = h
+		return true
+	}
+	return false
+}
+
+// StoreScalar stores the low a.Size (4 or 8) bytes of src per lane. Lanes
+// are checked before anything is written.
+func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
+	n := uint64(a.Size)
+	if n != 4 && n != 8 {
+		return false
+	}
+	switch a.Space {
+	case Shared:
+		lim := uint64(len(v.Shared))
+		for x := a.Mask; x != 0; x &= x - 1 {
+			p := a.Addr[bits.TrailingZeros32(x)&31]
+			if p&(n-1) != 0 || p >= lim || lim-p < n {
+				return false
+			}
+		}
+		if v.Observer != nil {
+			v.Observer.Observe(a)
+		}
+		sh := v.Shared
+		for x := a.Mask; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			if n == 4 {
+				binary.LittleEndian.PutUint32(sh[a.Addr[l]:], uint32(src[l]))
+			} else {
+				binary.LittleEndian.PutUint64(sh[a.Addr[l]:], src[l])
+			}
+		}
+		return true
+	case Global:
+		h := v.hint
+		for x := a.Mask; x != 0; x &= x - 1 {
+			p := a.Addr[bits.TrailingZeros32(x)&31]
+			if p&(n-1) != 0 {
+				return false
+			}
+			if h == nil || p-h.Base >= uint64(len(h.Data)) || uint64(len(h.Data))-(p-h.Base) < n {
+				if h = v.Global.Find(p, n); h == nil {
+					return false
+				}
+			}
+		}
+		if v.Observer != nil {
+			v.Observer.Observe(a)
+		}
+		for x := a.Mask; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			p := a.Addr[l]
+			if p-h.Base >= uint64(len(h.Data)) || uint64(len(h.Data))-(p-h.Base) < n {
+				h = v.Global.Find(p, n)
+			}
+			if n == 4 {
+				binary.LittleEndian.PutUint32(h.Data[p-h.Base:], uint32(src[l]))
+			} else {
+				binary.LittleEndian.PutUint64(h.Data[p-h.Base:], src[l])
+			}
+		}
+		v.hint = h
+		return true
+	}
+	return false
+}
