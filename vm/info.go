@@ -2,6 +2,9 @@ package vm
 
 import (
 	"sort"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/ptx"
 )
 
 // KernelInfo describes a kernel as `ptxas -v` would, from what the PTX
@@ -25,23 +28,84 @@ type RegClass struct {
 	Count int
 }
 
-// Info lowers the kernel (once) and describes it.
+// Info describes a kernel from a token scan of its body and of the bodies
+// it calls, without parsing or lowering them: listing every kernel of a
+// large module costs about as much as reading it once. Kernel lowers and
+// checks the code itself.
 func (m *Module) Info(name string) (*KernelInfo, error) {
-	k, err := m.Kernel(name)
-	if err != nil {
+	fn := m.funcs[name]
+	if fn == nil || !fn.Entry {
+		_, err := m.lowerKernel(name) // the "no kernel named" error
 		return nil, err
 	}
-	ki := &KernelInfo{Name: name, Params: k.Params, ParamBytes: k.ParamSize, SharedStatic: k.SharedStatic,
-		LocalBytes: k.Entry.LocalSize, ConstBytes: m.constSize, Perf: k.Perf}
-	for t, n := range k.Entry.RegCount {
-		ki.Registers = append(ki.Registers, RegClass{t, n})
+	ki := &KernelInfo{Name: name, ConstBytes: m.constSize, Perf: map[string][]int64{}}
+	for _, p := range fn.Perf {
+		ki.Perf[p.Name] = p.Values
 	}
-	sort.Slice(ki.Registers, func(i, j int) bool { return ki.Registers[i].Type < ki.Registers[j].Type })
-	for _, f := range k.Funcs {
-		ki.Instructions += len(f.Code) - 1 // minus the implicit final exit/ret
-		if f != k.Entry {
-			ki.Callees = append(ki.Callees, f.Name)
+	var off uint64
+	for _, p := range fn.Params {
+		slot, err := paramSlot(p)
+		if err != nil {
+			return nil, &PosError{Pos: p.Pos, Msg: err.Error()}
+		}
+		off = alignUp(off, slot.Align)
+		slot.Offset = off
+		off += slot.Size
+		ki.Params = append(ki.Params, slot)
+	}
+	ki.ParamBytes = off
+	// The entry and every function it can reach.
+	order := []*ptx.Function{fn}
+	seen := map[string]bool{name: true}
+	usedShared := map[*Symbol]bool{}
+	var sharedVars []*ptx.VarDecl
+	for i := 0; i < len(order); i++ {
+		f := order[i]
+		d := m.AST.ScanDecls(f)
+		ki.Instructions += d.Instructions
+		if i == 0 {
+			for t, n := range d.Regs {
+				if ty, ok := typeNames[t]; ok {
+					ki.Registers = append(ki.Registers, RegClass{ty, n})
+				}
+			}
+		}
+		for _, v := range d.Vars {
+			switch v.Space {
+			case ".shared":
+				sharedVars = append(sharedVars, v)
+			case ".local":
+				if i == 0 {
+					size, align, _, err := varLayout(v)
+					if err == nil {
+						ki.LocalBytes = alignUp(ki.LocalBytes, align) + size
+					}
+				}
+			}
+		}
+		for n := range d.Names {
+			if s := m.syms[n]; s != nil && s.Space == memspace.Shared {
+				usedShared[s] = true
+			}
+			if cf := m.funcs[n]; cf != nil && !cf.Entry && cf.HasBody && !seen[n] {
+				seen[n] = true
+				order = append(order, cf)
+				ki.Callees = append(ki.Callees, n)
+			}
 		}
 	}
+	sort.Slice(ki.Registers, func(i, j int) bool { return ki.Registers[i].Type < ki.Registers[j].Type })
+	var sh uint64
+	for _, s := range m.symList {
+		if usedShared[s] && !s.Dynamic {
+			sh = alignUp(sh, s.Align) + s.Size
+		}
+	}
+	for _, v := range sharedVars {
+		if size, align, _, err := varLayout(v); err == nil && size > 0 {
+			sh = alignUp(sh, align) + size
+		}
+	}
+	ki.SharedStatic = sh
 	return ki, nil
 }

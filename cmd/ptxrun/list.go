@@ -21,6 +21,7 @@ the local-memory depot, the constant bank, and performance directives. These
 are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	only := fs.String("kernel", "", "describe only the kernel `NAME`")
+	check := fs.Bool("check", false, "also parse and lower every kernel, reporting what this emulator cannot run")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -46,6 +47,7 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 		names = []string{*only}
 	}
 	var infos []*vm.KernelInfo
+	failed := false
 	for _, n := range names {
 		ki, err := m.Info(n)
 		if err != nil {
@@ -53,7 +55,18 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 			return exitUsage
 		}
 		infos = append(infos, ki)
+		if *check {
+			if _, err := m.Kernel(n); err != nil {
+				fmt.Fprintln(stderr, err)
+				failed = true
+			}
+		}
 	}
+	defer func() {
+		if failed {
+			fmt.Fprintln(stderr, "ptxrun: some kernels cannot run here (see above)")
+		}
+	}()
 	if *asJSON {
 		type param struct {
 			Name   string `json:"name"`
@@ -125,6 +138,9 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 			fmt.Fprintf(tw, "  %s\t%v\t\n", name, v)
 		}
 		tw.Flush()
+	}
+	if failed {
+		return exitFail
 	}
 	return exitOK
 }

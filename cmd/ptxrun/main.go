@@ -68,8 +68,10 @@ func doMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "ptxrun", version)
 		return exitOK
 	default:
-		if strings.HasSuffix(cmd, ".ptx") || fileExists(cmd) {
-			return cmdList(ctx, args, stdout, stderr)
+		for _, a := range args {
+			if strings.HasSuffix(a, ".ptx") || !strings.HasPrefix(a, "-") && fileExists(a) {
+				return cmdList(ctx, args, stdout, stderr)
+			}
 		}
 		fmt.Fprintf(stderr, "ptxrun: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
