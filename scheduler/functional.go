@@ -17,6 +17,9 @@ type Options struct {
 	Workers int
 	// MaxInst stops the launch after this many warp instructions (0: no limit).
 	MaxInst int64
+	// Strict makes behaviour the PTX ISA leaves undefined a fault (see
+	// vm.Launch.Strict).
+	Strict bool
 }
 
 // Result is what a functional run reports.
@@ -45,6 +48,7 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	nsm := gpu.SMs
 	l.NumSMs = nsm
 	l.MaxInst = opt.MaxInst
+	l.Strict = opt.Strict
 	n := l.NumCTAs()
 	place := Placement(n, nsm)
 	perSM := make([][]int, nsm)

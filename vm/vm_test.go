@@ -25,6 +25,11 @@ const header = `.version 8.5
 // extra args, and returns the buffers afterwards.
 func run(t *testing.T, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *scheduler.Result, error) {
 	t.Helper()
+	return runOpt(t, scheduler.Options{MaxInst: 1 << 24}, src, kernel, grid, block, bufs, extra...)
+}
+
+func runOpt(t *testing.T, opt scheduler.Options, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *scheduler.Result, error) {
+	t.Helper()
 	dev := vm.NewDevice()
 	m, err := dev.LoadModule("test.ptx", []byte(header+src))
 	if err != nil {
@@ -44,7 +49,7 @@ func run(t *testing.T, src, kernel string, grid, block [3]uint32, bufs [][]uint3
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{MaxInst: 1 << 24})
+	res, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, opt)
 	if err != nil {
 		return nil, res, err
 	}

@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/vm"
 )
 
 func TestShuffleWaitsForItsMembermask(t *testing.T) {
@@ -117,4 +120,79 @@ func TestAtomicsContend(t *testing.T) {
 	require.Equal(t, uint32(1023), out[0][1])
 	require.Equal(t, uint32(1024), out[0][2])
 	require.Equal(t, uint32(128), out[0][3])
+}
+
+func TestAtomicFaults(t *testing.T) {
+	cases := []struct{ name, inst, want string }{
+		{"misaligned", "atom.global.add.u32 	%r5, [%rd2+2], 1;", "misaligned address"},
+		{"out of bounds", "atom.global.add.u32 	%r5, [%rd2+4096], 1;", "not inside any allocation"},
+		{"local space", "atom.add.u32 	%r5, [%rd5], 1;", "atomics apply to global and shared memory"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := `
+.visible .entry k(.param .u64 p0)
+{
+	.local .align 4 .b8 	__local_depot0[8];
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	mov.u64 	%rd4, __local_depot0;
+	cvta.local.u64 	%rd5, %rd4;
+` + prologue + `
+	` + c.inst + `
+	ret;
+}`
+			_, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
+			require.ErrorContains(t, err, c.want)
+			require.ErrorContains(t, err, "kernel k, block (0,0,0), thread (")
+		})
+	}
+}
+
+func TestStrictShuffleWithExitedLanes(t *testing.T) {
+	// Lanes 16..31 exit, then the rest shuffle with a full member mask:
+	// defined for sm_70+ (exited lanes are not waited for), a fault under
+	// --strict.
+	src := `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+` + prologue + `
+	setp.ge.u32 	%p1, %r4, 16;
+	@%p1 exit;
+	shfl.sync.down.b32 	%r5, %r4, 1, 31, -1;
+	st.global.u32 	[%rd2], %r5;
+	ret;
+}`
+	out, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
+	require.NoError(t, err)
+	require.Equal(t, uint32(15), out[0][14])
+	_, _, err = runOpt(t, scheduler.Options{Strict: true}, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
+	require.ErrorContains(t, err, "membermask 0xffffffff names lanes that have exited (0xffff0000)")
+}
+
+func TestWarpSyncDeadlockIsReported(t *testing.T) {
+	// Odd lanes shuffle with a full mask while even lanes wait at a
+	// barrier: neither can complete.
+	src := `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+` + prologue + `
+	and.b32 	%r5, %r4, 1;
+	setp.eq.u32 	%p1, %r5, 0;
+	@%p1 bra 	$L__even;
+	shfl.sync.bfly.b32 	%r6, %r4, 1, 31, -1;
+	ret;
+$L__even:
+	bar.sync 	0;
+	ret;
+}`
+	_, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
+	require.ErrorIs(t, err, vm.ErrDeadlock)
+	require.ErrorContains(t, err, "wait at a warp-synchronous instruction")
 }

@@ -26,6 +26,7 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	maxInst := fs.Int64("max-inst", 0, "stop after `N` warp instructions (0: no limit)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault (warp-synchronous member masks naming exited lanes, shuffles reading inactive lanes)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -45,7 +46,7 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 		fmt.Fprintln(stderr, "ptxrun run:", err)
 		return exitUsage
 	}
-	run, err := scheduler.RunSpec(ctx, spec, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst}, nil)
+	run, err := scheduler.RunSpec(ctx, spec, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict}, nil)
 	if err != nil {
 		fmt.Fprintln(stderr, "ptxrun run:", err)
 		if vm.IsRuntime(err) {

@@ -25,6 +25,7 @@ mismatch, the first differing elements. Exits 1 if any case fails.`, stderr)
 	maxInst := fs.Int64("max-inst", 1<<32, "stop a case after `N` warp instructions (0: no limit)")
 	verbose := fs.Bool("v", false, "print passing cases too")
 	gpuName := fs.String("gpu", "h100", "GPU profile")
+	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -49,7 +50,7 @@ mismatch, the first differing elements. Exits 1 if any case fails.`, stderr)
 		return exitUsage
 	}
 	start := time.Now()
-	opt := suite.Options{GPU: gpu, Workers: *workers, ULP: *ulp, MaxInst: *maxInst}
+	opt := suite.Options{GPU: gpu, Workers: *workers, ULP: *ulp, MaxInst: *maxInst, Strict: *strict}
 	var report func(*suite.Result)
 	if !*asJSON {
 		report = func(r *suite.Result) { printResult(stdout, r, *verbose) }

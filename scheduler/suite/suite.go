@@ -102,6 +102,7 @@ type Options struct {
 	Workers int    // cases run in parallel (0: GOMAXPROCS)
 	ULP     uint64 // extra tolerance for every float output, on top of each spec's own
 	MaxInst int64  // instruction budget per case (0: none)
+	Strict  bool   // undefined behaviour is a fault
 }
 
 // Run runs every case; results come back in the order of cases. report, if
@@ -163,7 +164,7 @@ func RunCase(ctx context.Context, c Case, opt Options, cache *vm.ModuleCache) *R
 		}
 		want[o] = b
 	}
-	run, err := scheduler.RunSpec(ctx, spec, opt.GPU, scheduler.Options{Workers: 1, MaxInst: opt.MaxInst}, cache)
+	run, err := scheduler.RunSpec(ctx, spec, opt.GPU, scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict}, cache)
 	if err != nil {
 		r.Status, r.Error = Error, err.Error()
 		return r
