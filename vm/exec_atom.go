@@ -165,7 +165,7 @@ func atomApply(in *Inst, sp memspace.Space, old, b, c uint64) uint64 {
 			// Global f32 atomic adds flush subnormals; shared ones keep them.
 			return uint64(fpu.Add32(uint32(old), uint32(b), fpu.RN, sp == memspace.Global, false))
 		case F64:
-			return fpu.Add64(old, b, fpu.RN)
+			return fpu.AtomAdd64(old, b, sp == memspace.Shared)
 		case F16:
 			return uint64(fpu.Add16(uint16(old), uint16(b), fpu.RN, false, false))
 		case BF16:

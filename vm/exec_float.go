@@ -145,6 +145,22 @@ func f32Op(in *Inst, a, b, c uint32) uint32 {
 func f64Op(in *Inst, a, b, c uint64) uint64 {
 	r := fpu.Round(in.Rnd)
 	approx := in.Flags&FApprox != 0
+	if in.Flags&FNaNFirstA != 0 {
+		// The GPU returns the NaN of the operand ptxas places second in the
+		// machine instruction; lowering predicted a comes first here.
+		switch in.Op {
+		case OpFAdd:
+			return fpu.Add64(b, a, r)
+		case OpFSub:
+			return fpu.Sub64Swapped(a, b, r)
+		case OpFMul:
+			return fpu.Mul64(b, a, r)
+		case OpFMin:
+			return fpu.Min64(b, a)
+		case OpFMax:
+			return fpu.Max64(b, a)
+		}
+	}
 	switch in.Op {
 	case OpFAdd:
 		return fpu.Add64(a, b, r)
@@ -182,13 +198,12 @@ func f64Op(in *Inst, a, b, c uint64) uint64 {
 	return 0
 }
 
-// oobNaN is the NaN the tensor memory accelerator writes for out-of-bounds
-// elements; fma .oob treats an operand holding it as making the result +0.
-const oobNaN = 0x7fff
-
 func f16Op(in *Inst, a, b, c uint16, bf bool) uint16 {
-	if in.Flags&FOob != 0 && in.Op == OpFFma && (a == oobNaN || b == oobNaN || c == oobNaN) {
-		return 0
+	if in.Flags&FOob != 0 && in.Op == OpFFma {
+		if bf {
+			return fpu.FmaOOBBF16(a, b, c, in.Flags&FRelu != 0)
+		}
+		return fpu.FmaOOB16(a, b, c, in.Flags&FRelu != 0)
 	}
 	r := fpu.Round(in.Rnd)
 	ftz, sat := in.Flags&FFtz != 0, in.Flags&FSat != 0

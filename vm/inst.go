@@ -156,6 +156,7 @@ const (
 	FSatFinite // .satfinite
 	FAccum     // video .add: sum the lanes into c
 	FOob       // fma .oob: an out-of-bounds NaN operand gives +0
+	FNaNFirstA // f64 binary op: a's NaN has priority over b's (see lowering)
 )
 
 // Has reports whether all bits of g are set.

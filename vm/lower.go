@@ -106,6 +106,7 @@ type fnLower struct {
 	sregs     map[sreg]int32
 	labels    map[string]int32
 	fixes     []fixup
+	lastDef   map[int32]int // register offset -> pc of its latest definition (f64 NaN order)
 	// brx.idx target lists, by the label that names them
 	targetLists map[string][]string
 	brxFixes    []brxFix
@@ -609,8 +610,48 @@ func (l *fnLower) setLoc(d *ptx.LocDirective) {
 func (l *fnLower) emit(in Inst, pos ptx.Pos) int {
 	in.Line = int32(pos.Line)
 	in.Src = l.curLoc
+	pc := len(l.f.Code)
+	if l.lastDef == nil {
+		l.lastDef = map[int32]int{}
+	}
+	// f64 NaN priority. When both operands are NaN the GPU returns the one
+	// ptxas puts second in the machine instruction, and ptxas puts the
+	// operand defined earlier first: so the NaN of the operand defined
+	// later (in program order) wins. Measured on every f64 NaN vector of
+	// the recorded kernels at -O3 and -G; PTX itself leaves it open.
+	if in.T == F64 && in.A != NoReg && in.B != NoReg {
+		switch in.Op {
+		case OpFAdd, OpFSub, OpFMul, OpFMin, OpFMax:
+			da, oka := l.lastDef[in.A]
+			db, okb := l.lastDef[in.B]
+			if oka && (!okb || da > db) {
+				in.Flags |= FNaNFirstA
+			}
+		}
+	}
 	l.f.Code = append(l.f.Code, in)
-	return len(l.f.Code) - 1
+	for _, r := range instDefs(&in) {
+		l.lastDef[r] = pc
+	}
+	return pc
+}
+
+// instDefs lists the value registers an instruction writes.
+func instDefs(in *Inst) []int32 {
+	switch in.Op {
+	case OpLd, OpUnpack:
+		return in.V[:in.Vec]
+	case OpSetp, OpTestp, OpPAnd, OpPOr, OpPXor, OpPNot, OpPMov, OpIsspacep, OpSt, OpBra, OpBar, OpCall, OpRet, OpExit:
+		return nil
+	case OpVote:
+		if in.Imm != voteBallot {
+			return nil
+		}
+	}
+	if in.D != NoReg {
+		return []int32{in.D}
+	}
+	return nil
 }
 
 // paramSlot computes the layout of a parameter declaration.

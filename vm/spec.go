@@ -50,9 +50,13 @@ type Spec struct {
 // apart, or |got - want| <= max(Abs, Rel*|want|). Outputs and Default give
 // per-output criteria instead of one for all.
 type Tolerance struct {
-	ULP     uint64                `json:"ulp,omitempty"`
-	Abs     float64               `json:"abs,omitempty"`
-	Rel     float64               `json:"rel,omitempty"`
+	ULP uint64  `json:"ulp,omitempty"`
+	Abs float64 `json:"abs,omitempty"`
+	Rel float64 `json:"rel,omitempty"`
+	// AnyNaN accepts a NaN for a NaN whatever their payloads (for results
+	// where the GPU's choice among several NaN operands follows ptxas's
+	// register order, which PTX does not fix).
+	AnyNaN  bool                  `json:"any_nan,omitempty"`
 	Outputs map[string]*Tolerance `json:"outputs,omitempty"`
 	Default *Tolerance            `json:"default,omitempty"`
 }
@@ -71,11 +75,11 @@ func (t *Tolerance) For(output string) Tolerance {
 		}
 		return Tolerance{}
 	}
-	return Tolerance{ULP: t.ULP, Abs: t.Abs, Rel: t.Rel}
+	return Tolerance{ULP: t.ULP, Abs: t.Abs, Rel: t.Rel, AnyNaN: t.AnyNaN}
 }
 
 // Active reports whether any criterion is set.
-func (t Tolerance) Active() bool { return t.ULP > 0 || t.Abs > 0 || t.Rel > 0 }
+func (t Tolerance) Active() bool { return t.ULP > 0 || t.Abs > 0 || t.Rel > 0 || t.AnyNaN }
 
 // BufferSpec is a device buffer (or, under "symbols", a module variable).
 type BufferSpec struct {

@@ -534,7 +534,10 @@ elementwise("f64_arith", "float_arith", "f64_arith",
             [Buf("a", "f64", data=_a), Buf("b", "f64", data=_b), Buf("c", "f64", data=_c)],
             [Buf("out", "f64", 1024 * 10)], 1024,
             "f64 + - * / sqrt fma, contracted and uncontracted, neg, 1/x over edge pairs",
-            ["fp64.add", "fp64.mul", "fp64.div", "fp64.sqrt", "fp64.fma", "fp64.rcp"])
+            ["fp64.add", "fp64.mul", "fp64.div", "fp64.sqrt", "fp64.fma", "fp64.rcp"],
+            # which NaN an fma returns when several operands are NaN follows
+            # ptxas's register order (not fixed by the PTX): any NaN matches
+            tolerance={"any_nan": True})
 
 _a, _b = _fpairs(F64_CORE, 1040, _rand_f64_mixed, 313)
 _c = np.concatenate([np.resize(F64_CORE[::-1], 784), _rand_f64_mixed(1040 - 784, 315)])
@@ -542,7 +545,8 @@ elementwise("f64_round", "float_arith", "f64_round",
             [Buf("a", "f64", data=_a), Buf("b", "f64", data=_b), Buf("c", "f64", data=_c)],
             [Buf("out", "f64", 1040 * 28)], 1040,
             "f64 add/sub/mul/div/fma/rcp/sqrt in each of rn rz ru rd (__dadd_rz, ...)",
-            ["fp64.round", "fp64.add", "fp64.mul", "fp64.div", "fp64.fma", "fp64.rcp", "fp64.sqrt"])
+            ["fp64.round", "fp64.add", "fp64.mul", "fp64.div", "fp64.fma", "fp64.rcp", "fp64.sqrt"],
+            tolerance={"any_nan": True})
 
 _a, _b = cross(F64_CORE, F64_CORE)
 elementwise("f64_minmax", "float_arith", "f64_minmax",

@@ -35,6 +35,10 @@ func fmtOf(k FloatKind) *format {
 		return &fmtF32
 	case TF32:
 		return &fmtTF32
+	case E4M3:
+		return &fmtE4M3
+	case E5M2:
+		return &fmtE5M2
 	}
 	return &fmtF64
 }
@@ -57,6 +61,10 @@ func IsNaN(a uint64, k FloatKind) bool {
 		return isNaNBF(uint16(a))
 	case F32, TF32:
 		return isNaN32(uint32(a))
+	case E4M3:
+		return a&0x7f == 0x7f
+	case E5M2:
+		return a&0x7f > 0x7c
 	}
 	return isNaN64(a)
 }
@@ -70,8 +78,30 @@ func ToFloat64(a uint64, k FloatKind) float64 {
 		return bf16ToF64(uint16(a))
 	case F32, TF32:
 		return f32d(uint32(a))
+	case E4M3, E5M2:
+		return decodeFmt(a, fmtOf(k))
 	}
 	return f64(a)
+}
+
+// decodeFmt widens a finite value of a narrow format f exactly to float64
+// (infinities by the IEEE rule: all-ones exponent, zero fraction).
+func decodeFmt(a uint64, f *format) float64 {
+	m := a & (1<<f.mant - 1)
+	ex := int(a>>f.mant) & (1<<(f.sign-f.mant) - 1)
+	var v float64
+	switch {
+	case a&^(1<<f.sign) == f.inf && f.emax == f.bias:
+		v = math.Inf(1)
+	case ex == 0:
+		v = math.Ldexp(float64(m), 1-f.bias-int(f.mant))
+	default:
+		v = math.Ldexp(float64(m|1<<f.mant), ex-f.bias-int(f.mant))
+	}
+	if a>>f.sign&1 != 0 {
+		v = -v
+	}
+	return v
 }
 
 func oneOf(k FloatKind) uint64 {
@@ -82,6 +112,10 @@ func oneOf(k FloatKind) uint64 {
 		return 0x3f80
 	case F32, TF32:
 		return uint64(one32)
+	case E4M3:
+		return 0x38
+	case E5M2:
+		return 0x3c
 	}
 	return 0x3ff0000000000000
 }
@@ -92,6 +126,8 @@ func signOf(k FloatKind) uint64 {
 		return 1 << 15
 	case F32, TF32:
 		return 1 << 31
+	case E4M3, E5M2:
+		return 1 << 7
 	}
 	return 1 << 63
 }
@@ -107,12 +143,18 @@ func canonNaN(k FloatKind) uint64 {
 		return uint64(nan32())
 	case TF32:
 		return uint64(CanonNaNTF32)
+	case E4M3, E5M2:
+		return uint64(CanonNaNFP8)
 	}
 	return CanonNaN64
 }
 
 // fromF64 rounds a non-NaN float64 to kind k under r (exact for F64).
-func fromF64(x float64, k FloatKind, r Round) uint64 {
+func fromF64(x float64, k FloatKind, r Round) uint64 { return fromF64x(x, k, r, false) }
+
+// fromF64x is fromF64 with, when ftz is set, the .ftz flush of subnormal
+// results (roundMantFtz).
+func fromF64x(x float64, k FloatKind, r Round, ftz bool) uint64 {
 	if k == F64 {
 		return b64(x)
 	}
@@ -129,7 +171,7 @@ func fromF64(x float64, k FloatKind, r Round) uint64 {
 			z = 1 << f.sign
 		}
 	default:
-		z = roundF64(x, 0, f, r)
+		z = roundF64x(x, 0, f, r, ftz)
 	}
 	return z << encShift(k)
 }
@@ -137,26 +179,29 @@ func fromF64(x float64, k FloatKind, r Round) uint64 {
 // Convert is cvt{.frnd}{.ftz}{.sat}{.relu}{.satfinite}.dst.src between float
 // kinds: a holds the source bits (low bits of the register), the result the
 // destination bits. r is ignored when the conversion is exact.
+//
+// .ftz flushes an f32 subnormal source, except when converting to f16,
+// where the GPU ignores it (cvt_rp_ftz_f16_f32: 0x00000001 → 0x0001), and
+// flushes f32 results that are tiny after rounding (roundMantFtz;
+// cvt_rn_ftz_f32_f64). NaN results follow nanConvert (nan.go).
 func Convert(a uint64, src, dst FloatKind, r Round, fl CvtFlags) uint64 {
 	var z uint64
+	ftz := fl&CvtFtz != 0
+	if dst == TF32 && r == RNA && (src == F32 || src == TF32) {
+		return tf32RNA(uint32(a), fl)
+	}
 	if IsNaN(a, src) {
-		z = nanConvert(a, src, dst)
-		if fl&CvtRelu != 0 {
-			z = canonNaN(dst)
-		}
+		z = nanConvert(a, src, dst, ftz)
 		if fl&CvtSat != 0 {
 			z = 0
 		}
 		return z
 	}
-	if fl&CvtFtz != 0 && (src == F32 || src == TF32) {
+	if ftz && (src == F32 || src == TF32) && dst != F16 {
 		a = uint64(Flush32(uint32(a)))
 	}
-	z = fromF64(ToFloat64(a, src), dst, r)
+	z = fromF64x(ToFloat64(a, src), dst, r, ftz && dst == F32)
 	sign := signOf(dst)
-	if fl&CvtFtz != 0 && dst == F32 {
-		z = uint64(Flush32(uint32(z)))
-	}
 	if fl&CvtSatFinite != 0 && z&^sign == fromF64(math.Inf(1), dst, RN) {
 		z = z&sign | fmtOf(dst).max<<encShift(dst)
 	}
@@ -172,6 +217,28 @@ func Convert(a uint64, src, dst FloatKind, r Round, fl CvtFlags) uint64 {
 		}
 	}
 	return z
+}
+
+// tf32RNA is cvt.rna{.satfinite}{.relu}.tf32.f32 as the GPU computes it, on
+// the bit pattern: round half away from zero is adding half a tf32 ulp to
+// the magnitude and truncating the low 13 bits (which overflows to inf
+// correctly), a NaN is only truncated (0x7f800001 → +inf, 0x7fc00015 →
+// 0x7fc00000: cvt_rna_tf32_f32), and .satfinite then takes one tf32 ulp off
+// any result whose exponent is all ones, inf and NaN alike (inf →
+// 0x7f7fe000, 0x7fc00000 → 0x7fbfe000: cvt_rna_satfinite_tf32_f32).
+func tf32RNA(a uint32, fl CvtFlags) uint64 {
+	z := a
+	if !isNaN32(a) {
+		z += 0x1000
+	}
+	z &^= 0x1fff
+	if fl&CvtSatFinite != 0 && isSpec32(z) {
+		z -= 0x2000
+	}
+	if fl&CvtRelu != 0 && z&sign32 != 0 && !isNaN32(z) {
+		z = 0
+	}
+	return uint64(z)
 }
 
 // F32ToF64 is cvt{.ftz}.f64.f32 (exact).
@@ -197,8 +264,8 @@ func F64ToF32(a uint64, r Round, ftz, sat bool) uint32 {
 	return uint32(Convert(a, F64, F32, r, ftzFlag(ftz)|satFlag(sat)))
 }
 
-// F32ToF16 is cvt.frnd{.ftz}{.sat}.f16.f32 (.ftz flushes an f32 subnormal
-// input). For .relu/.satfinite use Convert.
+// F32ToF16 is cvt.frnd{.ftz}{.sat}.f16.f32 (.ftz has no effect: the GPU does
+// not flush an f32 subnormal input here). For .relu/.satfinite use Convert.
 func F32ToF16(a uint32, r Round, ftz, sat bool) uint16 {
 	return uint16(Convert(uint64(a), F32, F16, r, ftzFlag(ftz)|satFlag(sat)))
 }
@@ -354,10 +421,7 @@ func RoundIntegral(a uint64, k FloatKind, r Round, ftz, sat bool) uint64 {
 	var z uint64
 	switch {
 	case IsNaN(a, k):
-		z = nanConvert(a, k, k)
-		if k == F64 {
-			z = nan64(a, 0)
-		}
+		z = nanConvert(a, k, k, false)
 	default:
 		if ftz && (k == F32 || k == TF32) {
 			a = uint64(Flush32(uint32(a)))

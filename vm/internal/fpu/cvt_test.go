@@ -33,7 +33,14 @@ func TestFloatConversionsTable(t *testing.T) {
 	require.Equal(t, uint32(0), F64ToF32(db(0x1p-127), RN, true, false))
 	require.Equal(t, sign32, F64ToF32(db(-0x1p-127), RN, true, false))
 	require.Equal(t, minNrm32, F64ToF32(db(0x1p-126-0x1p-160), RN, true, false), "rounds up to normal: not flushed")
-	require.Equal(t, CanonNaN32, F64ToF32(qnan64, RN, false, false))
+	require.Equal(t, uint32(0x7fc00000), F64ToF32(0x7ff8000000000015, RN, false, false), "NaN: sign, leading payload, quiet")
+	require.Equal(t, uint32(0xffe00000), F64ToF32(0xfff4000000000000, RZ, true, false))
+	// .ftz: tiny after rounding → ±0 (cvt_rn/rp_ftz_f32_f64)
+	require.Equal(t, uint32(0), F64ToF32(0x380fffffe0000000, RN, true, false))
+	require.Equal(t, minNrm32, F64ToF32(0x380ffffff0000000, RN, true, false))
+	require.Equal(t, uint32(0), F64ToF32(0x380fffffe0000000, RP, true, false))
+	require.Equal(t, minNrm32|sign32, F64ToF32(0xb80ffffff0000000, RM, true, false))
+	require.Equal(t, sign32, F64ToF32(0xb80ffffff0000000, RZ, true, false))
 	require.Equal(t, uint32(0), F64ToF32(qnan64, RN, false, true), ".sat: NaN → +0")
 	require.Equal(t, one32, F64ToF32(db(7), RZ, false, true))
 	require.Equal(t, uint32(0), F64ToF32(db(-7), RZ, false, true))
@@ -50,7 +57,7 @@ func TestFloatConversionsTable(t *testing.T) {
 	require.Equal(t, uint16(0), F32ToF16(fb(0x1p-25), RN, false, false)) // tie → even 0
 	require.Equal(t, hMinSb, F32ToF16(fb(0x1p-25+0x1p-40), RN, false, false))
 	require.Equal(t, hMinSb, F32ToF16(minSub32, RP, false, false))
-	require.Equal(t, uint16(0), F32ToF16(minSub32, RP, true, false), ".ftz flushes the f32 input")
+	require.Equal(t, hMinSb, F32ToF16(minSub32, RP, true, false), ".ftz is ignored by cvt.f16.f32 (cvt_rp_ftz_f16_f32)")
 	require.Equal(t, CanonNaN16, F32ToF16(qnan32, RN, false, false))
 	require.Equal(t, h1, F32ToF16(fb(3), RN, false, true))
 	require.Equal(t, uint16(0), F32ToF16(fb(-3), RN, false, true))
@@ -106,7 +113,9 @@ func TestFloatConversionsTable(t *testing.T) {
 	require.Equal(t, uint32(0x7f7fe000), uint32(Convert(uint64(max32), F32, TF32, RNA, CvtSatFinite)))
 	require.Equal(t, uint32(0x00002000), F32ToTF32(0x00001000, RNA), "subnormal tie away")
 	require.Equal(t, uint32(0), uint32(Convert(uint64(fb(-1)), F32, TF32, RN, CvtRelu)))
-	require.Equal(t, CanonNaNTF32, F32ToTF32(qnan32, RNA))
+	require.Equal(t, CanonNaNTF32, F32ToTF32(qnan32, RN))
+	require.Equal(t, CanonNaNTF32, F32ToTF32(qnan32, RZ))
+	require.Equal(t, qnan32&^0x1fff, F32ToTF32(qnan32, RNA), ".rna truncates a NaN")
 
 	// Convert with the same kind: .ftz/.sat on cvt.f32.f32
 	require.Equal(t, uint64(0), Convert(5, F32, F32, RN, CvtFtz))
@@ -408,25 +417,124 @@ func TestRoundIntegralRandom(t *testing.T) {
 }
 
 func TestConvertNaNPolicy(t *testing.T) {
-	// Every narrowing or same-size conversion of a NaN gives the canonical
-	// NaN of the destination; widening to f64 keeps the payload, quieted.
+	// The GPU's rules (nan.go), with vectors of the conformance suite.
 	for _, c := range []struct {
 		a        uint64
 		src, dst FloatKind
+		fl       CvtFlags
 		want     uint64
 	}{
-		{qnan64, F64, F32, uint64(CanonNaN32)},
-		{qnan64, F64, F16, uint64(CanonNaN16)},
-		{qnan64, F64, BF16, uint64(CanonNaNBF16)},
-		{uint64(qnan32), F32, F16, uint64(CanonNaN16)},
-		{uint64(qnan32), F32, TF32, uint64(CanonNaNTF32)},
-		{uint64(hNaN), F16, F32, uint64(CanonNaN32)},
-		{uint64(hNaN), F16, BF16, uint64(CanonNaNBF16)},
-		{uint64(bNaN), BF16, F32, uint64(bNaN) << 16},
-		{uint64(bNaN), BF16, F64, 0x7ff8200000000000},
-		{uint64(0xffc00001), F32, F64, 0xfff8000020000000},
+		// narrowing from f64: sign and leading payload kept, quiet bit set
+		{0x7ff8000000000015, F64, F32, 0, 0x7fc00000},
+		{0xfff0000000000001, F64, F32, 0, 0xffc00000},
+		{0x7ff7ffffffffffff, F64, F32, CvtFtz, 0x7fffffff},
+		{0xfff4000000000000, F64, F16, 0, 0xff00},
+		{0x7ff7ffffffffffff, F64, F16, 0, 0x7fff},
+		{0xfff8000000000001, F64, BF16, 0, 0xffc0},
+		{0xfff4000000000000, F64, BF16, 0, 0xffe0},
+		// widening to f64: payload kept, quieted; .ftz from f32: canonical
+		{0x7f800001, F32, F64, 0, 0x7ff8000020000000},
+		{0xffc00001, F32, F64, 0, 0xfff8000020000000},
+		{0xffc00001, F32, F64, CvtFtz, 0x7fffffffe0000000},
+		{0x7c01, F16, F64, 0, 0x7ff8040000000000},
+		{0xff81, BF16, F64, 0, 0xfff8200000000000},
+		// bf16 → f32 is a bit move, but not with .ftz
+		{0xffc1, BF16, F32, 0, 0xffc10000},
+		{0xffc1, BF16, F32, CvtFtz, 0x7fffffff},
+		// everything else: the destination's canonical NaN
+		{0xfe01, F16, F32, 0, 0x7fffffff},
+		{0xff800001, F32, F32, CvtFtz, 0x7fffffff},
+		{0xff800001, F32, F16, 0, 0x7fff},
+		{0xffa00000, F32, BF16, CvtRelu, 0x7fff},
+		{0xfe01, F16, BF16, 0, 0x7fff},
+		{0xff81, BF16, F16, 0, 0x7fff},
+		{0xffc00001, F32, TF32, 0, 0x7fffe000},
+		{0xffc00001, F32, TF32, CvtRelu, 0x7fffe000},
+		{0xffc00001, F32, E4M3, CvtSatFinite, 0x7f},
+		{0xffc00001, F32, E5M2, CvtSatFinite | CvtRelu, 0x7f},
+		{0xff, E4M3, F16, 0, 0x7fff},
+		{0xfd, E5M2, F16, CvtRelu, 0x7fff},
+		{0xffc00001, F32, F16, CvtSat, 0},
 	} {
-		require.Equalf(t, c.want, Convert(c.a, c.src, c.dst, RN, 0), "%v→%v %x", c.src, c.dst, c.a)
+		require.Equalf(t, c.want, Convert(c.a, c.src, c.dst, RN, c.fl), "%v→%v %x", c.src, c.dst, c.a)
 	}
 	require.Equal(t, fmt.Sprint(F64), "f64")
+	// cvt.rna.tf32.f32 works on the bit pattern (cvt_rna_tf32_f32,
+	// cvt_rna_satfinite_tf32_f32).
+	for _, c := range []struct {
+		a    uint32
+		fl   CvtFlags
+		want uint32
+	}{
+		{0x7f800001, 0, 0x7f800000},
+		{0x7fbfffff, 0, 0x7fbfe000},
+		{0xffc00001, 0, 0xffc00000},
+		{0x7f7ff000, 0, 0x7f800000},
+		{0x7f7fe800, 0, 0x7f7fe000},
+		{0x3f801000, 0, 0x3f802000},
+		{0xbf801000, 0, 0xbf802000},
+		{0x7fc00000, CvtSatFinite, 0x7fbfe000},
+		{0x7f800001, CvtSatFinite, 0x7f7fe000},
+		{0xff800000, CvtSatFinite, 0xff7fe000},
+		{0x7f7ff800, CvtSatFinite, 0x7f7fe000},
+	} {
+		require.Equalf(t, uint64(c.want), Convert(uint64(c.a), F32, TF32, RNA, c.fl), "rna tf32 %08x", c.a)
+	}
+}
+
+func TestConvertFtzF16(t *testing.T) {
+	// .ftz does not flush an f32 subnormal converted to f16
+	// (cvt_rp_ftz_f16_f32), but does for bf16, f32 and f64 destinations.
+	require.Equal(t, uint64(0x0001), Convert(0x00000001, F32, F16, RP, CvtFtz))
+	require.Equal(t, uint64(0x8001), Convert(0x807fffff, F32, F16, RM, CvtFtz))
+	require.Equal(t, uint64(0), Convert(0x007fffff, F32, BF16, RP, CvtFtz))
+	require.Equal(t, uint64(0x8000000000000000), Convert(0x80000001, F32, F64, RN, CvtFtz))
+	require.Equal(t, uint64(0x0080), Convert(0x007fffff, F32, BF16, RP, 0))
+}
+
+func TestConvertFP8(t *testing.T) {
+	// e4m3: no infinities, max 448; satfinite clamps inf and overflow.
+	for _, c := range []struct {
+		x    float32
+		fl   CvtFlags
+		want uint64
+	}{
+		{0, CvtSatFinite, 0x00},
+		{float32(math.Copysign(0, -1)), CvtSatFinite, 0x80},
+		{float32(math.Copysign(0, -1)), CvtSatFinite | CvtRelu, 0x00},
+		{1, CvtSatFinite, 0x38},
+		{448, CvtSatFinite, 0x7e},
+		{464, CvtSatFinite, 0x7e},
+		{-3547.08, CvtSatFinite, 0xfe},
+		{float32(math.Inf(1)), CvtSatFinite, 0x7e},
+		{float32(math.Inf(-1)), CvtSatFinite, 0xfe},
+		{float32(math.Inf(-1)), CvtSatFinite | CvtRelu, 0x00},
+		{0x1p-9, CvtSatFinite, 0x01},  // smallest subnormal
+		{0x1p-10, CvtSatFinite, 0x00}, // tie → even
+		{0x1.8p-10, CvtSatFinite, 0x01},
+		{-1.0625, CvtSatFinite, 0xb8}, // 1 + 1/16: tie → even (1.0)
+		{1.1875, CvtSatFinite, 0x3a},  // 1 + 3/16: tie → even (1.25)
+	} {
+		require.Equalf(t, c.want, Convert(uint64(math.Float32bits(c.x)), F32, E4M3, RN, c.fl), "e4m3 %g", c.x)
+	}
+	// e5m2: IEEE-like, max 57344 (0x7b); satfinite clamps.
+	for _, c := range []struct {
+		x    float32
+		want uint64
+	}{
+		{61440, 0x7b}, {-9216, 0xf0}, {-5632, 0xee}, {34816, 0x78}, {53248, 0x7a},
+		{float32(math.Inf(1)), 0x7b}, {float32(math.Inf(-1)), 0xfb}, {1, 0x3c}, {0x1p-16, 0x01},
+	} {
+		require.Equalf(t, c.want, Convert(uint64(math.Float32bits(c.x)), F32, E5M2, RN, CvtSatFinite), "e5m2 %g", c.x)
+	}
+	// widening to f16 is exact (cvt_rn_f16x2_e4m3x2, _e5m2x2)
+	for b, want := range map[uint64]uint64{0x01: 0x1800, 0x08: 0x2400, 0x7e: 0x5f00, 0xfe: 0xdf00, 0x77: 0x5b80} {
+		require.Equalf(t, want, Convert(b, E4M3, F16, RN, 0), "e4m3 %02x", b)
+	}
+	for b, want := range map[uint64]uint64{0x01: 0x0100, 0x7b: 0x7b00, 0x7c: 0x7c00, 0xfc: 0xfc00, 0x83: 0x8300} {
+		require.Equalf(t, want, Convert(b, E5M2, F16, RN, 0), "e5m2 %02x", b)
+	}
+	require.Equal(t, uint64(0), Convert(0x81, E4M3, F16, RN, CvtRelu), ".relu: negative → +0")
+	require.Equal(t, "e4m3", E4M3.String())
+	require.Equal(t, "e5m2", E5M2.String())
 }

@@ -16,14 +16,21 @@
 //     RM and RP (and RNA for cvt), with gradual underflow and IEEE overflow
 //     (RN → inf; RZ → max finite; RM/RP by sign). roundMant in round.go is
 //     the one rounding routine every slow path ends in.
-//   - .ftz flushes f32 (or f16) subnormal inputs, and results that are
-//     subnormal after rounding, to a zero of the same sign.
+//   - .ftz flushes f32 (or f16) subnormal inputs to a zero of the same
+//     sign, and results that are tiny after rounding: below the smallest
+//     normal once rounded to full precision with an unbounded exponent
+//     (roundMantFtz; so a result just below 2^-126 that IEEE subnormal
+//     rounding would carry up to 2^-126 is flushed, as on the GPU).
 //   - .sat clamps to [0.0, 1.0] with NaN (and -0) giving +0.0.
-//   - NaN results follow the policy in nan.go, the single place to change
-//     when real-GPU results disagree.
+//   - NaN results follow the policy in nan.go, read off real-GPU results:
+//     f32/f16/bf16 results are canonical NaNs, f64 results propagate a
+//     quieted input NaN (chosen by operand position) or 0xfff8000000000000.
+//   - gpu_test.go runs every function on the real-GPU vectors of the PTX
+//     conformance suite (testdata/conformance) and logs the largest error
+//     of each approximate instruction.
 //   - Approximate instructions are evaluated accurately and rounded to
-//     nearest, inside the ISA's stated bounds (ApproxBounds), with the ISA's
-//     special-value tables honoured exactly.
+//     nearest (or as fitted to the GPU, see ApproxBounds), inside the ISA's
+//     stated bounds, with the ISA's special-value tables honoured exactly.
 //
 // Speed: the RN, no-.ftz, no-.sat paths of Add32, Mul32, Fma32, Div32,
 // F64ToF32 and the f64 operations are a few native float operations plus a

@@ -33,7 +33,9 @@ func Sat32(x uint32) uint32 {
 }
 
 // finish32 applies the NaN policy, .ftz on the result and .sat, in that
-// order, to a rounded f32 result.
+// order, to a rounded f32 result. Results rounded by roundF64x with ftz are
+// already flushed by the GPU's rule (tiny after rounding → ±0, see
+// roundMantFtz); the flush here covers the exact native paths.
 func finish32(z uint32, ftz, sat bool) uint32 {
 	if isNaN32(z) {
 		z = nan32()
@@ -79,7 +81,7 @@ func add32(a, b uint32, r Round, ftz, sat bool) uint32 {
 				z = sign32
 			}
 		} else {
-			z = uint32(roundF64(s, sgn(e), &fmtF32, r))
+			z = uint32(roundF64x(s, sgn(e), &fmtF32, r, ftz))
 		}
 	}
 	return finish32(z, ftz, sat)
@@ -102,7 +104,7 @@ func Mul32(a, b uint32, r Round, ftz, sat bool) uint32 {
 	if p == 0 || isSpec32(a) || isSpec32(b) {
 		z = b32(float32(p)) // ±0, ±inf or NaN: exact
 	} else {
-		z = uint32(roundF64(p, 0, &fmtF32, r))
+		z = uint32(roundF64x(p, 0, &fmtF32, r, ftz))
 	}
 	return finish32(z, ftz, sat)
 }
@@ -147,7 +149,7 @@ func fma32(a, b, c uint32, r Round, ftz, sat bool) uint32 {
 				z = sign32
 			}
 		} else {
-			z = uint32(roundF64(s, sgn(e), &fmtF32, r))
+			z = uint32(roundF64x(s, sgn(e), &fmtF32, r, ftz))
 		}
 	}
 	return finish32(z, ftz, sat)
@@ -167,7 +169,7 @@ func Div32(a, b uint32, r Round, ftz bool) uint32 {
 		a, b = Flush32(a), Flush32(b)
 	}
 	var z uint32
-	if r == RN || isSpec32(a) || isSpec32(b) || a<<1 == 0 || b<<1 == 0 {
+	if isSpec32(a) || isSpec32(b) || a<<1 == 0 || b<<1 == 0 {
 		z = b32(f32(a) / f32(b))
 	} else {
 		x, y := f32d(a), f32d(b)
@@ -179,7 +181,7 @@ func Div32(a, b uint32, r Round, ftz bool) uint32 {
 		if y < 0 {
 			t = -t
 		}
-		z = uint32(roundF64(q, t, &fmtF32, r))
+		z = uint32(roundF64x(q, t, &fmtF32, r, ftz))
 	}
 	return finish32(z, ftz, false)
 }

@@ -271,6 +271,24 @@ func TestDiv32Table(t *testing.T) {
 	require.Equal(t, max32, Rcp32(minSub32, RZ, false))
 }
 
+func TestFtzTinyAfterRounding32(t *testing.T) {
+	// .ftz flushes a result that is below 2^-126 after rounding to 24 bits
+	// with an unbounded exponent, even when IEEE subnormal rounding would
+	// give 2^-126 (div_rp_ftz_f32, div_rm_ftz_f32, mad_rn_ftz_f32), and
+	// keeps one that rounds up to 2^-126 (fma_rn_ftz_f32).
+	const oneUp = 0x3f800001
+	require.Equal(t, uint32(0), Div32(minNrm32, oneUp, RP, true))
+	require.Equal(t, minNrm32, Div32(minNrm32, oneUp, RP, false))
+	require.Equal(t, sign32, Div32(minNrm32|sign32, oneUp, RM, true))
+	require.Equal(t, sign32, Div32(minNrm32|sign32, oneUp, RN, true))
+	require.Equal(t, sign32, Fma32(minNrm32, 0x33800000, minNrm32|sign32, RN, true, false))
+	require.Equal(t, minNrm32|sign32, Fma32(minNrm32, 0x33800000, minNrm32|sign32, RN, false, false))
+	require.Equal(t, minNrm32, Mul32(0x3f7fffff, 0x00800001, RN, true, false))
+	require.Equal(t, uint32(0), Mul32(0x3f7fffff, 0x00800000, RN, true, false))
+	require.Equal(t, uint32(0), Mul32(0x3f7fffff, 0x00800000, RP, true, false), "exact 2^-126 - 2^-150 is tiny")
+	require.Equal(t, minNrm32, Mul32(0x3f7fffff, 0x00800000, RP, false, false))
+}
+
 func TestSqrt32Table(t *testing.T) {
 	cases := []struct {
 		a    uint32

@@ -88,7 +88,7 @@ func Add64(a, b uint64, r Round) uint64 {
 	if r == RN || isSpec64(a) || isSpec64(b) {
 		z := b64(x + y)
 		if isNaN64(z) {
-			return nan64(a, b)
+			return nanAdd64(a, b)
 		}
 		return z
 	}
@@ -102,12 +102,40 @@ func Add64(a, b uint64, r Round) uint64 {
 	return adjust64(s, sgn(e), r)
 }
 
-// Sub64 is sub{.rnd}.f64. A NaN b propagates with its own sign.
+// Sub64 is sub{.rnd}.f64. A NaN b propagates with its own sign, and before
+// a NaN a (nan.go).
 func Sub64(a, b uint64, r Round) uint64 {
 	if isNaN64(b) {
-		return nan64(a, b)
+		return nanAdd64(a, b)
 	}
 	return Add64(a, b^sign64, r)
+}
+
+// Sub64Swapped is Sub64 with a's NaN taking precedence over b's: the same
+// value for every other input. Which NaN a two-operand f64 instruction
+// returns is not a property of the PTX instruction: the hardware returns
+// its second source's NaN first, and ptxas chooses the order of the sources
+// (nan.go). For add, mul, fma (a and b), min and max the caller gets the
+// other order by swapping the commutative operands; sub needs this.
+func Sub64Swapped(a, b uint64, r Round) uint64 {
+	if isNaN64(a) || isNaN64(b) {
+		return nanDiv64(a, b) // a's NaN first
+	}
+	return Add64(a, b^sign64, r)
+}
+
+// AtomAdd64 is the value atom.add.f64 and red.add.f64 store: old + b,
+// rounded to nearest, with the NaN rules of the unit that performs it
+// (nan.go): on shared memory (the SM's adder) old's NaN before b's, quieted;
+// on global memory (the L2's) b's NaN before old's, not quieted.
+func AtomAdd64(old, b uint64, shared bool) uint64 {
+	if isNaN64(old) || isNaN64(b) {
+		if shared {
+			return nanDiv64(old, b) // old's NaN first, quieted
+		}
+		return nanAtomGlobal64(old, b)
+	}
+	return Add64(old, b, RN)
 }
 
 // Mul64 is mul{.rnd}.f64.
@@ -116,7 +144,7 @@ func Mul64(a, b uint64, r Round) uint64 {
 	if r == RN || isSpec64(a) || isSpec64(b) || a<<1 == 0 || b<<1 == 0 {
 		z := b64(x * y)
 		if isNaN64(z) {
-			return nan64(a, b)
+			return nanAdd64(a, b)
 		}
 		return z
 	}
@@ -139,7 +167,7 @@ func Div64(a, b uint64, r Round) uint64 {
 	if r == RN || isSpec64(a) || isSpec64(b) || a<<1 == 0 || b<<1 == 0 {
 		z := b64(x / y)
 		if isNaN64(z) {
-			return nan64(a, b)
+			return nanDiv64(a, b)
 		}
 		return z
 	}
@@ -162,7 +190,7 @@ func Sqrt64(a uint64, r Round) uint64 {
 	if r == RN || isSpec64(a) || x <= 0 {
 		z := b64(math.Sqrt(x))
 		if isNaN64(z) {
-			return nan64(a, 0)
+			return nanUnary64(a)
 		}
 		return z
 	}
@@ -189,7 +217,7 @@ func Fma64(a, b, c uint64, r Round) uint64 {
 	if r == RN || isSpec64(a) || isSpec64(b) || isSpec64(c) {
 		d := b64(math.FMA(x, y, z))
 		if isNaN64(d) {
-			return nan64x3(a, b, c)
+			return nanFma64(a, b, c)
 		}
 		return d
 	}
@@ -264,7 +292,7 @@ func minmax64(a, b uint64, isMax bool) uint64 {
 	an, bn := isNaN64(a), isNaN64(b)
 	switch {
 	case an && bn:
-		return nan64(a, b)
+		return nanAdd64(a, b)
 	case an:
 		return b
 	case bn:
@@ -275,25 +303,26 @@ func minmax64(a, b uint64, isMax bool) uint64 {
 	return b
 }
 
-// Min64 is min.f64: one NaN operand yields the other; -0 < +0.
+// Min64 is min.f64: one NaN operand yields the other, two give b quieted
+// (nan.go); -0 < +0.
 func Min64(a, b uint64) uint64 { return minmax64(a, b, false) }
 
 // Max64 is max.f64: one NaN operand yields the other; +0 > -0.
 func Max64(a, b uint64) uint64 { return minmax64(a, b, true) }
 
-// Abs64 is abs.f64; a NaN is passed through unchanged (ISA 9.7.3.9).
+// Abs64 is abs.f64. A NaN is returned quieted with its sign (nan.go; the
+// ISA says "passed through unchanged", the GPU quiets it).
 func Abs64(a uint64) uint64 {
 	if isNaN64(a) {
-		return absNeg64NaN(a)
+		return nanUnary64(a)
 	}
 	return a &^ sign64
 }
 
-// Neg64 is neg.f64; a NaN is passed through unchanged (CUDA Programming
-// Guide; the ISA says "unspecified NaN").
+// Neg64 is neg.f64. A NaN is returned quieted, its sign unchanged (nan.go).
 func Neg64(a uint64) uint64 {
 	if isNaN64(a) {
-		return absNeg64NaN(a)
+		return nanUnary64(a)
 	}
 	return a ^ sign64
 }

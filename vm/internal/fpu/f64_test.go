@@ -59,11 +59,16 @@ func TestAdd64Table(t *testing.T) {
 		{inf64, ninf64, RN, CanonNaN64},
 		{inf64, ninf64, RZ, CanonNaN64},
 		{inf64, db(1), RM, inf64},
-		// NaN payloads propagate (quieted), first operand first
+		// NaN payloads propagate (quieted), b's before a's (nan.go)
 		{qnan64, db(1), RN, qnan64},
 		{db(1), snan64, RN, snan64 | 1<<51},
-		{snan64, qnan64, RP, snan64 | 1<<51},
-		{qnan64 | sign64, snan64, RZ, qnan64 | sign64},
+		{snan64, qnan64, RP, qnan64},
+		{qnan64 | sign64, snan64, RZ, snan64 | 1<<51},
+		// the GPU's own vectors (add_rn_f64)
+		{0x7ff8000000000000, 0xfff0000000000003, RN, 0xfff8000000000003},
+		{0xfff0000000000003, 0x7ff8000000000000, RN, 0x7ff8000000000000},
+		{0xfff0000000000003, 0xfff0000000000003, RN, 0xfff8000000000003},
+		{0x7ff0000000000000, 0xfff0000000000000, RN, 0xfff8000000000000},
 	}
 	for _, c := range cases {
 		require.Equalf(t, c.want, Add64(c.a, c.b, c.r), "Add64(%016x,%016x)/%v", c.a, c.b, c.r)
@@ -71,7 +76,17 @@ func TestAdd64Table(t *testing.T) {
 	require.Equal(t, nz64, Sub64(db(1), db(1), RM))
 	require.Equal(t, db(-1), Sub64(db(2), db(3), RN))
 	require.Equal(t, qnan64, Sub64(db(1), qnan64, RN), "Sub64 keeps the NaN operand's sign")
+	require.Equal(t, snan64|sign64|1<<51, Sub64(db(1), snan64|sign64, RN), "Sub64 quiets, never negates")
 	require.Equal(t, CanonNaN64, Sub64(inf64, inf64, RP))
+	require.Equal(t, uint64(0xfff8000000000000), Sub64(inf64, inf64, RN), "sub_rn_f64")
+	require.Equal(t, uint64(0xfff8000000000003), Sub64(0x7ff8000000000000, 0xfff0000000000003, RN))
+	require.Equal(t, uint64(0x7ff8000000000000), Sub64(0xfff0000000000003, 0x7ff8000000000000, RN))
+	// Sub64Swapped: the same values, a's NaN first.
+	require.Equal(t, uint64(0x7ff8000000000000), Sub64Swapped(0x7ff8000000000000, 0xfff0000000000003, RN))
+	require.Equal(t, uint64(0xfff8000000000003), Sub64Swapped(0xfff0000000000003, 0x7ff8000000000000, RN))
+	require.Equal(t, qnan64, Sub64Swapped(db(1), qnan64, RN))
+	require.Equal(t, db(-1), Sub64Swapped(db(2), db(3), RN))
+	require.Equal(t, nz64, Sub64Swapped(db(1), db(1), RM))
 }
 
 func TestMul64Table(t *testing.T) {
@@ -183,7 +198,7 @@ func TestFma64Table(t *testing.T) {
 		{0, db(1), db(5), RM, db(5)},
 		{inf64, 0, db(1), RZ, CanonNaN64},
 		{inf64, db(1), ninf64, RN, CanonNaN64},
-		{qnan64, db(2), snan64, RN, qnan64},
+		{qnan64, db(2), snan64, RN, snan64 | 1<<51}, // c's NaN before a's
 		{db(2), db(2), snan64, RM, snan64 | 1<<51},
 		{db(1), db(1), inf64, RZ, inf64},
 		// exact sum beyond binary64 resolved in every direction
@@ -221,6 +236,52 @@ func TestFma64Table(t *testing.T) {
 	for _, c := range cases {
 		require.Equalf(t, c.want, Fma64(c.a, c.b, c.c, c.r), "Fma64(%016x,%016x,%016x)/%v", c.a, c.b, c.c, c.r)
 	}
+	// NaN choice: b, then c, then a (fma_*_f64, mad_*_f64 vectors).
+	const q, sn = uint64(0x7ff8000000000000), uint64(0xfff0000000000003)
+	for _, c := range []struct{ a, b, c, want uint64 }{
+		{sn, db(1), q, q},
+		{q, db(3), sn, sn | 1<<51},
+		{db(1), q, sn, q},
+		{inf64, sn, q, sn | 1<<51},
+		{q, sn, db(-1), sn | 1<<51},
+		{sn, q, db(-1), q},
+		{sn, sn, db(2), sn | 1<<51},
+		{inf64, 0, db(1), CanonNaN64},
+	} {
+		require.Equalf(t, c.want, Fma64(c.a, c.b, c.c, RN), "Fma64(%016x,%016x,%016x)", c.a, c.b, c.c)
+	}
+}
+
+func TestAtomAdd64(t *testing.T) {
+	// atom_*_add_f64 / red_*_add_f64 vectors.
+	const q, sn = uint64(0x7ff8000000000000), uint64(0xfff0000000000003)
+	for _, c := range []struct {
+		old, b         uint64
+		shared, global uint64
+	}{
+		{q, sn, q, sn},
+		{sn, q, sn | 1<<51, q},
+		{sn, db(1), sn | 1<<51, sn},
+		{db(1), sn, sn | 1<<51, sn},
+		{sn, sn, sn | 1<<51, sn},
+		{inf64, ninf64, CanonNaN64, CanonNaN64},
+		{db(1), db(2), db(3), db(3)},
+	} {
+		require.Equalf(t, c.shared, AtomAdd64(c.old, c.b, true), "shared %x + %x", c.old, c.b)
+		require.Equalf(t, c.global, AtomAdd64(c.old, c.b, false), "global %x + %x", c.old, c.b)
+	}
+}
+
+func TestDiv64NaN(t *testing.T) {
+	// div takes a's NaN before b's (div_rn_f64), invalid → CanonNaN64.
+	const q, sn = uint64(0x7ff8000000000000), uint64(0xfff0000000000003)
+	require.Equal(t, q, Div64(q, sn, RN))
+	require.Equal(t, sn|1<<51, Div64(sn, q, RZ))
+	require.Equal(t, sn|1<<51, Div64(db(1), sn, RM))
+	require.Equal(t, uint64(0xfff8000000000000), Div64(0, 0, RN))
+	require.Equal(t, uint64(0xfff8000000000000), Div64(inf64, ninf64, RP))
+	require.Equal(t, uint64(0xfff8000000000000), Sqrt64(db(-2), RN))
+	require.Equal(t, uint64(0xfff8000000000001), Rcp64(0xfff0000000000001, RN))
 }
 
 func TestMinMaxAbsNeg64(t *testing.T) {
@@ -228,14 +289,17 @@ func TestMinMaxAbsNeg64(t *testing.T) {
 	require.Equal(t, db(2), Max64(db(1), db(2)))
 	require.Equal(t, db(2), Min64(qnan64, db(2)))
 	require.Equal(t, db(2), Max64(db(2), snan64))
-	require.Equal(t, qnan64, Min64(qnan64, snan64))
+	require.Equal(t, snan64|1<<51, Min64(qnan64, snan64), "two NaNs: b quieted (min_f64)")
+	require.Equal(t, qnan64, Max64(snan64, qnan64))
 	require.Equal(t, nz64, Min64(0, nz64))
 	require.Equal(t, uint64(0), Max64(nz64, 0))
 	require.Equal(t, minSub64|sign64, Min64(minSub64, minSub64|sign64))
 
 	require.Equal(t, db(1), Abs64(db(-1)))
-	require.Equal(t, qnan64|sign64, Abs64(qnan64|sign64), "abs.f64 passes NaN through")
-	require.Equal(t, snan64, Neg64(snan64), "neg.f64 passes NaN through")
+	require.Equal(t, qnan64|sign64, Abs64(qnan64|sign64), "abs.f64 keeps a NaN's sign")
+	require.Equal(t, snan64|1<<51, Neg64(snan64), "neg.f64 quiets a NaN, keeps its sign")
+	require.Equal(t, uint64(0xfff8000000000001), Abs64(0xfff0000000000001), "abs_f64")
+	require.Equal(t, uint64(0x7fffffffffffffff), Neg64(0x7ff7ffffffffffff), "neg_f64")
 	require.Equal(t, nz64, Neg64(0))
 	require.Equal(t, minSub64|sign64, Neg64(minSub64))
 

@@ -33,7 +33,7 @@ func AddRN64(a, b uint64) uint64 {
 	if z := f64(a) + f64(b); z == z { // not NaN
 		return b64(z)
 	}
-	return nan64(a, b)
+	return nanAdd64(a, b)
 }
 
 // MulRN64 is mul.rn.f64.
@@ -41,5 +41,5 @@ func MulRN64(a, b uint64) uint64 {
 	if z := f64(a) * f64(b); z == z { // not NaN
 		return b64(z)
 	}
-	return nan64(a, b)
+	return nanAdd64(a, b)
 }

@@ -132,7 +132,7 @@ func (k *halfKind) op(op int, a, b, c uint16, r Round, ftz, sat bool) uint16 {
 			z = sign16
 		}
 	default:
-		z = uint16(roundF64(s, sgn(e), k.f, r))
+		z = uint16(roundF64x(s, sgn(e), k.f, r, ftz))
 	}
 	if ftz {
 		z = k.flush(z)
@@ -282,4 +282,35 @@ func AbsBF16(a uint16) uint16 {
 		return nanBF16()
 	}
 	return a &^ sign16
+}
+
+// oobNaN is the "out-of-bounds" NaN of fma.oob: an operand with this bit
+// pattern forces the result to +0 (PTX ISA 9.7.4.4, fma .oob).
+const oobNaN = 0x7fff
+
+// FmaOOB16 is fma.rn.oob{.relu}.f16: fma.rn.f16, except that the result is
+// +0 when any operand is the OOB NaN 0x7fff. Other NaN operands give the
+// canonical NaN as usual (fma_rn_oob_f16). The conformance vectors hold no
+// 0x7fff operand, so the +0 rule is the ISA's, unconfirmed on the GPU.
+func FmaOOB16(a, b, c uint16, relu bool) uint16 {
+	if a == oobNaN || b == oobNaN || c == oobNaN {
+		return 0
+	}
+	v := Fma16(a, b, c, RN, false, false)
+	if relu {
+		v = Relu16(v)
+	}
+	return v
+}
+
+// FmaOOBBF16 is fma.rn.oob{.relu}.bf16 (see FmaOOB16).
+func FmaOOBBF16(a, b, c uint16, relu bool) uint16 {
+	if a == oobNaN || b == oobNaN || c == oobNaN {
+		return 0
+	}
+	v := FmaBF16(a, b, c, RN)
+	if relu {
+		v = ReluBF16(v)
+	}
+	return v
 }

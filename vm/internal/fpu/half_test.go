@@ -81,6 +81,21 @@ func TestHalfArithTable(t *testing.T) {
 	}
 }
 
+func TestHalfFtzAndOOB(t *testing.T) {
+	// fma_rn_ftz_sat_f16x2 [89]: 2^-14·(1 - 2^-11) + ... just below the
+	// smallest normal after rounding at 11 bits: flushed, where subnormal
+	// rounding gives 0x0400.
+	require.Equal(t, uint16(0), Fma16(0x1000, 0x8400, 0x0400, RN, true, true))
+	require.Equal(t, uint16(0x0400), Fma16(0x0400, 0x3c00, 0, RN, true, false))
+	// fma.oob: the OOB NaN 0x7fff gives +0; other NaNs the canonical NaN.
+	require.Equal(t, uint16(0), FmaOOB16(0x7fff, 0x3c00, 0x3c00, false))
+	require.Equal(t, uint16(0), FmaOOBBF16(0x3f80, 0x7fff, 0x3f80, true))
+	require.Equal(t, CanonNaN16, FmaOOB16(0x7e00, 0x3c00, 0x3c00, false))
+	require.Equal(t, CanonNaNBF16, FmaOOBBF16(0x7fc0, 0x3f80, 0x3f80, true))
+	require.Equal(t, uint16(0), FmaOOB16(0xbc00, 0x3c00, 0, true))
+	require.Equal(t, uint16(0x4000), FmaOOB16(0x3c00, 0x3c00, 0x3c00, false))
+}
+
 func TestHalfMinMaxAbsNeg(t *testing.T) {
 	h2 := uint16(0x4000)
 	require.Equal(t, h1, Min16(h1, h2, false, false, false))

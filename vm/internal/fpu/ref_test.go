@@ -165,11 +165,23 @@ func refFinish(x *big.Rat, zero uint64, f tfmt, r Round, ftz bool) uint64 {
 	z := zero
 	if x.Sign() != 0 {
 		z = refRound(x, f, r)
+		if ftz && refTinyAfterRounding(x, f, r) {
+			z = z & f.signBit()
+		}
 	}
 	if ftz {
 		z = f.flush(z)
 	}
 	return z
+}
+
+// refTinyAfterRounding reports whether x, rounded under r to f's precision
+// with an unbounded exponent range, is below f's smallest normal: the GPU's
+// .ftz criterion (roundMantFtz).
+func refTinyAfterRounding(x *big.Rat, f tfmt, r Round) bool {
+	wide := tfmt{mant: f.mant, bias: 1<<14 - 1, width: f.mant + 16}
+	v := new(big.Rat).Abs(ratOf(refRound(x, wide, r)&^wide.signBit(), wide))
+	return v.Cmp(pow2Rat(1-f.bias)) < 0
 }
 
 func refAdd(a, b uint64, f tfmt, r Round, ftz bool) uint64 {

@@ -42,6 +42,8 @@ const (
 	F32                   // IEEE binary32
 	F64                   // IEEE binary64
 	TF32                  // tf32: f32 bit layout, low 13 fraction bits zero
+	E4M3                  // fp8 e4m3 (bias 7, no infinities, NaN = S.1111.111, max 448)
+	E5M2                  // fp8 e5m2 (IEEE-style: bias 15, infinities, NaNs)
 )
 
 func (k FloatKind) String() string {
@@ -56,6 +58,10 @@ func (k FloatKind) String() string {
 		return "f64"
 	case TF32:
 		return "tf32"
+	case E4M3:
+		return "e4m3"
+	case E5M2:
+		return "e5m2"
 	}
 	return "float?"
 }
@@ -65,16 +71,17 @@ func (k FloatKind) String() string {
 // sign at bit sign (so the encoding is sign+1 bits wide).
 type format struct {
 	mant uint   // explicit fraction bits
-	bias int    // exponent bias; emax = bias, emin = 1-bias
+	bias int    // exponent bias; emin = 1-bias
+	emax int    // largest exponent of a finite value (bias, but bias+1 for e4m3)
 	sign uint   // bit index of the sign
-	inf  uint64 // encoding of +inf (first overflowing encoding)
+	inf  uint64 // encoding of +inf (first overflowing encoding; the NaN for e4m3)
 	max  uint64 // encoding of the largest finite value
 }
 
 func mkFormat(mant uint, expBits uint) format {
 	bias := 1<<(expBits-1) - 1
 	inf := uint64(1<<expBits-1) << mant
-	return format{mant: mant, bias: bias, sign: mant + expBits, inf: inf, max: inf - 1}
+	return format{mant: mant, bias: bias, emax: bias, sign: mant + expBits, inf: inf, max: inf - 1}
 }
 
 var (
@@ -88,6 +95,11 @@ var (
 	// fmtF64Hi20 is the 1.11.20 format of the upper word of an f64, used by
 	// rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64; shift left by 32.
 	fmtF64Hi20 = mkFormat(20, 11)
+	fmtE5M2    = mkFormat(2, 5)
+	// fmtE4M3 has no infinities: exponent field 15 holds finite values up
+	// to 1.110b·2^8 = 448, and S.1111.111 is the NaN, which is also what an
+	// overflow produces when not saturated.
+	fmtE4M3 = format{mant: 3, bias: 7, emax: 8, sign: 7, inf: 0x7f, max: 0x7e}
 )
 
 // overflowEnc is the magnitude encoding an overflowing result takes under r:
@@ -122,7 +134,7 @@ func roundMant(neg bool, m uint64, e int, sticky bool, f *format, r Round) uint6
 		sign = 1 << f.sign
 	}
 	E := e + bits.Len64(m) - 1 // value in [2^E, 2^(E+1))
-	if E > f.bias {
+	if E > f.emax {
 		return sign | overflowEnc(f, neg, r)
 	}
 	emin := 1 - f.bias
@@ -173,6 +185,41 @@ func roundMant(neg bool, m uint64, e int, sticky bool, f *format, r Round) uint6
 	return sign | enc
 }
 
+// roundMantFtz is roundMant followed by the .ftz flush of the GPU: a
+// result is flushed to a zero of its sign when it is tiny after rounding,
+// that is when the exact value rounded to the format's precision with an
+// unbounded exponent is below the smallest normal 2^emin. So a value just
+// below 2^emin that rounds up to it (in the direction r) gives the smallest
+// normal, and one that rounds to a (subnormal) value below it gives zero,
+// even if rounding to the subnormal grid would have given 2^emin.
+// Evidence: f32 div.rp/rm.ftz (2^-126 - 2^-149·0.x gives ±0 where IEEE
+// subnormal rounding gives ±2^-126), mad.rn.ftz.f32 (a midpoint just below
+// 2^-126 gives -0), cvt.rn/rp/rm.ftz.f32.f64 (0x380fffffe0000000 = 2^-126 -
+// 2^-150 gives 0, 0x380ffffff0000000 gives 2^-126 under .rn), and
+// fma.rn.ftz.sat.f16x2 for f16.
+func roundMantFtz(neg bool, m uint64, e int, sticky bool, f *format, r Round) uint64 {
+	E := e + bits.Len64(m) - 1
+	emin := 1 - f.bias
+	if E >= emin {
+		return roundMant(neg, m, e, sticky, f, r)
+	}
+	var sign uint64
+	if neg {
+		sign = 1 << f.sign
+	}
+	if E < emin-1 {
+		return sign // even a carry out of the rounding stays below 2^emin
+	}
+	// Value in [2^(emin-1), 2^emin): rounded to full precision it reaches
+	// 2^emin only by a carry. Doubling it (exactly) moves it into the
+	// normal range, where the same carry gives exactly 2^(emin+1).
+	z := roundMant(neg, m, e+1, sticky, f, r)
+	if z&^sign == 2<<f.mant {
+		return sign | 1<<f.mant
+	}
+	return sign
+}
+
 // decomp64 splits a finite nonzero float64 into sign, integer significand
 // and exponent: |x| = m·2^e.
 func decomp64(x float64) (neg bool, m uint64, e int) {
@@ -193,6 +240,15 @@ func decomp64(x float64) (neg bool, m uint64, e int) {
 // Valid for every target narrower than float64, whose rounding boundaries
 // all lie on the float64 grid.
 func roundF64(s float64, tsign int, f *format, r Round) uint64 {
+	return roundF64x(s, tsign, f, r, false)
+}
+
+// roundF64Ftz is roundF64 with the .ftz flush of roundMantFtz.
+func roundF64Ftz(s float64, tsign int, f *format, r Round) uint64 {
+	return roundF64x(s, tsign, f, r, true)
+}
+
+func roundF64x(s float64, tsign int, f *format, r Round, ftz bool) uint64 {
 	neg, m, e := decomp64(s)
 	sticky := false
 	if tsign != 0 {
@@ -203,6 +259,9 @@ func roundF64(s float64, tsign int, f *format, r Round) uint64 {
 			m = 2*m - 1
 			e--
 		}
+	}
+	if ftz {
+		return roundMantFtz(neg, m, e, sticky, f, r)
 	}
 	return roundMant(neg, m, e, sticky, f, r)
 }
