@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -448,3 +449,28 @@ func TestUnknownRegisterIsPositioned(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, strings.Contains(err.Error(), "test.ptx:8:") && strings.Contains(err.Error(), "unknown register or symbol %q9"), "got %v", err)
 }
+
+func TestFaultNamesCUDASourceLine(t *testing.T) {
+	// nvcc's -lineinfo PTX of the naive matmul, launched for n = 64 with a
+	// C buffer of 16 elements: the store runs off its end, and the fault
+	// names the CUDA line of the store.
+	src, err := os.ReadFile("../testdata/nvcc/ptx/matmul.O3.ptx")
+	require.NoError(t, err)
+	dev := vm.NewDevice()
+	m, err := dev.LoadModule("matmul.O3.ptx", src)
+	require.NoError(t, err)
+	c, _ := dev.Malloc(64, "C")
+	a, _ := dev.Malloc(64*64*4, "A")
+	b, _ := dev.Malloc(64*64*4, "B")
+	args := [][]byte{u64arg(c), u64arg(a), u64arg(b), u32arg(64)}
+	l, err := m.PrepareLaunch("_Z12matmul_naivePfPKfS1_j", vm.LaunchConfig{Grid: [3]uint32{4, 4, 1}, Block: [3]uint32{16, 16, 1}}, args)
+	require.NoError(t, err)
+	_, err = scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{})
+	var f *vm.Fault
+	require.True(t, errors.As(err, &f), "got %v", err)
+	require.Contains(t, f.Source, "matmul.cu:17")
+	require.Contains(t, err.Error(), "kernel _Z12matmul_naivePfPKfS1_j, block (0,0,0), thread (0,1,0)")
+	require.Contains(t, err.Error(), "store of 4 bytes to global address")
+}
+
+func u64arg(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
