@@ -184,98 +184,266 @@ func (t *Texture) address(i, n int) (int, bool) {
 	return n - 1, true
 }
 
-// sample fetches at coordinates c (texel space or normalized) and returns
-// four channel results as register bits.
+// Filtering as the hardware does it (established against an H200, sm_90;
+// see texture_test.go for vectors taken from the GPU):
+//
+//   - Coordinates for linear filtering and tld4 become fixed point with 8
+//     fractional bits: X = RNE(x·256), or RNE(x·N·256) for normalized
+//     coordinates (x·N is exact; no separate frac() for wrap: the texel
+//     indices wrap). X − 128 gives the base texel (X−128)>>8 and the 8-bit
+//     fraction (X−128)&255 of each dimension. Point sampling uses floor of
+//     the exact coordinate.
+//   - The corner weights are integers out of 256 that always sum to 256,
+//     split off one dimension at a time: z exactly (256−Wz, Wz); then x,
+//     rounding the x=1 half: hi = ⌊(B·Wx+128)/256⌋; then y, rounding the
+//     corner whose y bit equals its x bit (the other corner of the column
+//     takes the remainder). In 2D this is w11 = ⌊(Wx·Wy+128)/256⌋,
+//     w00 = ⌊((256−Wx)(256−Wy)+128)/256⌋, w10 = Wx−w11, w01 = Wy−w11.
+//   - f32/f16 texels are filtered as a block-floating-point group: the
+//     texels with non-zero weight are aligned to the exponent of the largest
+//     magnitude among them, keeping 28 significant bits (truncated toward
+//     zero), the integer weighted sum is exact, and it is rounded once to f32
+//     with ties away from zero. Each channel forms its own group.
+//   - 8/16-bit textures read as normalized floats are filtered as 16-bit
+//     unorm (an 8-bit v becomes v·257): U = ⌊(Σ w·v16 + 128)/256⌋, and the
+//     result is U/65535 rounded to f32.
 func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int) [4]uint32 {
 	var out [4]uint32
-	if intCoords || t.Linear {
-		// tex1Dfetch and integer coordinates: no filtering, no wrapping;
-		// out-of-range reads return zero.
-		f, u, ok := t.texel(int(c[0]), 0, 0)
+	if t.Linear {
+		// tex1Dfetch: no filtering, no wrapping; out-of-range reads return
+		// zero.
+		f, u, ok := t.texel(int(clampCoord(c[0])), 0, 0)
 		if !ok {
 			return out
 		}
 		return t.result(f, u)
 	}
-	var pos [3]float64
-	for d := 0; d < t.nd; d++ {
-		x := c[d]
-		if t.Normalized {
-			x *= float64(t.dims[d])
+	if intCoords {
+		// Integer coordinates on a CUDA array: unfiltered texel reads with
+		// the addressing mode applied.
+		var idx [3]int
+		for d := 0; d < t.nd; d++ {
+			idx[d] = int(clampCoord(c[d]))
 		}
-		pos[d] = x
+		f, u, _ := t.fetch(idx[0], idx[1], idx[2])
+		return t.result(f, u)
+	}
+	if gatherComp < 0 && !t.FilterLin {
+		var idx [3]int
+		for d := 0; d < t.nd; d++ {
+			x := c[d]
+			if t.Normalized {
+				x *= float64(t.dims[d])
+			}
+			idx[d] = floorInt(x)
+		}
+		f, u, _ := t.fetch(idx[0], idx[1], idx[2])
+		return t.result(f, u)
+	}
+	var base, frac [3]int
+	for d := 0; d < t.nd; d++ {
+		x := fixedCoord(c[d], t.Normalized, t.dims[d]) - 128
+		base[d], frac[d] = int(x>>8), int(x&255)
 	}
 	if gatherComp >= 0 {
 		// tld4: the four texels of the bilinear footprint, unweighted, in
 		// the order (i,j+1), (i+1,j+1), (i+1,j), (i,j).
-		i, j := floorInt(pos[0]-0.5), floorInt(pos[1]-0.5)
+		i, j := base[0], base[1]
 		pts := [4][2]int{{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}}
 		for k, p := range pts {
 			f, u, ok := t.fetch(p[0], p[1], 0)
 			if !ok {
 				continue
 			}
-			r := t.result(f, u)
-			out[k] = r[gatherComp]
+			out[k] = t.result(f, u)[gatherComp]
 		}
 		return out
 	}
-	if !t.FilterLin {
-		var f [4]float64
-		var u [4]uint32
-		ok := true
-		idx := [3]int{}
-		for d := 0; d < t.nd; d++ {
-			idx[d] = floorInt(pos[d])
-		}
-		f, u, ok = t.fetch(idx[0], idx[1], idx[2])
-		if !ok {
-			return t.result([4]float64{}, [4]uint32{})
-		}
-		return t.result(f, u)
-	}
-	// Linear filtering: weights in 9-bit fixed point with 8 fractional bits.
-	var base [3]int
-	var w [3]float64
-	for d := 0; d < t.nd; d++ {
-		xb := pos[d] - 0.5
-		i := math.Floor(xb)
-		base[d] = int(i)
-		w[d] = math.Round((xb-i)*256) / 256
-	}
-	var acc [4]float64
-	corners := 1 << t.nd
-	for k := 0; k < corners; k++ {
-		wt := 1.0
-		var p [3]int
-		for d := 0; d < t.nd; d++ {
-			if k>>d&1 != 0 {
-				p[d] = base[d] + 1
-				wt *= w[d]
-			} else {
-				p[d] = base[d]
-				wt *= 1 - w[d]
-			}
-		}
-		f, _, ok := t.fetch(p[0], p[1], p[2])
-		if !ok {
+	w := linearWeights(t.nd, frac)
+	var vals [8][4]float64
+	var raws [8][4]uint32
+	for k := 0; k < 1<<t.nd; k++ {
+		if w[k] == 0 {
 			continue
 		}
-		for ch := 0; ch < 4; ch++ {
-			acc[ch] += wt * f[ch]
+		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1)
+		if ok {
+			vals[k], raws[k] = f, u
 		}
 	}
-	for ch := 0; ch < 4; ch++ {
-		out[ch] = math.Float32bits(float32(acc[ch]))
+	for ch := 0; ch < t.Channels; ch++ {
+		if t.ReadNorm {
+			out[ch] = t.filterNorm(&w, &raws, ch)
+		} else {
+			out[ch] = filterFloat(&w, &vals, ch)
+		}
 	}
 	return out
 }
 
-func floorInt(x float64) int {
+// fixedCoord converts a coordinate to fixed point with 8 fractional bits,
+// rounding to nearest even; normalized coordinates are scaled by the extent
+// first (exactly: a float32 times an extent below 2^17 fits a float64).
+func fixedCoord(x float64, normalized bool, n int) int64 {
+	if normalized {
+		x *= float64(n)
+	}
+	return int64(math.RoundToEven(clampCoord(x) * 256))
+}
+
+// clampCoord bounds a coordinate so that texel arithmetic cannot overflow;
+// NaN reads as 0.
+func clampCoord(x float64) float64 {
 	if x != x {
 		return 0
 	}
-	return int(math.Floor(math.Max(math.Min(x, 1<<30), -(1 << 30))))
+	return math.Max(math.Min(x, 1<<30), -(1 << 30))
+}
+
+func floorInt(x float64) int {
+	return int(math.Floor(clampCoord(x)))
+}
+
+// linearWeights returns the integer weights (out of 256) of the 2^nd corners
+// of the filter footprint, indexed by bit 0 = x+1, bit 1 = y+1, bit 2 = z+1,
+// from the 8-bit fractions of each dimension.
+func linearWeights(nd int, frac [3]int) [8]int {
+	var w [8]int
+	fx, fy, fz := frac[0], frac[1], frac[2]
+	slices := 1
+	if nd == 3 {
+		slices = 2
+	}
+	for z := 0; z < slices; z++ {
+		b := 256
+		if nd == 3 {
+			b = 256 - fz
+			if z == 1 {
+				b = fz
+			}
+		}
+		x1 := (b*fx + 128) >> 8
+		x0 := b - x1
+		o := z << 2
+		if nd == 1 {
+			w[0], w[1] = x0, x1
+			continue
+		}
+		w11 := (x1*fy + 128) >> 8
+		w00 := (x0*(256-fy) + 128) >> 8
+		w[o], w[o|1], w[o|2], w[o|3] = w00, x1-w11, x0-w00, w11
+	}
+	return w
+}
+
+// filterFloat blends channel ch of the corners with non-zero weight as one
+// block-floating-point group: each texel truncated (toward zero) to 28
+// significant bits relative to the largest magnitude of the group, an exact
+// integer weighted sum, one rounding to f32 with ties away from zero.
+func filterFloat(w *[8]int, vals *[8][4]float64, ch int) uint32 {
+	maxAbs := 0.0
+	for k := range w {
+		if w[k] == 0 {
+			continue
+		}
+		v := vals[k][ch]
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return filterNonFinite(w, vals, ch)
+		}
+		maxAbs = math.Max(maxAbs, math.Abs(v))
+	}
+	if maxAbs == 0 {
+		return 0
+	}
+	_, e := math.Frexp(maxAbs) // maxAbs in [2^(e-1), 2^e)
+	g := e - 28                // the grid: 28 significant bits
+	var s int64
+	for k := range w {
+		if w[k] != 0 {
+			s += int64(w[k]) * int64(math.Ldexp(vals[k][ch], -g)) // conversion truncates toward zero
+		}
+	}
+	return math.Float32bits(scaledToF32RNA(s, g-8))
+}
+
+// filterNonFinite handles a footprint with an infinity or NaN of non-zero
+// weight: infinities of one sign survive, anything else is the canonical
+// NaN.
+func filterNonFinite(w *[8]int, vals *[8][4]float64, ch int) uint32 {
+	var s float64
+	for k := range w {
+		if w[k] != 0 {
+			s += vals[k][ch]
+		}
+	}
+	if math.IsNaN(s) {
+		return 0x7fffffff
+	}
+	return math.Float32bits(float32(s))
+}
+
+// scaledToF32RNA returns s·2^e rounded to float32, ties away from zero.
+func scaledToF32RNA(s int64, e int) float32 {
+	if s == 0 {
+		return 0
+	}
+	neg := s < 0
+	m := uint64(s)
+	if neg {
+		m = uint64(-s)
+	}
+	n := bits.Len64(m)
+	shift := n - 24 // keep 24 significant bits
+	if lsb := -149 - e; lsb > shift {
+		shift = lsb // subnormal result: the last bit is worth 2^-149
+	}
+	if shift > 0 {
+		if shift >= 64 {
+			m = 0
+		} else {
+			rem, half := m&(1<<shift-1), uint64(1)<<(shift-1)
+			m >>= shift
+			if rem >= half {
+				m++
+			}
+		}
+		e += shift
+	}
+	var r float32
+	if bits.Len64(m)+e > 128 {
+		r = float32(math.Inf(1))
+	} else {
+		r = float32(math.Ldexp(float64(m), e))
+	}
+	if neg {
+		r = -r
+	}
+	return r
+}
+
+// filterNorm blends channel ch of an 8/16-bit texture read as normalized
+// floats in 16-bit fixed point.
+func (t *Texture) filterNorm(w *[8]int, raws *[8][4]uint32, ch int) uint32 {
+	var s int64
+	for k := range w {
+		if w[k] == 0 {
+			continue
+		}
+		v := int64(int32(raws[k][ch]))
+		if t.esz == 1 {
+			v *= 257 // 8-bit unorm to 16-bit unorm; v/255 = 257v/65535
+		}
+		s += int64(w[k]) * v
+	}
+	switch t.Format {
+	case "u8", "u16":
+		return math.Float32bits(float32((s+128)>>8) / 65535)
+	case "s8":
+		// Signed normalized filtering was not measured: blend exactly.
+		return math.Float32bits(float32(math.Max(float64(s)/(256*257*127), -1)))
+	default:
+		return math.Float32bits(float32(math.Max(float64(s)/(256*32767), -1)))
+	}
 }
 
 // fetch applies the addressing mode to each dimension.
