@@ -218,24 +218,17 @@ func (w *Warp) run(limit int) error {
 		case OpBra:
 			if exec == mask {
 				pc = in.Target
-				if pc >= f.nextWait {
-					f.cur, f.curPC = mask, pc
-					if f = w.resume(); f == nil {
-						return nil
-					}
-					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+				if pc < f.nextWait {
+					continue
 				}
-				continue
+				f.cur, f.curPC = mask, pc
+				goto resched
 			}
 			if exec != 0 {
 				// Divergence: the not-taken lanes wait at pc+1.
 				f.park(mask&^exec, pc+1)
 				f.cur, f.curPC = exec, in.Target
-				if f = w.resume(); f == nil {
-					return nil
-				}
-				code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
-				continue
+				goto resched
 			}
 		case OpBrx:
 			if exec == 0 {
@@ -256,11 +249,7 @@ func (w *Warp) run(limit int) error {
 				f.park(1<<l, tab[uint32(a[l])])
 			}
 			f.cur = 0
-			if f = w.resume(); f == nil {
-				return nil
-			}
-			code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
-			continue
+			goto resched
 		case OpExit:
 			if exec != 0 {
 				w.exited |= exec
@@ -268,11 +257,7 @@ func (w *Warp) run(limit int) error {
 				w.cta.threadsExited(bits.OnesCount32(exec))
 				if mask == 0 {
 					f.cur = 0
-					if f = w.resume(); f == nil {
-						return nil
-					}
-					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
-					continue
+					goto resched
 				}
 			}
 		case OpRet:
@@ -281,11 +266,7 @@ func (w *Warp) run(limit int) error {
 				mask &^= exec
 				if mask == 0 {
 					f.cur = 0
-					if f = w.resume(); f == nil {
-						return nil
-					}
-					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
-					continue
+					goto resched
 				}
 			}
 		case OpCall:
@@ -294,11 +275,7 @@ func (w *Warp) run(limit int) error {
 					f.cur, f.curPC = mask, pc
 					return err
 				}
-				if f = w.resume(); f == nil {
-					return nil
-				}
-				code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
-				continue
+				goto resched
 			}
 		case OpBar:
 			if exec != 0 {
@@ -329,11 +306,7 @@ func (w *Warp) run(limit int) error {
 					mask &^= exec
 					f.cur, f.curPC = mask, pc+1
 					w.cta.arrive(w, id, exec, cnt, true)
-					if f = w.resume(); f == nil {
-						return nil
-					}
-					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
-					continue
+					goto resched
 				}
 			}
 		case OpShfl, OpVote, OpMatch, OpRedux, OpElect, OpWarpSync, OpActivemask:
@@ -345,11 +318,7 @@ func (w *Warp) run(limit int) error {
 				}
 				if grp == 0 {
 					f.cur, f.curPC = 0, pc
-					if f = w.resume(); f == nil {
-						return nil
-					}
-					code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
-					continue
+					goto resched
 				}
 				mask = grp
 				exec = mask
@@ -382,13 +351,17 @@ func (w *Warp) run(limit int) error {
 			}
 		}
 		pc++
-		if pc >= f.nextWait {
-			f.cur, f.curPC = mask, pc
-			if f = w.resume(); f == nil {
-				return nil
-			}
-			code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
+		if pc < f.nextWait {
+			continue
 		}
+		f.cur, f.curPC = mask, pc
+	resched:
+		// The running group moved, shrank, stopped or left the frame:
+		// settle the frame (popping finished calls) and pick what runs next.
+		if f = w.resume(); f == nil {
+			return nil
+		}
+		code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
 	}
 	f.cur, f.curPC = mask, pc
 	return nil
