@@ -23,7 +23,8 @@ type Comparison struct {
 	Type     string
 	Elements int
 	Differ   int    // elements outside the tolerance
-	MaxULP   uint64 // largest ULP distance seen among float elements (within tolerance or not)
+	MaxULP   uint64  // largest ULP distance seen among float elements (within tolerance or not)
+	MaxAbs   float64 // largest absolute difference seen among non-NaN float elements
 	First    []Diff // the first few differences
 	SizeErr  string // the buffers have different sizes
 }
@@ -65,8 +66,11 @@ func CompareBuffer(name, typ string, got, want []byte, tol Tolerance) *Compariso
 			if ulp > c.MaxULP && ulp != math.MaxUint64 {
 				c.MaxULP = ulp
 			}
+			gv, wv := floatOf(g, typ), floatOf(w, typ)
+			if d := math.Abs(gv - wv); d > c.MaxAbs && !math.IsNaN(d) && !math.IsInf(d, 0) {
+				c.MaxAbs = d
+			}
 			if active {
-				gv, wv := floatOf(g, typ), floatOf(w, typ)
 				ok = ulp <= tol.ULP || gv != gv && wv != wv ||
 					math.Abs(gv-wv) <= math.Max(tol.Abs, tol.Rel*math.Abs(wv))
 			}

@@ -87,9 +87,11 @@ func TestConformance(t *testing.T) {
 			continue
 		}
 		var worst uint64
+		var worstAbs float64
 		exact := true
 		for _, c := range r.Outputs {
 			worst = max(worst, c.MaxULP)
+			worstAbs = max(worstAbs, c.MaxAbs)
 			if c.MaxULP > 0 {
 				exact = false
 			}
@@ -107,13 +109,13 @@ func TestConformance(t *testing.T) {
 		if r.Status != suite.Pass {
 			state = string(r.Status)
 		}
-		rows = append(rows, fmt.Sprintf("%s\t%d\t%s\t%s", name, worst, tol, state))
+		rows = append(rows, fmt.Sprintf("%s\t%d\t%.3g\t%s\t%s", name, worst, worstAbs, tol, state))
 	}
 	sort.Strings(rows)
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "# Largest ULP distance from the GPU per approximate form (go test ./scheduler/suite -run Conformance -update)")
-	fmt.Fprintln(tw, "form\tmax ulp\ttolerance\tresult")
+	fmt.Fprintln(tw, "form\tmax ulp\tmax abs\ttolerance\tresult")
 	for _, r := range rows {
 		fmt.Fprintln(tw, r)
 	}
