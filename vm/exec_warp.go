@@ -30,15 +30,24 @@ func (w *Warp) syncGroup(f *frame, in *Inst, mask uint32, pc int32) (uint32, err
 		return mask, nil
 	}
 	first := bits.TrailingZeros32(mask)
-	member := uint32(f.r(memberReg(in))[first])
-	if w.cta.launch.Strict {
-		if out := mask &^ member; out != 0 {
-			return 0, w.fault(f, pc, bits.TrailingZeros32(out), fmt.Sprintf("lane %d executes a warp-synchronous instruction but is not in its membermask %#08x", bits.TrailingZeros32(out), member))
-		}
-		if ex := member & w.exited; ex != 0 {
-			return 0, w.fault(f, pc, first, fmt.Sprintf("membermask %#08x names lanes that have exited (%#08x)", member, ex))
+	// Each lane names its own member mask (cooperative-groups tiles give
+	// each tile's lanes a different one); the group waits for their union.
+	mr := f.r(memberReg(in))
+	var member uint32
+	for x := mask; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		m := uint32(mr[l])
+		member |= m
+		if w.cta.launch.Strict {
+			if m>>l&1 == 0 {
+				return 0, w.fault(f, pc, l, fmt.Sprintf("lane %d executes a warp-synchronous instruction but is not in its membermask %#08x", l, m))
+			}
+			if ex := m & w.exited; ex != 0 {
+				return 0, w.fault(f, pc, l, fmt.Sprintf("membermask %#08x names lanes that have exited (%#08x)", m, ex))
+			}
 		}
 	}
+	_ = first
 	missing := member & w.live &^ w.exited &^ mask
 	if missing == 0 {
 		return mask, nil
@@ -67,9 +76,38 @@ func (w *Warp) execWarpOp(in *Inst, f *frame, exec uint32, pc int32) error {
 	if exec == 0 {
 		return nil
 	}
-	switch in.Op {
-	case OpShfl:
+	if in.Op == OpShfl {
 		return w.execShfl(in, f, exec, pc)
+	}
+	if in.Op == OpActivemask || in.Op == OpWarpSync {
+		return w.execWarpGroup(in, f, exec, exec)
+	}
+	// The other warp-wide operations combine the lanes of each lane's own
+	// member mask that execute the instruction: run them once per distinct
+	// member mask.
+	mr := f.r(memberReg(in))
+	for rest := exec; rest != 0; {
+		m := uint32(mr[bits.TrailingZeros32(rest)&31])
+		var lanes uint32
+		for x := rest; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			if uint32(mr[l]) == m {
+				lanes |= 1 << l
+			}
+		}
+		rest &^= lanes
+		if err := w.execWarpGroup(in, f, lanes, exec&m|lanes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// execWarpGroup computes a warp-wide operation for the lanes dst over the
+// participating lanes part (the executing lanes of their member mask).
+func (w *Warp) execWarpGroup(in *Inst, f *frame, dst, part uint32) error {
+	exec := part
+	switch in.Op {
 	case OpVote:
 		p := f.preds[in.A]
 		if in.Flags&FNeg2 != 0 {
@@ -78,7 +116,7 @@ func (w *Warp) execWarpOp(in *Inst, f *frame, exec uint32, pc int32) error {
 		p &= exec
 		if in.Imm == voteBallot {
 			d := f.r(in.D)
-			for x := exec; x != 0; x &= x - 1 {
+			for x := dst; x != 0; x &= x - 1 {
 				d[bits.TrailingZeros32(x)&31] = uint64(p)
 			}
 			return nil
@@ -94,9 +132,9 @@ func (w *Warp) execWarpOp(in *Inst, f *frame, exec uint32, pc int32) error {
 		}
 		q := &f.preds[in.D]
 		if r {
-			*q |= exec
+			*q |= dst
 		} else {
-			*q &^= exec
+			*q &^= dst
 		}
 	case OpMatch:
 		a, d := f.r(in.A), f.r(in.D)
@@ -107,7 +145,7 @@ func (w *Warp) execWarpOp(in *Inst, f *frame, exec uint32, pc int32) error {
 			vals[l] = a[l] & msk
 		}
 		if in.Imm == 0 { // any
-			for x := exec; x != 0; x &= x - 1 {
+			for x := dst; x != 0; x &= x - 1 {
 				l := bits.TrailingZeros32(x) & 31
 				var m uint32
 				for y := exec; y != 0; y &= y - 1 {
@@ -131,15 +169,15 @@ func (w *Warp) execWarpOp(in *Inst, f *frame, exec uint32, pc int32) error {
 		if all {
 			r = uint64(exec)
 		}
-		for x := exec; x != 0; x &= x - 1 {
+		for x := dst; x != 0; x &= x - 1 {
 			d[bits.TrailingZeros32(x)&31] = r
 		}
 		if in.D2 != NoReg {
 			q := &f.preds[in.D2]
 			if all {
-				*q |= exec
+				*q |= dst
 			} else {
-				*q &^= exec
+				*q &^= dst
 			}
 		}
 	case OpRedux:
@@ -167,7 +205,7 @@ func (w *Warp) execWarpOp(in *Inst, f *frame, exec uint32, pc int32) error {
 				acc ^= v
 			}
 		}
-		for x := exec; x != 0; x &= x - 1 {
+		for x := dst; x != 0; x &= x - 1 {
 			d[bits.TrailingZeros32(x)&31] = acc
 		}
 	case OpActivemask:
@@ -176,18 +214,17 @@ func (w *Warp) execWarpOp(in *Inst, f *frame, exec uint32, pc int32) error {
 			d[bits.TrailingZeros32(x)&31] = uint64(exec)
 		}
 	case OpElect:
-		member := uint32(f.r(in.A)[bits.TrailingZeros32(exec)])
-		cand := exec & member
+		// part is already the executing lanes of this member mask.
 		d := f.r(in.D)
-		leader := bits.TrailingZeros32(cand)
-		for x := exec; x != 0; x &= x - 1 {
+		leader := bits.TrailingZeros32(exec)
+		for x := dst; x != 0; x &= x - 1 {
 			d[bits.TrailingZeros32(x)&31] = uint64(leader & 31)
 		}
 		if in.D2 != NoReg {
 			q := &f.preds[in.D2]
-			*q &^= exec
-			if cand != 0 {
-				*q |= 1 << leader
+			*q &^= dst
+			if exec != 0 {
+				*q |= 1 << leader & dst
 			}
 		}
 	case OpWarpSync:

@@ -57,6 +57,9 @@ func IsRuntime(err error) bool {
 	return errors.As(err, &f) || errors.Is(err, ErrBudget) || errors.Is(err, ErrDeadlock)
 }
 
+// reservedBase is where the reserved shared memory starts.
+func (l *Launch) reservedBase() uint64 { return alignUp(l.Kernel.DynamicBase+l.DynSmem, 16) }
+
 // NumCTAs is the number of blocks in the grid.
 func (l *Launch) NumCTAs() int { return int(l.Grid[0]) * int(l.Grid[1]) * int(l.Grid[2]) }
 
@@ -113,7 +116,7 @@ func (l *Launch) NewRunner() *Runner {
 	nt := l.ThreadsPerCTA()
 	nw := (nt + WarpSize - 1) / WarpSize
 	r.cta.launch = l
-	r.cta.shared = make([]byte, l.Kernel.DynamicBase+l.DynSmem)
+	r.cta.shared = make([]byte, l.reservedBase()+ReservedShared)
 	for i := 0; i < nw; i++ {
 		w := &Warp{cta: &r.cta, id: i}
 		lanes := min(WarpSize, nt-i*WarpSize)
@@ -235,6 +238,12 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	fill(srTotalSmem, k.DynamicBase+l.DynSmem)
 	fill(srZero, 0)
 	fill(srOne, 1)
+	rb := l.reservedBase()
+	fill(srResBegin, rb)
+	fill(srResEnd, rb+ReservedShared)
+	fill(srResCap, ReservedShared)
+	fill(srRes0, rb)
+	fill(srRes1, rb+ReservedShared/2)
 	// Local memory: zero what earlier blocks used, so results never depend
 	// on which block ran before on this runner.
 	for i := range w.local {

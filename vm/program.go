@@ -151,6 +151,13 @@ const (
 	srTotalSmem
 	srZero // %envregN and other registers that read as 0 here
 	srOne  // registers that read as 1 here (%cluster_nctarank, %cluster_nctaid.*)
+	// The reserved shared memory (sm_90) that cooperative groups use:
+	// placed after the kernel's own shared memory.
+	srResBegin
+	srResEnd
+	srResCap
+	srRes0
+	srRes1
 	numSregs
 )
 
@@ -171,7 +178,13 @@ var sregNames = map[string]sreg{
 	"%cluster_ctarank": srZero, "%cluster_nctarank": srOne,
 	"%cluster_ctaid.x": srZero, "%cluster_ctaid.y": srZero, "%cluster_ctaid.z": srZero,
 	"%cluster_nctaid.x": srOne, "%cluster_nctaid.y": srOne, "%cluster_nctaid.z": srOne,
+	"%reserved_smem_offset_begin": srResBegin, "%reserved_smem_offset_end": srResEnd,
+	"%reserved_smem_offset_cap": srResCap, "%reserved_smem_offset_0": srRes0, "%reserved_smem_offset_1": srRes1,
 }
+
+// ReservedShared is the reserved shared memory every CTA gets after its
+// own (the region %reserved_smem_offset_* point into).
+const ReservedShared = 64
 
 // Clock kinds for OpClock (Inst.Imm).
 const (
