@@ -22,11 +22,11 @@ type Comparison struct {
 	Name     string
 	Type     string
 	Elements int
-	Differ   int    // elements outside the tolerance
+	Differ   int     // elements outside the tolerance
 	MaxULP   uint64  // largest ULP distance seen among float elements (within tolerance or not)
 	MaxAbs   float64 // largest absolute difference seen among non-NaN float elements
-	First    []Diff // the first few differences
-	SizeErr  string // the buffers have different sizes
+	First    []Diff  // the first few differences
+	SizeErr  string  // the buffers have different sizes
 }
 
 // OK reports whether the buffers match within the tolerance.

@@ -93,38 +93,22 @@ func f32Op(in *Inst, a, b, c uint32) uint32 {
 	case OpFFma:
 		return fpu.Fma32(a, b, c, r, ftz, sat)
 	case OpFDiv:
-		switch {
-		case approx:
-			v = fpu.DivApprox32(a, b, ftz)
-		case in.Flags&FFull != 0:
-			v = fpu.DivFull32(a, b, ftz)
-		default:
+		if approx || in.Flags&FFull != 0 {
+			v = approxF32(in.Op, a, b, ftz, in.Flags&FFull != 0)
+		} else {
 			v = fpu.Div32(a, b, r, ftz)
 		}
-	case OpFRcp:
-		if approx {
-			v = fpu.RcpApprox32(a, ftz)
-		} else {
+	case OpFRcp, OpFSqrt:
+		switch {
+		case approx:
+			v = approxF32(in.Op, a, b, ftz, false)
+		case in.Op == OpFRcp:
 			v = fpu.Rcp32(a, r, ftz)
-		}
-	case OpFSqrt:
-		if approx {
-			v = fpu.SqrtApprox32(a, ftz)
-		} else {
+		default:
 			v = fpu.Sqrt32(a, r, ftz)
 		}
-	case OpFRsqrt:
-		v = fpu.RsqrtApprox32(a, ftz)
-	case OpFSin:
-		v = fpu.SinApprox32(a, ftz)
-	case OpFCos:
-		v = fpu.CosApprox32(a, ftz)
-	case OpFLg2:
-		v = fpu.Lg2Approx32(a, ftz)
-	case OpFEx2:
-		v = fpu.Ex2Approx32(a, ftz)
-	case OpFTanh:
-		v = fpu.TanhApprox32(a)
+	case OpFRsqrt, OpFSin, OpFCos, OpFLg2, OpFEx2, OpFTanh:
+		v = approxF32(in.Op, a, b, ftz, false)
 	case OpFMin:
 		v = fpu.Min32(a, b, ftz, in.Flags&FNaN != 0, in.Flags&FXorSign != 0)
 	case OpFMax:
@@ -174,14 +158,14 @@ func f64Op(in *Inst, a, b, c uint64) uint64 {
 		return fpu.Div64(a, b, r)
 	case OpFRcp:
 		if approx {
-			return fpu.RcpApproxFtz64(a)
+			return rcpApproxFtz64(a)
 		}
 		return fpu.Rcp64(a, r)
 	case OpFSqrt:
 		return fpu.Sqrt64(a, r)
 	case OpFRsqrt:
 		if in.Flags&FFtz != 0 {
-			return fpu.RsqrtApproxFtz64(a)
+			return rsqrtApproxFtz64(a)
 		}
 		return fpu.RsqrtApprox64(a)
 	case OpFMin:
@@ -228,9 +212,9 @@ func f16Op(in *Inst, a, b, c uint16, bf bool) uint16 {
 		case OpFAbs:
 			v = fpu.AbsBF16(a)
 		case OpFEx2:
-			v = fpu.Ex2ApproxBF16(a)
+			v = ex2ApproxBF16(a)
 		case OpFTanh:
-			v = fpu.TanhApproxBF16(a)
+			v = tanhApproxBF16(a)
 		}
 		if in.Flags&FRelu != 0 {
 			v = fpu.ReluBF16(v)
@@ -255,9 +239,9 @@ func f16Op(in *Inst, a, b, c uint16, bf bool) uint16 {
 	case OpFAbs:
 		v = fpu.Abs16(a, ftz)
 	case OpFEx2:
-		v = fpu.Ex2Approx16(a)
+		v = ex2Approx16(a)
 	case OpFTanh:
-		v = fpu.TanhApprox16(a)
+		v = tanhApprox16(a)
 	}
 	if in.Flags&FRelu != 0 {
 		v = fpu.Relu16(v)

@@ -1,0 +1,45 @@
+package sfu
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkApprox32 measures one lookup per instruction (tables already
+// decoded); TestLoadTime logs how long the first use of each table takes.
+func BenchmarkApprox32(b *testing.B) {
+	if s := cur(); s.tables == nil {
+		b.Skip(noData)
+	}
+	for _, instr := range []string{"rcp.approx.ftz.f32", "rcp.approx.f32", "rsqrt.approx.ftz.f32", "sqrt.approx.ftz.f32",
+		"ex2.approx.ftz.f32", "lg2.approx.ftz.f32", "sin.approx.ftz.f32", "cos.approx.f32", "tanh.approx.f32"} {
+		b.Run(instr, func(b *testing.B) {
+			Approx32(instr, 0x3F9E0419)
+			x := uint32(0x3F9E0419)
+			var sink uint32
+			for i := 0; i < b.N; i++ {
+				y, _ := Approx32(instr, x)
+				sink += y
+				x = x*1664525 + 1013904223
+				x = x&0x807FFFFF | 0x3F000000 // |x| in [0.5, 2)
+			}
+			_ = sink
+		})
+	}
+}
+
+func TestLoadTime(t *testing.T) {
+	if !testing.Verbose() {
+		t.Skip("diagnostics: run with -v")
+	}
+	s := needData(t, false)
+	for _, name := range []string{"rcp_m", "rsqrt_m", "lg2_m", "sin_q0", "tanh_e120"} {
+		s2 := newSource(s.tables, nil, true)
+		t0 := time.Now()
+		if _, err := s2.tableErr(name); err != nil {
+			t.Logf("%s: %v", name, err)
+			continue
+		}
+		t.Logf("first use of %s: %v", name, time.Since(t0))
+	}
+}
