@@ -196,3 +196,41 @@ $L__even:
 	require.ErrorIs(t, err, vm.ErrDeadlock)
 	require.ErrorContains(t, err, "wait at a warp-synchronous instruction")
 }
+
+func TestTextureFaults(t *testing.T) {
+	// A texture instruction whose handle is a global pointer, not a
+	// texture object: a fault naming kernel, block, thread and PC.
+	src := `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .b32 %r<8>;
+	.reg .f32 %f<8>;
+	.reg .b64 %rd<4>;
+` + prologue + `
+	mov.f32 	%f5, 0f3F000000;
+	tex.2d.v4.f32.f32 	{%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f5}];
+	st.global.f32 	[%rd2], %f1;
+	ret;
+}`
+	_, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
+	require.ErrorContains(t, err, "is not a texture object of this device")
+	require.ErrorContains(t, err, "kernel k, block (0,0,0), thread (")
+	require.ErrorContains(t, err, "test.ptx:21: kernel k, block (0,0,0), thread (0,0,0), pc 9: ")
+
+	// Texture descriptions the VM cannot honour are refused when the
+	// texture is created.
+	d := vm.NewDevice()
+	for _, c := range []struct {
+		desc vm.TextureDesc
+		want string
+	}{
+		{vm.TextureDesc{Dims: []int{4}, Format: "f64", Data: make([]byte, 32)}, `texture format "f64" is not supported`},
+		{vm.TextureDesc{Dims: []int{4}, Format: "f32", Channels: 3, Data: make([]byte, 48)}, "channels must be 1, 2 or 4"},
+		{vm.TextureDesc{Dims: []int{4, 4}, Format: "f32", Data: make([]byte, 16)}, "needs 64 bytes; its buffer has 16"},
+		{vm.TextureDesc{Dims: []int{4}, Format: "f32", ReadNorm: true, Data: make([]byte, 16)}, "normalized-float reads need"},
+		{vm.TextureDesc{Dims: []int{4}, Format: "u32", FilterLin: true, Data: make([]byte, 16)}, "linear filtering needs"},
+	} {
+		_, err := d.CreateTexture(c.desc)
+		require.ErrorContains(t, err, c.want)
+	}
+}

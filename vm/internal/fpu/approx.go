@@ -2,17 +2,16 @@ package fpu
 
 import "math"
 
-// Approximate instructions. The GPU evaluates these in its special-function
-// unit (MUFU) with table-driven approximations that are not public, so they
-// cannot be reproduced bit for bit from the ISA. We evaluate each accurately
-// in float64 and round once to nearest, which stays inside every bound the
-// ISA states (see ApproxBounds), and we reproduce exactly what the ISA does
+// Approximate instructions, computed. The GPU evaluates these in its
+// special-function unit (MUFU) with table-driven approximations that are not
+// public; package sfu reproduces them bit for bit from tables recorded on
+// the GPU, and the VM uses it first. The functions here are the fallback
+// when those tables are not available: each is evaluated accurately in
+// float64 and rounded once to nearest, which stays inside every bound the
+// ISA states (see ApproxBounds), and reproduces exactly what the ISA does
 // specify: the special-value tables, .ftz, exact cases (ex2 of an integer,
 // lg2 of a power of two), the operand reduction of sin/cos, and the
-// a*(1/b) structure of div.approx. Where real-GPU results showed more (the
-// operand resolution of sin/cos, subnormal divisors of div.approx), that is
-// modelled too; the largest remaining differences from the H200, measured
-// on the conformance suite, are listed in the package's GPU test log.
+// a*(1/b) structure of div.approx.
 
 // ApproxBound is one documented accuracy bound of an approximate instruction.
 type ApproxBound struct {
