@@ -134,8 +134,10 @@ func Lookup(name string) (*Example, error) {
 	return nil, fmt.Errorf("no bundled kernel named %q (have %v)", name, names)
 }
 
-// WithSize returns a copy of a matmul example for an n×n problem
-// (n a multiple of 16).
+// WithSize returns a copy of an example for an n×n problem, with the grid
+// grown to cover it. Any n ≥ 1 works: the kernels check their bounds, so n
+// need not be a multiple of the tile (16 for the multiplies, 32 for the
+// transposes).
 func (e *Example) WithSize(n int) *Example {
 	c := *e
 	c.Size = n

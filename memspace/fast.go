@@ -17,9 +17,8 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 	if n != 4 && n != 8 {
 		return false
 	}
-	if v.Observer != nil {
-		v.Observer.Observe(a)
-	}
+	// The observer hears of the access only once the fast path has taken
+	// it: a refused access goes on to Load, which reports it.
 	switch a.Space {
 	case Shared:
 		sh := v.Shared
@@ -35,6 +34,9 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 			} else {
 				dst[l] = binary.LittleEndian.Uint64(sh[p:])
 			}
+		}
+		if v.Observer != nil {
+			v.Observer.Observe(a)
 		}
 		return true
 	case Global:
@@ -58,6 +60,9 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 			}
 		}
 		v.hint = h
+		if v.Observer != nil {
+			v.Observer.Observe(a)
+		}
 		return true
 	}
 	return false

@@ -101,7 +101,7 @@ func (g *GlobalMemory) Find(addr, n uint64) *Allocation {
 // hint caches the last allocation found; pass a per-goroutine pointer.
 func (g *GlobalMemory) Slice(addr, n uint64, hint **Allocation) ([]byte, bool) {
 	if a := *hint; a != nil {
-		if off := addr - a.Base; off < uint64(len(a.Data)) && off+n <= uint64(len(a.Data)) {
+		if off := addr - a.Base; off < uint64(len(a.Data)) && n <= uint64(len(a.Data))-off {
 			return a.Data[off : off+n : off+n], true
 		}
 	}

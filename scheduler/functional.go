@@ -2,9 +2,12 @@ package scheduler
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -40,42 +43,64 @@ func Placement(numCTAs, numSMs int) []int {
 	return p
 }
 
+// ctasOn is how many of n blocks Placement puts on SM sm of nsm.
+func ctasOn(sm, nsm, n int) int {
+	if sm >= n {
+		return 0
+	}
+	return (n-sm-1)/nsm + 1
+}
+
+// ctaID returns the coordinates of linear block i of grid (x fastest).
+// Grids may hold more than 2³² blocks, so the arithmetic is 64-bit.
+func ctaID(grid [3]uint32, i int) [3]uint32 {
+	u, gx, gy := uint64(i), uint64(grid[0]), uint64(grid[1])
+	return [3]uint32{uint32(u % gx), uint32(u / gx % gy), uint32(u / (gx * gy))}
+}
+
+// errStoppedEarlier is the error of a launch that an earlier failure or
+// cancellation stopped: its blocks refuse to run again.
+var errStoppedEarlier = errors.New("the launch was stopped by an earlier failure or cancellation; prepare it again to rerun it")
+
 // RunFunctional runs every block of l to completion with no timing model.
 // Blocks are placed on the SMs of gpu; SMs run in parallel on host cores.
 // Results do not depend on the number of workers for kernels whose blocks
-// do not race with one another.
+// do not race with one another. Cancelling ctx stops the launch, also in
+// the middle of a block. A launch may be run again once it has completed;
+// opt.MaxInst counts the instructions of this run only.
 func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
+	if err := gpu.CheckLaunch(l); err != nil {
+		return nil, err
+	}
 	nsm := gpu.SMs
 	l.NumSMs = nsm
-	l.MaxInst = opt.MaxInst
+	l.MaxInst = 0
+	if opt.MaxInst > 0 {
+		// The launch counts instructions over all its runs.
+		l.MaxInst = l.InstExecuted() + opt.MaxInst
+	}
 	l.Strict = opt.Strict
 	n := l.NumCTAs()
-	place := Placement(n, nsm)
-	perSM := make([][]int, nsm)
-	for i, sm := range place {
-		perSM[sm] = append(perSM[sm], i)
-	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	active := 0
-	for _, c := range perSM {
-		if len(c) > 0 {
-			active++
-		}
-	}
+	active := min(n, nsm)
 	workers = max(1, min(workers, active))
 	res := &Result{CTAsPerSM: make([]int, nsm)}
-	for sm, c := range perSM {
-		res.CTAsPerSM[sm] = len(c)
+	for sm := range res.CTAsPerSM {
+		res.CTAsPerSM[sm] = ctasOn(sm, nsm, n)
 	}
+	// A cancelled context stops blocks that are running, not only the
+	// blocks that have yet to start.
+	defer context.AfterFunc(ctx, l.Stop)()
 	var mu sync.Mutex
 	type ctaErr struct {
 		cta int
 		err error
 	}
 	var errs []ctaErr
+	var stopped atomic.Bool
 	g, gctx := errgroup.WithContext(ctx)
 	for wk := 0; wk < workers; wk++ {
 		g.Go(func() error {
@@ -86,12 +111,14 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 				mu.Unlock()
 			}()
 			for sm := wk; sm < nsm; sm += workers {
-				for _, i := range perSM[sm] {
+				// SM sm runs blocks sm, sm+nsm, sm+2·nsm, ... (Placement).
+				for i := sm; i < n; i += nsm {
 					if gctx.Err() != nil {
 						return nil
 					}
-					if err := r.RunCTA(l.CTAID(i), sm); err != nil {
+					if err := r.RunCTA(ctaID(l.Grid, i), sm); err != nil {
 						if vm.IsStopped(err) {
+							stopped.Store(true)
 							return nil
 						}
 						l.Stop()
@@ -115,6 +142,11 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err
+	}
+	if stopped.Load() {
+		// Stopped, but by nothing of this run: the launch had failed or
+		// been cancelled before, and its blocks did not run.
+		return res, fmt.Errorf("kernel %s: %w", l.Kernel.Name, errStoppedEarlier)
 	}
 	return res, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/ptxvm/ptxvm/vm"
 )
 
 // Profile describes a GPU model: what the block scheduler and (later) the
@@ -22,6 +24,10 @@ type Profile struct {
 	SubPartitions   int // warp schedulers per SM
 	RegAllocUnit    int // registers are allocated per warp in units of this many
 	SharedAllocUnit int // bytes
+	// Launch limits of the compute capability (the VM itself checks those
+	// of 9.0).
+	MaxThreadsPerBlock int
+	MaxGridX           int
 }
 
 // H100 is the NVIDIA H100 SXM5 (compute capability 9.0), the GPU the ground
@@ -30,6 +36,7 @@ var H100 = &Profile{
 	Name: "H100", ComputeCap: "9.0", SMs: 132, WarpsPerSM: 64, BlocksPerSM: 32,
 	RegistersPerSM: 65536, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10,
 	L2Bytes: 50 << 20, ClockMHz: 1980, SubPartitions: 4, RegAllocUnit: 256, SharedAllocUnit: 128,
+	MaxThreadsPerBlock: 1024, MaxGridX: 1<<31 - 1,
 }
 
 // GF100 is the Fermi GF100 (GTX 480, compute capability 2.0) the source
@@ -38,6 +45,7 @@ var GF100 = &Profile{
 	Name: "GF100", ComputeCap: "2.0", SMs: 15, WarpsPerSM: 48, BlocksPerSM: 8,
 	RegistersPerSM: 32768, SharedPerSM: 48 << 10, SharedPerBlock: 48 << 10,
 	L2Bytes: 768 << 10, ClockMHz: 1401, SubPartitions: 2, RegAllocUnit: 64, SharedAllocUnit: 128,
+	MaxThreadsPerBlock: 1024, MaxGridX: 65535,
 }
 
 var profiles = map[string]*Profile{"h100": H100, "gf100": GF100}
@@ -53,4 +61,25 @@ func LookupProfile(name string) (*Profile, error) {
 	}
 	sort.Strings(names)
 	return nil, fmt.Errorf("unknown GPU %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// CheckLaunch reports whether l can run on this GPU: a block must fit on
+// one of its SMs (threads, shared memory) and the grid within its limits.
+// A zero field of the profile sets no limit.
+func (p *Profile) CheckLaunch(l *vm.Launch) error {
+	k, g, b := l.Kernel, l.Grid, l.Block
+	maxThreads := p.MaxThreadsPerBlock
+	if p.WarpsPerSM > 0 && (maxThreads == 0 || 32*p.WarpsPerSM < maxThreads) {
+		maxThreads = 32 * p.WarpsPerSM
+	}
+	if t := l.ThreadsPerCTA(); maxThreads > 0 && t > maxThreads {
+		return fmt.Errorf("kernel %s: block (%d,%d,%d) has %d threads; the %s allows %d per block", k.Name, b[0], b[1], b[2], t, p.Name, maxThreads)
+	}
+	if p.MaxGridX > 0 && int64(g[0]) > int64(p.MaxGridX) {
+		return fmt.Errorf("kernel %s: grid (%d,%d,%d) exceeds the %s's %d blocks in x", k.Name, g[0], g[1], g[2], p.Name, p.MaxGridX)
+	}
+	if s := k.DynamicBase + l.DynSmem; p.SharedPerBlock > 0 && s > uint64(p.SharedPerBlock) {
+		return fmt.Errorf("kernel %s: %d bytes of shared memory per block (%d static + %d dynamic) exceed the %s's %d bytes per block", k.Name, s, k.SharedStatic, l.DynSmem, p.Name, p.SharedPerBlock)
+	}
+	return nil
 }

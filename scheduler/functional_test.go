@@ -1,0 +1,382 @@
+package scheduler_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+const header = `.version 8.5
+.target sm_90
+.address_size 64
+`
+
+// launch loads src into a fresh device, allocates one zeroed buffer of
+// bufBytes and prepares kernel with the buffer's address followed by extra.
+func launch(t *testing.T, src, kernel string, grid, block [3]uint32, bufBytes uint64, extra ...[]byte) (*vm.Launch, *vm.Device, uint64) {
+	t.Helper()
+	dev := vm.NewDevice()
+	m, err := dev.LoadModule("test.ptx", []byte(header+src))
+	require.NoError(t, err)
+	buf, err := dev.Malloc(bufBytes, "buffer out")
+	require.NoError(t, err)
+	args := append([][]byte{binary.LittleEndian.AppendUint64(nil, buf)}, extra...)
+	l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: grid, Block: block}, args)
+	require.NoError(t, err)
+	return l, dev, buf
+}
+
+func u32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+
+func readU32s(t *testing.T, dev *vm.Device, addr uint64, n int) []uint32 {
+	t.Helper()
+	b := make([]byte, 4*n)
+	require.NoError(t, dev.MemcpyDtoH(b, addr))
+	v := make([]uint32, n)
+	for i := range v {
+		v[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return v
+}
+
+var workerCounts = []int{1, 2, 8}
+
+// corpusCases are nvcc cases with many blocks whose outputs do not depend
+// on the order blocks run in: global and shared atomics (integer, so
+// commutative), shared-memory tiles with barriers, a 3-D grid.
+var corpusCases = []string{"hist_global_atomic", "hist_shared_atomic", "matmul_tiled_ragged", "reduce_sum_f32", "grid3d"}
+
+// TestRunSpecSameOutputsForAnyWorkerCount runs recorded nvcc cases on 1, 2
+// and 8 workers: the outputs are byte-identical to one another and to what
+// the GPU produced, and so are the counters.
+func TestRunSpecSameOutputsForAnyWorkerCount(t *testing.T) {
+	cache := vm.NewModuleCache()
+	for _, name := range corpusCases {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("..", "testdata", "nvcc", "cases", name, "O3")
+			spec, err := vm.LoadSpec(filepath.Join(dir, "spec.json"))
+			require.NoError(t, err)
+			require.Nil(t, spec.Tolerance, "pick cases that are bit-exact")
+			var first *scheduler.SpecRun
+			for _, w := range workerCounts {
+				run, err := scheduler.RunSpec(context.Background(), spec, scheduler.H100, scheduler.Options{Workers: w, MaxInst: 1 << 30}, cache)
+				require.NoError(t, err, "workers=%d", w)
+				require.NotEmpty(t, run.Outputs)
+				assert.EqualValues(t, run.Prepared.Launch.NumCTAs(), run.Result.Stats.CTAs, "workers=%d", w)
+				if first == nil {
+					first = run
+					for out, got := range run.Outputs {
+						want, err := os.ReadFile(filepath.Join(dir, "expected", out+".bin"))
+						require.NoError(t, err)
+						require.True(t, bytesEqual(want, got), "%s differs from the GPU's output", out)
+					}
+					continue
+				}
+				require.Equal(t, len(first.Outputs), len(run.Outputs))
+				for out, got := range run.Outputs {
+					require.True(t, bytesEqual(first.Outputs[out], got), "workers=%d: output %s differs from workers=1", w, out)
+				}
+				assert.Equal(t, first.Result.Stats, run.Result.Stats, "workers=%d", w)
+				assert.Equal(t, first.Result.CTAsPerSM, run.Result.CTAsPerSM, "workers=%d", w)
+			}
+		})
+	}
+}
+
+func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
+
+// whereSrc records, for each block, the SM it ran on and %nsmid.
+const whereSrc = `
+.visible .entry where(.param .u64 p0)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<4>;
+	mov.u32 	%r4, %tid.x;
+	setp.ne.u32 	%p1, %r4, 0;
+	@%p1 bra 	$L__done;
+	ld.param.u64 	%rd1, [p0];
+	cvta.to.global.u64 	%rd1, %rd1;
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ctaid.y;
+	mov.u32 	%r3, %nctaid.x;
+	mad.lo.s32 	%r5, %r2, %r3, %r1;
+	mov.u32 	%r6, %smid;
+	mov.u32 	%r7, %nsmid;
+	mul.wide.u32 	%rd2, %r5, 8;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.v2.u32 	[%rd3], {%r6, %r7};
+$L__done:
+	ret;
+}`
+
+// TestPlacement checks that blocks are dealt to SMs round robin, that
+// %smid and %nsmid say so, and that placement does not depend on the
+// number of workers.
+func TestPlacement(t *testing.T) {
+	for _, gpu := range []*scheduler.Profile{scheduler.H100, scheduler.GF100} {
+		for _, w := range workerCounts {
+			t.Run(fmt.Sprintf("%s/workers=%d", gpu.Name, w), func(t *testing.T) {
+				grid := [3]uint32{50, 6, 1} // 300 blocks: more than one round on every SM
+				n := 300
+				l, dev, buf := launch(t, whereSrc, "where", grid, [3]uint32{64, 1, 1}, uint64(8*n))
+				res, err := scheduler.RunFunctional(context.Background(), l, gpu, scheduler.Options{Workers: w})
+				require.NoError(t, err)
+				out := readU32s(t, dev, buf, 2*n)
+				perSM := make([]int, gpu.SMs)
+				for i := 0; i < n; i++ {
+					require.Equal(t, uint32(i%gpu.SMs), out[2*i], "%%smid of block %d", i)
+					require.Equal(t, uint32(gpu.SMs), out[2*i+1], "%%nsmid of block %d", i)
+					perSM[i%gpu.SMs]++
+				}
+				assert.Equal(t, perSM, res.CTAsPerSM)
+				assert.EqualValues(t, n, res.Stats.CTAs)
+			})
+		}
+	}
+}
+
+func TestPlacementFunction(t *testing.T) {
+	tests := []struct {
+		ctas, sms int
+		want      []int
+	}{
+		{0, 4, []int{}},
+		{3, 4, []int{0, 1, 2}},
+		{9, 4, []int{0, 1, 2, 3, 0, 1, 2, 3, 0}},
+		{5, 1, []int{0, 0, 0, 0, 0}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, scheduler.Placement(tt.ctas, tt.sms), "%d CTAs on %d SMs", tt.ctas, tt.sms)
+	}
+}
+
+// spinSrc never ends.
+const spinSrc = `
+.visible .entry spin(.param .u64 p0)
+{
+$L__top:
+	bra.uni 	$L__top;
+}`
+
+func TestMaxInstStopsRunawayKernel(t *testing.T) {
+	for _, w := range workerCounts {
+		t.Run(fmt.Sprintf("workers=%d", w), func(t *testing.T) {
+			l, _, _ := launch(t, spinSrc, "spin", [3]uint32{64, 1, 1}, [3]uint32{64, 1, 1}, 4)
+			const budget = 1 << 20
+			_, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w, MaxInst: budget})
+			require.ErrorIs(t, err, vm.ErrBudget)
+			assert.True(t, vm.IsRuntime(err))
+			assert.Contains(t, err.Error(), "kernel spin: instruction budget exhausted after ")
+			assert.Contains(t, err.Error(), "block (")
+			assert.Greater(t, l.InstExecuted(), int64(budget))
+		})
+	}
+}
+
+// loopSrc runs a loop of 40 iterations per thread and stores the count.
+const loopSrc = `
+.visible .entry loop(.param .u64 p0)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 	%rd1, [p0];
+	cvta.to.global.u64 	%rd1, %rd1;
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ntid.x;
+	mov.u32 	%r3, %tid.x;
+	mad.lo.s32 	%r4, %r1, %r2, %r3;
+	mov.u32 	%r5, 0;
+$L__loop:
+	add.s32 	%r5, %r5, 1;
+	setp.lt.u32 	%p1, %r5, 40;
+	@%p1 bra 	$L__loop;
+	mul.wide.u32 	%rd2, %r4, 4;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.u32 	[%rd3], %r5;
+	ret;
+}`
+
+// TestMaxInstIsExact: a budget of exactly the instructions the launch
+// needs is enough; one fewer is not.
+func TestMaxInstIsExact(t *testing.T) {
+	grid, block := [3]uint32{20, 1, 1}, [3]uint32{96, 1, 1}
+	l, _, _ := launch(t, loopSrc, "loop", grid, block, 4*20*96)
+	res, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1})
+	require.NoError(t, err)
+	need := int64(res.Stats.Inst)
+	require.Greater(t, need, int64(20*3*40))
+	for _, w := range workerCounts {
+		l, dev, buf := launch(t, loopSrc, "loop", grid, block, 4*20*96)
+		_, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w, MaxInst: need})
+		require.NoError(t, err, "workers=%d, budget %d", w, need)
+		for i, v := range readU32s(t, dev, buf, 20*96) {
+			require.Equal(t, uint32(40), v, "thread %d", i)
+		}
+		l, _, _ = launch(t, loopSrc, "loop", grid, block, 4*20*96)
+		_, err = scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w, MaxInst: need - 1})
+		require.ErrorIs(t, err, vm.ErrBudget, "workers=%d, budget %d", w, need-1)
+	}
+}
+
+// faultSrc stores to a null pointer in one thread of one block (block
+// p1, linear thread p2); every other thread stores its block index to its
+// block's word of the buffer.
+const faultSrc = `
+.visible .entry oob(.param .u64 p0, .param .u32 p1, .param .u32 p2)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 	%rd1, [p0];
+	ld.param.u32 	%r1, [p1];
+	ld.param.u32 	%r2, [p2];
+	mov.u32 	%r3, %ctaid.x;
+	mov.u32 	%r4, %tid.x;
+	mov.u32 	%r5, %tid.y;
+	mov.u32 	%r6, %ntid.x;
+	mad.lo.s32 	%r7, %r5, %r6, %r4;
+	setp.eq.u32 	%p1, %r3, %r1;
+	setp.eq.u32 	%p2, %r7, %r2;
+	and.pred 	%p1, %p1, %p2;
+	cvta.to.global.u64 	%rd1, %rd1;
+	mul.wide.u32 	%rd2, %r3, 4;
+	add.s64 	%rd1, %rd1, %rd2;
+	@!%p1 bra 	$L__ok;
+	mov.u64 	%rd1, 0;
+$L__ok:
+	st.global.u32 	[%rd1], %r3;
+	ret;
+}`
+
+func TestFaultInOneBlockIsReported(t *testing.T) {
+	stLine := 0
+	for i, line := range strings.Split(header+faultSrc, "\n") {
+		if strings.Contains(line, "st.global.u32") {
+			stLine = i + 1
+		}
+	}
+	require.NotZero(t, stLine)
+	tests := []struct {
+		block, thread uint32 // linear thread index in a 32×4 block
+		tid           [3]uint32
+	}{
+		{37, 7 + 32, [3]uint32{7, 1, 0}},
+		{0, 0, [3]uint32{0, 0, 0}},
+		{199, 127, [3]uint32{31, 3, 0}},
+	}
+	for _, tt := range tests {
+		for _, w := range workerCounts {
+			t.Run(fmt.Sprintf("block%d/thread%d/workers=%d", tt.block, tt.thread, w), func(t *testing.T) {
+				l, _, _ := launch(t, faultSrc, "oob", [3]uint32{200, 1, 1}, [3]uint32{32, 4, 1}, 4*200, u32(tt.block), u32(tt.thread))
+				_, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w})
+				require.Error(t, err)
+				var f *vm.Fault
+				require.True(t, errors.As(err, &f), "not a *vm.Fault: %v", err)
+				assert.Equal(t, [3]uint32{tt.block, 0, 0}, f.Block)
+				assert.Equal(t, tt.tid, f.Thread)
+				assert.Equal(t, "oob", f.Kernel)
+				assert.Equal(t, stLine, f.PTXLine)
+				require.NotNil(t, f.MemFault)
+				assert.Equal(t, uint64(0), f.MemFault.Addr)
+				msg := err.Error()
+				assert.Contains(t, msg, fmt.Sprintf("test.ptx:%d: kernel oob, block (%d,0,0), thread (%d,%d,%d)", stLine, tt.block, tt.tid[0], tt.tid[1], tt.tid[2]))
+				assert.Contains(t, msg, "store of 4 bytes to global address 0x0: not inside any allocation")
+			})
+		}
+	}
+	// The same kernel with no bad thread runs cleanly: the fault above
+	// is the bad thread's, not the kernel's.
+	l, _, _ := launch(t, faultSrc, "oob", [3]uint32{200, 1, 1}, [3]uint32{32, 4, 1}, 4*200, u32(1000), u32(0))
+	_, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 2})
+	require.NoError(t, err)
+}
+
+// TestStoppedLaunchIsNotReportedAsDone: a launch stopped by a fault or the
+// budget has not run; running it again must not report success.
+func TestStoppedLaunchIsNotReportedAsDone(t *testing.T) {
+	l, dev, buf := launch(t, loopSrc, "loop", [3]uint32{4, 1, 1}, [3]uint32{32, 1, 1}, 4*4*32)
+	_, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1, MaxInst: 10})
+	require.ErrorIs(t, err, vm.ErrBudget)
+	_, err = scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1})
+	if err == nil {
+		// If a rerun is allowed, it must have done the work.
+		for i, v := range readU32s(t, dev, buf, 4*32) {
+			require.Equal(t, uint32(40), v, "thread %d: the rerun reported success without running", i)
+		}
+	}
+}
+
+// TestRerunKeepsItsOwnBudget: running a launch that completed again
+// (the same kernel, the same arguments) gets the whole budget again.
+func TestRerunKeepsItsOwnBudget(t *testing.T) {
+	l, _, _ := launch(t, loopSrc, "loop", [3]uint32{4, 1, 1}, [3]uint32{32, 1, 1}, 4*4*32)
+	res, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1})
+	require.NoError(t, err)
+	need := int64(res.Stats.Inst)
+	for i := 0; i < 3; i++ {
+		_, err = scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 2, MaxInst: need})
+		require.NoError(t, err, "run %d", i)
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	t.Run("before the launch", func(t *testing.T) {
+		l, dev, buf := launch(t, loopSrc, "loop", [3]uint32{4, 1, 1}, [3]uint32{32, 1, 1}, 4*4*32)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := scheduler.RunFunctional(ctx, l, scheduler.H100, scheduler.Options{})
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, make([]uint32, 4*32), readU32s(t, dev, buf, 4*32), "no block ran")
+	})
+	t.Run("while a block runs", func(t *testing.T) {
+		// A kernel that never ends, with a budget of some seconds' work
+		// as a safety net: cancelling must stop it long before.
+		l, _, _ := launch(t, spinSrc, "spin", [3]uint32{4, 1, 1}, [3]uint32{32, 1, 1}, 4)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			for l.InstExecuted() == 0 {
+				runtime.Gosched()
+			}
+			cancel()
+		}()
+		_, err := scheduler.RunFunctional(ctx, l, scheduler.H100, scheduler.Options{Workers: 2, MaxInst: 1 << 27})
+		require.ErrorIs(t, err, context.Canceled)
+		assert.NotErrorIs(t, err, vm.ErrBudget)
+	})
+}
+
+// TestLargestGrid: the largest grid compute capability 9.0 allows (about
+// 2^63 blocks) is placed lazily; a budget stops it.
+func TestLargestGrid(t *testing.T) {
+	grid := [3]uint32{1<<31 - 1, 65535, 65535}
+	for _, w := range workerCounts {
+		l, _, _ := launch(t, spinSrc, "spin", grid, [3]uint32{32, 1, 1}, 4)
+		var err error
+		var res *scheduler.Result
+		require.NotPanics(t, func() {
+			res, err = scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w, MaxInst: 100000})
+		})
+		require.ErrorIs(t, err, vm.ErrBudget, "workers=%d", w)
+		require.Len(t, res.CTAsPerSM, 132)
+		total := 0
+		for _, c := range res.CTAsPerSM {
+			total += c
+		}
+		assert.Equal(t, l.NumCTAs(), total)
+	}
+}
