@@ -22,9 +22,12 @@ generate, checks every output against a Go reference, and prints what ran.`, std
 	asJSON := fs.Bool("json", false, "print JSON")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	seed := fs.Uint64("seed", 1, "input seed")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
+	}
+	if !nonNegative(stderr, "demo", "workers", int64(*workers)) {
+		return exitUsage
 	}
 	list := kernels.All()
 	if len(pos) > 0 {

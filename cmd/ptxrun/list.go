@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -22,7 +25,7 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	only := fs.String("kernel", "", "describe only the kernel `NAME`")
 	check := fs.Bool("check", false, "also parse and lower every kernel, reporting what this emulator cannot run")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -105,6 +108,9 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 			Target  []string `json:"target"`
 			Kernels []kernel `json:"kernels"`
 		}{pos[0], m.AST.Version, m.AST.Target, out})
+		if failed {
+			return exitFail
+		}
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "%s: PTX %s, target %s, %d-bit addresses, %d kernel(s)\n", pos[0], m.AST.Version, strings.Join(m.AST.Target, ","), m.AST.AddressSize, len(names))
@@ -134,8 +140,12 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 		if len(ki.Callees) > 0 {
 			fmt.Fprintf(tw, "  calls\t%d\t%s\n", len(ki.Callees), strings.Join(ki.Callees, ", "))
 		}
-		for name, v := range ki.Perf {
-			fmt.Fprintf(tw, "  %s\t%v\t\n", name, v)
+		for _, name := range slices.Sorted(maps.Keys(ki.Perf)) {
+			var vs []string
+			for _, v := range ki.Perf[name] {
+				vs = append(vs, strconv.FormatInt(v, 10))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t\n", name, strings.Join(vs, ", "))
 		}
 		tw.Flush()
 	}

@@ -19,6 +19,13 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		// The first interrupt cancels ctx; stop catching interrupts then,
+		// so that a second one ends the process even if whatever is running
+		// does not notice.
+		<-ctx.Done()
+		stop()
+	}()
 	code := doMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -85,22 +92,36 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// newFlags returns a flag set that prints its usage to stderr.
+// newFlags returns a flag set that prints its errors and usage to stderr
+// (parseFlags prints the usage that -h asks for to stdout).
 func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "%s\n\nFlags:\n", synopsis)
+		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parseFlags parses args, allowing flags after positional arguments.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+// parseFlags parses args, allowing flags after positional arguments. The
+// usage asked for with -h goes to stdout; after a bad flag it goes, with the
+// error, to the flag set's output.
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, error) {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				w := fs.Output()
+				fs.SetOutput(stdout)
+				usage()
+				fs.SetOutput(w)
+			} else {
+				usage()
+			}
 			return nil, err
 		}
 		rest := fs.Args()
@@ -110,6 +131,16 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// nonNegative reports a negative value given to the count flag name of
+// command cmd as bad input.
+func nonNegative(stderr io.Writer, cmd, name string, v int64) bool {
+	if v < 0 {
+		fmt.Fprintf(stderr, "ptxrun %s: -%s must not be negative (got %d)\n", cmd, name, v)
+		return false
+	}
+	return true
 }
 
 // usageErr reports a bad command line; flag.ErrHelp is a request for help.

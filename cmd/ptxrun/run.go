@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,16 +25,19 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute metric names)")
 	gpuName := fs.String("gpu", "h100", "GPU profile: h100 or gf100")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
-	maxInst := fs.Int64("max-inst", 0, "stop after `N` warp instructions (0: no limit)")
+	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault (warp-synchronous member masks naming exited lanes, shuffles reading inactive lanes)")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
 	}
 	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "ptxrun run: give exactly one spec file")
 		fs.Usage()
+		return exitUsage
+	}
+	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) {
 		return exitUsage
 	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
@@ -48,10 +52,18 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	}
 	run, err := scheduler.RunSpec(ctx, spec, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict}, nil)
 	if err != nil {
-		fmt.Fprintln(stderr, "ptxrun run:", err)
-		if vm.IsRuntime(err) {
+		switch {
+		case errors.Is(err, vm.ErrBudget):
+			fmt.Fprintf(stderr, "ptxrun run: %v (budget: -max-inst %d)\n", err, *maxInst)
+			return exitFail
+		case vm.IsRuntime(err):
+			fmt.Fprintln(stderr, "ptxrun run:", err)
+			return exitFail
+		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+			fmt.Fprintln(stderr, "ptxrun run: interrupted:", err)
 			return exitFail
 		}
+		fmt.Fprintln(stderr, "ptxrun run:", err)
 		return exitUsage
 	}
 	written := map[string]string{}

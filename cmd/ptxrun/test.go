@@ -26,13 +26,16 @@ mismatch, the first differing elements. Exits 1 if any case fails.`, stderr)
 	verbose := fs.Bool("v", false, "print passing cases too")
 	gpuName := fs.String("gpu", "h100", "GPU profile")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault")
-	pos, err := parseFlags(fs, args)
+	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
 	}
 	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "ptxrun test: give at least one folder")
 		fs.Usage()
+		return exitUsage
+	}
+	if !nonNegative(stderr, "test", "workers", int64(*workers)) || !nonNegative(stderr, "test", "max-inst", *maxInst) {
 		return exitUsage
 	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
