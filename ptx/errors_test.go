@@ -107,7 +107,8 @@ func TestErrors(t *testing.T) {
 			[]string{`e.ptx:4:21: "{" has no matching "}"`, `e.ptx:5:7: comment not terminated`}},
 		{"an unbalanced brace spoils one body only", header + ".entry a() {\n\tst.f32 [%rd1], {%f1;\n}\n.entry b() {\n\tret\n}\n",
 			[]string{`e.ptx:5:21: expected "," or "}", found ";"`, `e.ptx:8:5: expected "," or ";", found newline`}},
-		{"empty input", "", nil},
+		{"empty input", "", []string{"e.ptx:1:1: expected a .version directive (a PTX module begins with .version and .target), found none"}},
+		{"no .version", "// just a comment\n.target sm_90\n", []string{"e.ptx:1:1: expected a .version directive (a PTX module begins with .version and .target), found none"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -186,6 +186,11 @@ func (m *Module) parseItems(errs *errSink) {
 	for !errs.full() {
 		t := plex.Peek()
 		if t.EOF() {
+			if m.Version == "" && len(errs.list) == 0 {
+				// PTX requires .version (and .target) before anything else;
+				// without it this is not a PTX module (an empty or wrong file).
+				errs.add(Pos{Filename: m.Filename, Line: 1, Column: 1}, "expected a .version directive (a PTX module begins with .version and .target), found none")
+			}
 			return
 		}
 		start := plex.MakeCheckpoint()

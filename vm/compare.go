@@ -11,22 +11,22 @@ import (
 
 // Diff is one differing element of an output buffer.
 type Diff struct {
-	Index int
-	Got   string
-	Want  string
-	ULP   uint64 // for floating-point elements; 0 otherwise
+	Index int    `json:"index"`
+	Got   string `json:"got"`
+	Want  string `json:"want"`
+	ULP   uint64 `json:"ulp,omitempty"` // for floating-point elements; 0 otherwise
 }
 
 // Comparison is the result of comparing one output buffer.
 type Comparison struct {
-	Name     string
-	Type     string
-	Elements int
-	Differ   int     // elements outside the tolerance
-	MaxULP   uint64  // largest ULP distance seen among float elements (within tolerance or not)
-	MaxAbs   float64 // largest absolute difference seen among non-NaN float elements
-	First    []Diff  // the first few differences
-	SizeErr  string  // the buffers have different sizes
+	Name     string  `json:"name"`
+	Type     string  `json:"type"`
+	Elements int     `json:"elements"`
+	Differ   int     `json:"differ"`               // elements outside the tolerance
+	MaxULP   uint64  `json:"max_ulp"`              // largest ULP distance seen among float elements (within tolerance or not)
+	MaxAbs   float64 `json:"max_abs"`              // largest absolute difference seen among non-NaN float elements
+	First    []Diff  `json:"first,omitempty"`      // the first few differences
+	SizeErr  string  `json:"size_error,omitempty"` // the buffers have different sizes
 }
 
 // OK reports whether the buffers match within the tolerance.

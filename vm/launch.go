@@ -67,11 +67,10 @@ func (l *Launch) NumCTAs() int { return int(l.Grid[0]) * int(l.Grid[1]) * int(l.
 func (l *Launch) ThreadsPerCTA() int { return int(l.Block[0]) * int(l.Block[1]) * int(l.Block[2]) }
 
 // CTAID returns the block coordinates of the linear block index i.
+// Grids may hold more than 2^32 blocks, so the arithmetic is 64-bit.
 func (l *Launch) CTAID(i int) [3]uint32 {
-	x := uint32(i) % l.Grid[0]
-	y := uint32(i) / l.Grid[0] % l.Grid[1]
-	z := uint32(i) / (l.Grid[0] * l.Grid[1])
-	return [3]uint32{x, y, z}
+	u, gx, gy := uint64(i), uint64(l.Grid[0]), uint64(l.Grid[1])
+	return [3]uint32{uint32(u % gx), uint32(u / gx % gy), uint32(u / (gx * gy))}
 }
 
 // Stop asks every runner to stop at its next check (after a fault elsewhere).
@@ -161,7 +160,12 @@ func (r *Runner) RunCTA(ctaid [3]uint32, smid int) error {
 				continue // held at a barrier
 			}
 			before := w.Inst
-			if err := w.run(sliceInst); err != nil {
+			slice := int64(sliceInst)
+			if l.MaxInst > 0 {
+				// Stop within the budget, not up to a slice past it.
+				slice = max(1, min(slice, l.MaxInst-l.instTotal.Load()+1))
+			}
+			if err := w.run(int(slice)); err != nil {
 				return err
 			}
 			n := int64(w.Inst - before)

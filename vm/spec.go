@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -231,7 +232,40 @@ func jsonError(data []byte, err error) error {
 			col++
 		}
 	}
+	if te != nil {
+		what := "the spec"
+		if te.Field != "" {
+			what = fmt.Sprintf("%q", te.Field)
+		}
+		return fmt.Errorf("invalid spec at line %d, column %d: %s should be %s, not a JSON %s", line, col, what, jsonKind(te.Type), te.Value)
+	}
 	return fmt.Errorf("invalid spec at line %d, column %d: %v", line, col, err)
+}
+
+// jsonKind describes the JSON a Go type decodes from, for error messages.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 && t.Kind() == reflect.Slice {
+			return "a base64 string"
+		}
+		return "an array, each element " + jsonKind(t.Elem())
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Sprintf("an integer (%d-bit)", t.Bits())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return fmt.Sprintf("a non-negative integer (%d-bit)", t.Bits())
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a value of another kind"
 }
 
 func (s *Spec) check() error {
@@ -520,8 +554,14 @@ func (s *Spec) Prepare(dev *Device, cache *ModuleCache) (*Prepared, error) {
 			args[i] = b
 		}
 	}
-	grid, _ := dims3("grid", s.Grid)
-	block, _ := dims3("block", s.Block)
+	grid, err := dims3("grid", s.Grid)
+	if err != nil {
+		return nil, err
+	}
+	block, err := dims3("block", s.Block)
+	if err != nil {
+		return nil, err
+	}
 	l, err := m.PrepareLaunch(s.Kernel, LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
 	if err != nil {
 		return nil, err

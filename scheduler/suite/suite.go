@@ -185,7 +185,9 @@ func RunCase(ctx context.Context, c Case, opt Options, cache *vm.ModuleCache) *R
 
 // Summary counts results by status.
 type Summary struct {
-	Pass, Fail, Error int
+	Pass  int `json:"pass"`
+	Fail  int `json:"fail"`
+	Error int `json:"error"`
 }
 
 // Summarize counts results.
