@@ -184,7 +184,7 @@ func (t *Texture) address(i, n int) (int, bool) {
 	return n - 1, true
 }
 
-// Filtering as the hardware does it (established against an H200, sm_90;
+// Filtering as the hardware does it (established against the H100 and H200, sm_90;
 // see texture_test.go for vectors taken from the GPU):
 //
 //   - Coordinates for linear filtering and tld4 become fixed point with 8

@@ -2,7 +2,7 @@ package fpu
 
 // TestGPUConformance runs the functions of this package directly on the
 // real-GPU vectors of the PTX conformance suite (testdata/conformance,
-// recorded on an NVIDIA H200, sm_90): every form of the families f32, f64,
+// recorded on an NVIDIA H100 and an H200, sm_90, with identical results): every form of the families f32, f64,
 // half, cvt_f2f, cvt_f2i, cvt_i2f and cvt_pack whose instruction maps onto
 // this package, and the uncontended atom/red.add.f64 forms. Exact forms must match bit for bit; approximate forms must
 // stay within the tolerance recorded with the form, and their largest ULP

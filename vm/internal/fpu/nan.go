@@ -4,7 +4,7 @@ package fpu
 // that produces a NaN asks one of these functions for its bit pattern.
 //
 // Every rule below was read off real-GPU results: the PTX conformance suite
-// in testdata/conformance (recorded on an NVIDIA H200, sm_90; "form" names
+// in testdata/conformance (recorded on an NVIDIA H100 and an H200, sm_90, with identical results; "form" names
 // below are its cases/<family>/<form>), checked over every vector of each
 // form. The NaN inputs there are quiet and signalling, of both signs, with
 // and without payloads (0x7ff8000000000000, 0xfff0000000000003,
