@@ -118,3 +118,49 @@ func tanhApproxBF16(a uint16) uint16 {
 	}
 	return fpu.TanhApproxBF16(a)
 }
+
+// rsqrtApprox64 is rsqrt.approx.f64 as ptxas (CUDA 13, sm_90) emits it
+// (testdata/nvcc/sass/float_libm.O3.sass, sfu_asm): y = MUFU.RSQ64H of the
+// upper word, then one refinement, e = 1 − x·y², y + (0.5 + 0.375e)·(y·e),
+// in DMUL/DFMA. Zero, negative, infinite, NaN and subnormal operands take
+// ptxas's slow path: ±0 → ±inf, NaN → x + x, negative → NaN, +inf → +0, and
+// a subnormal x runs the same sequence on x·2^54 and scales the result by
+// 2^27.
+func rsqrtApprox64(a uint64) uint64 {
+	const (
+		one     = 0x3FF0000000000000
+		half    = 0x3FE0000000000000
+		c0375   = 0x3FD8000000000000
+		two54   = 0x4350000000000000
+		two27   = 0x41A0000000000000
+		sign64  = 1 << 63
+		expMask = 0x7FF0000000000000
+	)
+	orig, hi := a, uint32(a>>32)
+	scaled := false
+	if hi-0x100000 >= 0x7FE00000 { // not a positive normal number
+		switch {
+		case a<<1 == 0:
+			return a&sign64 | expMask
+		case a&^sign64 > expMask:
+			return fpu.Add64(a, a, fpu.RN)
+		case a&sign64 != 0:
+			return 0xFFF8000000000000
+		case a == expMask:
+			return 0
+		}
+		a, scaled = fpu.Mul64(a, two54, fpu.RN), true
+	}
+	y, ok := sfu.RsqrtApproxFtz64(a)
+	if !ok {
+		return fpu.RsqrtApprox64(orig)
+	}
+	yy := fpu.Mul64(y, y, fpu.RN)
+	e := fpu.Fma64(a, yy^sign64, one, fpu.RN)
+	t := fpu.Fma64(e, c0375, half, fpu.RN)
+	r := fpu.Fma64(t, fpu.Mul64(y, e, fpu.RN), y, fpu.RN)
+	if scaled {
+		r = fpu.Mul64(r, two27, fpu.RN)
+	}
+	return r
+}

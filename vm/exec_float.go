@@ -167,7 +167,7 @@ func f64Op(in *Inst, a, b, c uint64) uint64 {
 		if in.Flags&FFtz != 0 {
 			return rsqrtApproxFtz64(a)
 		}
-		return fpu.RsqrtApprox64(a)
+		return rsqrtApprox64(a)
 	case OpFMin:
 		return fpu.Min64(a, b)
 	case OpFMax:

@@ -928,9 +928,6 @@ def main(argv=None):
                     pi = ptxas_info.get((c.module, v), {})
                     if k in pi:
                         entry["ptxas"][v] = pi[k]
-            if entry["approx_ops"].get("O3") and not c.tolerance:
-                log(f"  note: {c.name} has approximate instructions {entry['approx_ops']['O3']} "
-                    f"but no tolerance")
         manifest["cases"].append(entry)
     if coverage:
         manifest["opcode_coverage_O3"] = {o: len(v) for o, v in sorted(coverage.items())}
