@@ -12,52 +12,49 @@ import (
 // within the PTX ISA's error bounds, stand in.
 
 func approxF32(op Op, a, b uint32, ftz, full bool) uint32 {
-	var v uint32
-	var ok bool
-	switch op {
-	case OpFDiv:
+	if op == OpFDiv {
 		if full {
-			if v, ok = sfu.DivFull32(a, b, ftz); !ok {
-				v = fpu.DivFull32(a, b, ftz)
+			if v, ok := sfu.DivFull32(a, b, ftz); ok {
+				return v
 			}
-		} else if v, ok = sfu.DivApprox32(a, b, ftz); !ok {
-			v = fpu.DivApprox32(a, b, ftz)
+			return fpu.DivFull32(a, b, ftz)
 		}
-	case OpFRcp:
-		if v, ok = sfu.RcpApprox32(a, ftz); !ok {
-			v = fpu.RcpApprox32(a, ftz)
+		if v, ok := sfu.DivApprox32(a, b, ftz); ok {
+			return v
 		}
-	case OpFSqrt:
-		if v, ok = sfu.SqrtApprox32(a, ftz); !ok {
-			v = fpu.SqrtApprox32(a, ftz)
-		}
-	case OpFRsqrt:
-		if v, ok = sfu.RsqrtApprox32(a, ftz); !ok {
-			v = fpu.RsqrtApprox32(a, ftz)
-		}
-	case OpFSin:
-		if v, ok = sfu.SinApprox32(a, ftz); !ok {
-			v = fpu.SinApprox32(a, ftz)
-		}
-	case OpFCos:
-		if v, ok = sfu.CosApprox32(a, ftz); !ok {
-			v = fpu.CosApprox32(a, ftz)
-		}
-	case OpFLg2:
-		if v, ok = sfu.Lg2Approx32(a, ftz); !ok {
-			v = fpu.Lg2Approx32(a, ftz)
-		}
-	case OpFEx2:
-		if v, ok = sfu.Ex2Approx32(a, ftz); !ok {
-			v = fpu.Ex2Approx32(a, ftz)
-		}
-	case OpFTanh:
-		if v, ok = sfu.TanhApprox32(a); !ok {
-			v = fpu.TanhApprox32(a)
-		}
+		return fpu.DivApprox32(a, b, ftz)
 	}
-	return v
+	table, computed := unaryApprox32(op)
+	if v, ok := table(a, ftz); ok {
+		return v
+	}
+	return computed(a, ftz)
 }
+
+// unaryApprox32 returns the table-driven and the computed form of a unary
+// approximate f32 instruction.
+func unaryApprox32(op Op) (func(uint32, bool) (uint32, bool), func(uint32, bool) uint32) {
+	switch op {
+	case OpFRcp:
+		return sfu.RcpApprox32, fpu.RcpApprox32
+	case OpFSqrt:
+		return sfu.SqrtApprox32, fpu.SqrtApprox32
+	case OpFRsqrt:
+		return sfu.RsqrtApprox32, fpu.RsqrtApprox32
+	case OpFSin:
+		return sfu.SinApprox32, fpu.SinApprox32
+	case OpFCos:
+		return sfu.CosApprox32, fpu.CosApprox32
+	case OpFLg2:
+		return sfu.Lg2Approx32, fpu.Lg2Approx32
+	case OpFEx2:
+		return sfu.Ex2Approx32, fpu.Ex2Approx32
+	}
+	return tanhTable32, tanhComputed32 // OpFTanh, the only other approximate unary op
+}
+
+func tanhTable32(a uint32, _ bool) (uint32, bool) { return sfu.TanhApprox32(a) }
+func tanhComputed32(a uint32, _ bool) uint32      { return fpu.TanhApprox32(a) }
 
 func rcpApproxFtz64(a uint64) uint64 {
 	if v, ok := sfu.RcpApproxFtz64(a); ok {
