@@ -51,13 +51,6 @@ func ctasOn(sm, nsm, n int) int {
 	return (n-sm-1)/nsm + 1
 }
 
-// ctaID returns the coordinates of linear block i of grid (x fastest).
-// Grids may hold more than 2³² blocks, so the arithmetic is 64-bit.
-func ctaID(grid [3]uint32, i int) [3]uint32 {
-	u, gx, gy := uint64(i), uint64(grid[0]), uint64(grid[1])
-	return [3]uint32{uint32(u % gx), uint32(u / gx % gy), uint32(u / (gx * gy))}
-}
-
 // errStoppedEarlier is the error of a launch that an earlier failure or
 // cancellation stopped: its blocks refuse to run again.
 var errStoppedEarlier = errors.New("the launch was stopped by an earlier failure or cancellation; prepare it again to rerun it")
@@ -116,7 +109,7 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 					if gctx.Err() != nil {
 						return nil
 					}
-					if err := r.RunCTA(ctaID(l.Grid, i), sm); err != nil {
+					if err := r.RunCTA(l.CTAID(i), sm); err != nil {
 						if vm.IsStopped(err) {
 							stopped.Store(true)
 							return nil

@@ -37,3 +37,18 @@ func RunSpec(ctx context.Context, spec *vm.Spec, gpu *Profile, opt Options, cach
 	}
 	return &SpecRun{Spec: spec, Prepared: p, Result: res, Outputs: out, Elapsed: el}, nil
 }
+
+// Metrics returns the run's counters under Nsight Compute's metric names
+// (DESIGN.md): in functional mode, instruction counts and launch figures.
+func (r *SpecRun) Metrics() map[string]float64 {
+	l := r.Prepared.Launch
+	st := r.Result.Stats
+	return map[string]float64{
+		"smsp__inst_executed.sum":              float64(st.Inst),
+		"smsp__thread_inst_executed.sum":       float64(st.ThreadInst),
+		"launch__grid_size":                    float64(l.NumCTAs()),
+		"launch__block_size":                   float64(l.ThreadsPerCTA()),
+		"launch__shared_mem_per_block_dynamic": float64(l.DynSmem),
+		"launch__shared_mem_per_block_static":  float64(l.Kernel.SharedStatic),
+	}
+}

@@ -70,6 +70,8 @@ func TestSpecErrors(t *testing.T) {
 		{"arg size", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"s64": 64}]`), "argument has 8 bytes", true},
 		{"no kernel in module", `{"module": "vecadd.ptx", "kernel": "nope", "grid": [1], "block": [1], "args": []}`, `no kernel named "nope" (entries: _Z6vecaddPfPKfS1_i)`, true},
 		{"missing module", `{"module": "none.ptx", "kernel": "k", "grid": [1], "block": [1], "args": []}`, "none.ptx", true},
+		{"wrong JSON type", "{\"module\": \"m\", \"kernel\": \"k\",\n \"grid\": \"big\", \"block\": [1], \"args\": []}",
+			`invalid spec at line 2, column 15: "grid" should be an array, each element a non-negative integer (32-bit), not a JSON string`, false},
 		{"huge buffer", base(`[{"name": "C", "type": "f64", "count": 17179869184}]`, `[]`), "out of device memory", true},
 	}
 	for _, c := range cases {
@@ -85,6 +87,16 @@ func TestSpecErrors(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 		})
 	}
+}
+
+// TestPrepareChecksDims: a spec built or changed in Go (not loaded from
+// JSON) is checked when it is prepared.
+func TestPrepareChecksDims(t *testing.T) {
+	s, err := vm.LoadSpec("testdata/spec/spec.json")
+	require.NoError(t, err)
+	s.Grid = []uint32{0, 7, 1}
+	_, err = s.Prepare(vm.NewDevice(), nil)
+	require.ErrorContains(t, err, `"grid" dimension 0 is zero`)
 }
 
 func TestSpecScalarArgs(t *testing.T) {

@@ -39,7 +39,8 @@ const (
 )
 
 const usage = `ptxrun runs the PTX that nvcc emits on an emulated GPU, bit-exact with the
-hardware for IEEE-exact instructions, with no GPU and no CUDA toolkit.
+hardware (approximate special-function instructions included), with no GPU and
+no CUDA toolkit.
 
 Usage:
   ptxrun FILE.ptx [flags]        list the kernels of a module: parameters and declared resources

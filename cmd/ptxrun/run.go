@@ -139,19 +139,5 @@ type metricsFile struct {
 }
 
 func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile {
-	l := run.Prepared.Launch
-	st := run.Result.Stats
-	return &metricsFile{
-		Kernel: run.Spec.Kernel,
-		GPU:    gpu.Name,
-		Mode:   "functional",
-		Metrics: map[string]float64{
-			"smsp__inst_executed.sum":              float64(st.Inst),
-			"smsp__thread_inst_executed.sum":       float64(st.ThreadInst),
-			"launch__grid_size":                    float64(l.NumCTAs()),
-			"launch__block_size":                   float64(l.ThreadsPerCTA()),
-			"launch__shared_mem_per_block_dynamic": float64(l.DynSmem),
-			"launch__shared_mem_per_block_static":  float64(l.Kernel.SharedStatic),
-		},
-	}
+	return &metricsFile{Kernel: run.Spec.Kernel, GPU: gpu.Name, Mode: "functional", Metrics: run.Metrics()}
 }

@@ -18,9 +18,13 @@
 // (package fpu).
 //
 // API: PTX-level functions (RcpApprox32, Ex2Approx32, SinApprox32, ...,
-// Approx32 by instruction name, RcpApproxFtz64, RsqrtApproxFtz64) include
-// ptxas's SASS wrapper sequences for the non-.ftz forms; Mufu* are the bare
-// MUFU operations. Tables are decoded lazily on first use: an int8 residual
+// Approx32 by instruction name, DivApprox32, DivFull32, RcpApproxFtz64,
+// RsqrtApproxFtz64, RsqrtApprox64, and the f16/bf16 Ex2Approx16,
+// TanhApprox16, Ex2ApproxBF16, TanhApproxBF16) include ptxas's SASS
+// sequences around MUFU for the non-.ftz forms; Mufu* are the bare MUFU
+// operations. The forms beyond the bare MUFU ones are checked against the
+// GPU by the conformance suite (scheduler/suite), not by this package's
+// validation sets. Tables are decoded lazily on first use: an int8 residual
 // per entry (8–16 MB per table in memory) against a float64 reference
 // evaluated per lookup.
 //

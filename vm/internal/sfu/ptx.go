@@ -185,3 +185,99 @@ func DivFull32(a, b uint32, ftz bool) (uint32, bool) {
 	r, ok := MufuRcp(b)
 	return fpu.Mul32(r, a, fpu.RN, ftz, false), ok
 }
+
+// The half-precision forms are the f32 MUFU operation on the widened
+// operand, its result narrowed by truncation, except that an f16 result of
+// 2^16 or more is +inf (found on the conformance vectors: rounding to
+// nearest is 1 ulp off on a quarter to a third of them, truncation matches
+// all). NaN operands give the computed forms' NaN (package fpu).
+
+// truncF16 narrows an f32 MUFU result to f16 as the half forms do.
+func truncF16(v uint32) uint16 {
+	if v&^sign32 >= 0x47800000 && v&^sign32 <= inf32 { // 2^16 .. inf
+		return uint16(v>>16&0x8000) | 0x7C00
+	}
+	return fpu.F32ToF16(v, fpu.RZ, false, false)
+}
+
+// Ex2Approx16 is ex2.approx.f16.
+func Ex2Approx16(a uint16) (uint16, bool) {
+	if fpu.IsNaN(uint64(a), fpu.F16) {
+		return fpu.Ex2Approx16(a), true
+	}
+	v, ok := Ex2Approx32(fpu.F16ToF32(a), true)
+	return truncF16(v), ok
+}
+
+// TanhApprox16 is tanh.approx.f16.
+func TanhApprox16(a uint16) (uint16, bool) {
+	if fpu.IsNaN(uint64(a), fpu.F16) {
+		return fpu.TanhApprox16(a), true
+	}
+	v, ok := TanhApprox32(fpu.F16ToF32(a))
+	return truncF16(v), ok
+}
+
+// Ex2ApproxBF16 is ex2.approx.ftz.bf16 (subnormal operands and results
+// flushed).
+func Ex2ApproxBF16(a uint16) (uint16, bool) {
+	if fpu.IsNaN(uint64(a), fpu.BF16) {
+		return fpu.Ex2ApproxBF16(a), true
+	}
+	v, ok := Ex2Approx32(fpu.BF16ToF32(fpu.FlushBF16(a)), true)
+	return fpu.FlushBF16(fpu.F32ToBF16(v, fpu.RZ, false, false)), ok
+}
+
+// TanhApproxBF16 is tanh.approx.bf16.
+func TanhApproxBF16(a uint16) (uint16, bool) {
+	if fpu.IsNaN(uint64(a), fpu.BF16) {
+		return fpu.TanhApproxBF16(a), true
+	}
+	v, ok := TanhApprox32(fpu.BF16ToF32(a))
+	return fpu.F32ToBF16(v, fpu.RZ, false, false), ok
+}
+
+// RsqrtApprox64 is rsqrt.approx.f64 as ptxas (CUDA 13, sm_90) emits it
+// (testdata/nvcc/sass/float_libm.O3.sass, sfu_asm): y = MUFU.RSQ64H of the
+// upper word, then one refinement, e = 1 − x·y², y + (0.5 + 0.375e)·(y·e),
+// in DMUL/DFMA. Zero, negative, infinite, NaN and subnormal operands take
+// ptxas's slow path: ±0 → ±inf, NaN → x + x, negative → NaN, +inf → +0, and
+// a subnormal x runs the same sequence on x·2^54 and scales the result by
+// 2^27.
+func RsqrtApprox64(a uint64) (uint64, bool) {
+	const (
+		one     = 0x3FF0000000000000
+		half    = 0x3FE0000000000000
+		c0375   = 0x3FD8000000000000
+		two54   = 0x4350000000000000
+		two27   = 0x41A0000000000000
+		sign64  = 1 << 63
+		expMask = 0x7FF0000000000000
+	)
+	scaled := false
+	if uint32(a>>32)-0x100000 >= 0x7FE00000 { // not a positive normal number
+		switch {
+		case a<<1 == 0:
+			return a&sign64 | expMask, true
+		case a&^sign64 > expMask:
+			return fpu.Add64(a, a, fpu.RN), true
+		case a&sign64 != 0:
+			return 0xFFF8000000000000, true
+		case a == expMask:
+			return 0, true
+		}
+		a, scaled = fpu.Mul64(a, two54, fpu.RN), true
+	}
+	y, ok := RsqrtApproxFtz64(a)
+	if !ok {
+		return 0, false
+	}
+	yy := fpu.Mul64(y, y, fpu.RN)
+	e := fpu.Fma64(a, yy^sign64, one, fpu.RN)
+	t := fpu.Fma64(e, c0375, half, fpu.RN)
+	r := fpu.Fma64(t, fpu.Mul64(y, e, fpu.RN), y, fpu.RN)
+	if scaled {
+		r = fpu.Mul64(r, two27, fpu.RN)
+	}
+	return r, true
+}
