@@ -79,19 +79,6 @@ func ResolveGeneric(a uint64) (Space, uint64) {
 	return Global, a
 }
 
-// Access is one warp-wide memory access: what a memory instruction hands to
-// the memory system. Addr holds, for each lane in Mask, the address in Space of
-// the first byte; Size is the number of bytes each lane moves (a .v4.b32 access
-// moves 16). Hierarchy models observe Accesses; they never see instruction
-// semantics.
-type Access struct {
-	Space Space
-	Kind  Kind
-	Size  uint8
-	Mask  uint32
-	Addr  [32]uint64
-}
-
 // Fault describes a memory access that cannot be performed.
 type Fault struct {
 	Lane   int

@@ -5,13 +5,6 @@ import (
 	"math/bits"
 )
 
-// Observer sees every warp-wide access before it is performed. The hierarchy
-// models (coalescer, caches, banks) implement it; the functional result never
-// depends on it.
-type Observer interface {
-	Observe(a *Access)
-}
-
 // View is everything one warp can address: the device's global memory, its
 // CTA's shared memory, its lanes' local memory, and the parameter and constant
 // banks. A View belongs to one goroutine at a time.

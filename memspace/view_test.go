@@ -409,7 +409,7 @@ func snapshot(tv *testView) [][]byte {
 
 type countingObserver struct{ n map[Kind]int }
 
-func (o *countingObserver) Observe(a *Access) { o.n[a.Kind]++ }
+func (o *countingObserver) Observe(a *Access) Outcome { o.n[a.Kind]++; return Outcome{} }
 
 func TestObserverSeesEachAccessOnce(t *testing.T) {
 	tv := newTestView(t)
