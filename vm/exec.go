@@ -317,6 +317,7 @@ func (w *Warp) run(limit int) error {
 					return err
 				}
 				if grp == 0 {
+					w.syncActive, w.syncExec = mask, 0
 					f.cur, f.curPC = 0, pc
 					goto resched
 				}
@@ -329,6 +330,7 @@ func (w *Warp) run(limit int) error {
 					}
 					exec &= p
 				}
+				w.syncActive, w.syncExec = mask, exec
 				if err := w.execWarpOp(in, f, exec, pc); err != nil {
 					f.cur, f.curPC = mask, pc
 					return err

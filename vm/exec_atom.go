@@ -25,11 +25,15 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 		acc.Kind = memspace.Reduction
 	}
 	w.addresses(in, f, exec)
-	if o := w.view.Observer; o != nil {
-		o.Observe(acc)
-	}
 	if in.Vec > 1 {
-		return w.execVecAtom(in, f, exec, pc)
+		acc.Size = uint8(in.T.Size() * int(in.Vec))
+		if err := w.execVecAtom(in, f, exec, pc); err != nil {
+			return err
+		}
+		if w.watch {
+			w.observe(f, pc)
+		}
+		return nil
 	}
 	n := uint64(in.T.Size())
 	b := f.r(in.B)
@@ -91,6 +95,9 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 		if d != nil {
 			d[l] = old
 		}
+	}
+	if w.watch {
+		w.observe(f, pc)
 	}
 	return nil
 }

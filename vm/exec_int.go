@@ -79,9 +79,7 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		}
 	case OpClock:
 		d := f.r(in.D)
-		// A monotonic count: warp instructions executed so far stand in for
-		// cycles in functional mode.
-		v := w.Inst
+		v := w.clock()
 		switch in.Imm {
 		case clock32:
 			v &= 0xffffffff
@@ -130,13 +128,9 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign:
 		w.execFloat(in, f, exec)
 	default:
-		return w.fault(f, pc, bits.TrailingZeros32(exec), "internal error: operation "+opName(in.Op)+" has no implementation")
+		return w.fault(f, pc, bits.TrailingZeros32(exec), "internal error: operation "+in.Op.String()+" has no implementation")
 	}
 	return nil
-}
-
-func opName(o Op) string {
-	return "#" + itoa(int(o))
 }
 
 func itoa(v int) string {

@@ -39,14 +39,28 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 				c[i] = float64(math.Float32frombits(uint32(v)))
 			}
 		}
-		res := t.sample(c, intCoords, int(in.Off))
+		var fp *texels
+		if w.watch {
+			tf := &w.cta.sm.tex
+			fp = &texels{addr: &tf.Addr[l]}
+		}
+		res := t.sample(c, intCoords, int(in.Off), fp)
 		for i := 0; i < 4; i++ {
 			f.r(in.V[i])[l] = uint64(res[i])
 		}
-		acc.Addr[l] = t.Base
+		if fp != nil {
+			tf := &w.cta.sm.tex
+			tf.Count[l] = fp.n
+			tf.TexelSize = uint8(t.esz * t.Channels)
+			acc.Addr[l] = t.Base
+			if fp.n > 0 {
+				acc.Addr[l] = tf.Addr[l][0]
+			}
+		}
 	}
-	if o := w.view.Observer; o != nil {
-		o.Observe(acc)
+	if w.watch {
+		acc.Tex = &w.cta.sm.tex
+		w.observe(f, pc)
 	}
 	return nil
 }

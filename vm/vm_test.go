@@ -33,16 +33,16 @@ type options struct {
 	strict  bool
 }
 
-// runAll runs every block of l in order on one runner, as SM 0.
+// runAll runs every block of l in order on SM 0.
 func runAll(l *vm.Launch, opt options) (*vm.Stats, error) {
 	l.MaxInst, l.Strict = opt.maxInst, opt.strict
-	r := l.NewRunner()
+	sm := l.NewSM(0)
 	for i := 0; i < l.NumCTAs(); i++ {
-		if err := r.RunCTA(l.CTAID(i), 0); err != nil {
-			return &r.Stats, err
+		if err := sm.RunCTA(i); err != nil {
+			return &sm.Stats, err
 		}
 	}
-	return &r.Stats, nil
+	return &sm.Stats, nil
 }
 
 func runOpt(t *testing.T, opt options, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *vm.Stats, error) {
