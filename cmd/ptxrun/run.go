@@ -23,7 +23,7 @@ Runs the launch a spec describes (launch spec v1: module, kernel, grid, block,
 buffers, symbols, args, outputs) on the emulated GPU and writes each output
 buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	out := fs.String("out", "", "write each output buffer to `DIR`/<name>.bin")
-	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute metric names)")
+	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute names where they mean what ncu means, ptxvm__ names otherwise)")
 	gpuName := fs.String("gpu", "h100", "GPU profile: h100 or gf100")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
@@ -105,8 +105,8 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	fmt.Fprintf(tw, "kernel\t%s\n", sp.Kernel)
 	fmt.Fprintf(tw, "launch\tgrid (%d,%d,%d) x block (%d,%d,%d), %d B dynamic shared\n", l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.DynSmem)
 	fmt.Fprintf(tw, "gpu\t%s (%d SMs), functional mode\n", gpu.Name, gpu.SMs)
-	fmt.Fprintf(tw, "warp instructions\t%d\n", run.Result.Stats.Inst)
-	fmt.Fprintf(tw, "thread instructions\t%d\n", run.Result.Stats.ThreadInst)
+	fmt.Fprintf(tw, "PTX warp instructions\t%d\n", run.Result.Stats.Inst)
+	fmt.Fprintf(tw, "PTX thread instructions\t%d\n", run.Result.Stats.ThreadInst)
 	fmt.Fprintf(tw, "time\t%s (%s thread-inst/s)\n", run.Elapsed.Round(time.Microsecond), rate(run.Result.Stats.ThreadInst, run.Elapsed))
 	for _, name := range sp.Outputs {
 		if p, ok := written[name]; ok {
