@@ -80,14 +80,14 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 	case OpClock:
 		d := f.r(in.D)
 		v := w.clock()
-		switch in.Imm {
+		switch in.ClockKind() {
 		case clock32:
 			v &= 0xffffffff
 		case globaltimer, globaltimerLo, globaltimerHi:
 			v *= 1000 // nanoseconds at a nominal 1 GHz
-			if in.Imm == globaltimerLo {
+			if in.ClockKind() == globaltimerLo {
 				v &= 0xffffffff
-			} else if in.Imm == globaltimerHi {
+			} else if in.ClockKind() == globaltimerHi {
 				v >>= 32
 			}
 		}
@@ -309,7 +309,7 @@ func (w *Warp) execIntOp(in *Inst, f *frame, exec uint32) {
 				r = 1
 			}
 		case OpLop3:
-			r = lop3(av, b[l], c[l], in.Imm)
+			r = lop3(av, b[l], c[l], uint64(in.LUT()))
 			if in.BoolOp != BoolNone {
 				q := f.preds[in.V[0]]
 				if in.Flags&FNeg2 != 0 {

@@ -37,25 +37,32 @@ const (
 // coverage counts what the operand-set tests checked.
 type coverage struct {
 	launches, insts, checks int
+	static                  int      // static instructions of the kernels run
+	capped                  []string // launches stopped at maxStepsPerLaunch
 	classes                 map[vm.Class]int
 }
 
-func TestOperandSetsConformance(t *testing.T) {
-	cov := checkCorpus(t, "../testdata/conformance/cases")
-	require.Equal(t, 1952, cov.launches, "every conformance form")
-	t.Logf("%d forms, %d static instructions checked %d times; classes %v", cov.launches, cov.insts, cov.checks, cov.classes)
-}
-
-func TestOperandSetsNvcc(t *testing.T) {
-	cov := checkCorpus(t, "../testdata/nvcc/cases")
-	require.Equal(t, 222, cov.launches, "every nvcc launch")
-	t.Logf("%d launches, %d static instructions checked %d times; classes %v", cov.launches, cov.insts, cov.checks, cov.classes)
+func TestOperandSets(t *testing.T) {
+	// Which registers an approximate instruction uses does not depend on
+	// which approximation computes it; decoding the SFU tables costs seconds.
+	t.Cleanup(vm.ComputedApproximations())
+	t.Run("conformance", func(t *testing.T) {
+		t.Parallel()
+		cov := checkCorpus(t, "../testdata/conformance/cases")
+		require.Equal(t, 1952, cov.launches, "every conformance form")
+		t.Logf("%d forms: %d of %d static instructions checked, %d checks; by class %v; stopped at %d steps: %v",
+			cov.launches, cov.insts, cov.static, cov.checks, cov.classes, maxStepsPerLaunch, cov.capped)
+	})
+	t.Run("nvcc", func(t *testing.T) {
+		t.Parallel()
+		cov := checkCorpus(t, "../testdata/nvcc/cases")
+		require.Equal(t, 222, cov.launches, "every nvcc launch")
+		t.Logf("%d launches: %d of %d static instructions checked, %d checks; by class %v; stopped at %d steps: %v",
+			cov.launches, cov.insts, cov.static, cov.checks, cov.classes, maxStepsPerLaunch, cov.capped)
+	})
 }
 
 func checkCorpus(t *testing.T, root string) *coverage {
-	// Which registers an approximate instruction uses does not depend on
-	// which approximation computes it; decoding the SFU tables costs seconds.
-	defer vm.ComputedApproximations()()
 	specs, err := filepath.Glob(filepath.Join(root, "*", "*", "spec.json"))
 	require.NoError(t, err)
 	sort.Strings(specs)
@@ -88,7 +95,13 @@ func checkLaunch(t *testing.T, name string, sp *spec.Spec, cache *spec.ModuleCac
 	cb, err := sb.Admit(0)
 	require.NoError(t, err, name)
 	cov.launches++
+	cov.static += len(la.Kernel.Insts)
 	seen := map[int32]int{}
+	defer func() {
+		if !ca.Done() && !t.Failed() {
+			cov.capped = append(cov.capped, name)
+		}
+	}()
 	rng := rand.New(rand.NewPCG(uint64(len(name)), 1))
 	var sta, stb vm.Step
 	var before []uint64
