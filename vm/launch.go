@@ -17,7 +17,7 @@ const (
 )
 
 // Launch is a kernel launch, prepared: parameters written, layout fixed.
-// CTAs are run by Runners, one per goroutine.
+// Its CTAs run on SMs (Launch.NewSM), each SM on one goroutine at a time.
 type Launch struct {
 	Kernel  *Kernel
 	Module  *Module
@@ -72,7 +72,8 @@ func (l *Launch) CTAID(i int) [3]uint32 {
 	return [3]uint32{uint32(u % gx), uint32(u / gx % gy), uint32(u / (gx * gy))}
 }
 
-// Stop asks every runner to stop at its next check (after a fault elsewhere).
+// Stop asks every SM running the launch to stop at its next check (after a
+// fault elsewhere).
 func (l *Launch) Stop() { l.stop.Store(true) }
 
 // InstExecuted is the number of warp instructions executed so far.
@@ -102,5 +103,5 @@ func (s *Stats) Add(o Stats) {
 
 var errStopped = errors.New("launch stopped")
 
-// IsStopped reports whether err only says that another runner failed first.
+// IsStopped reports whether err only says that another SM failed first.
 func IsStopped(err error) bool { return errors.Is(err, errStopped) }
