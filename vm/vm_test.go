@@ -510,3 +510,20 @@ func TestCTAID(t *testing.T) {
 		require.Equal(t, tt.want, l.CTAID(tt.i), "block %d of %v", tt.i, tt.grid)
 	}
 }
+
+// TestFallOffTheEnd: a kernel whose body ends without ret or exit, and that
+// declares no predicate, ends at the implicit exit lowering adds.
+func TestFallOffTheEnd(t *testing.T) {
+	src := `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 	%rd1, [p0];
+	mov.u32 	%r1, 7;
+	st.global.u32 	[%rd1], %r1;
+}`
+	out, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, [][]uint32{{0}})
+	require.NoError(t, err)
+	require.Equal(t, []uint32{7}, out[0])
+}
