@@ -1,0 +1,137 @@
+package hier
+
+import (
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// maxLines bounds the lines one request can touch: 32 lanes, each at most 8
+// separate 4-byte words (a 32-byte interleaved local access), each in a line
+// of its own.
+const maxLines = 32 * 8
+
+// lineSet is what the coalescer makes of one warp-wide access: the cache
+// lines it touches, in the order the lanes first touch them, and which
+// sectors of each.
+type lineSet struct {
+	n    int
+	line [maxLines]uint64 // line number (byte address / line size)
+	mask [maxLines]uint8  // bit i: sector i of the line
+	last int              // index of the line touched last (a fast path)
+}
+
+// geometry is the address arithmetic shared by the coalescer and caches.
+type geometry struct {
+	sectorShift uint  // log2 sector bytes
+	lineShift   uint  // log2 sectors per line
+	spl         uint8 // sectors per line
+	full        uint8 // mask of all sectors of a line
+}
+
+func newGeometry(sectorBytes, lineBytes int) geometry {
+	spl := lineBytes / sectorBytes
+	return geometry{
+		sectorShift: uint(bits.TrailingZeros(uint(sectorBytes))),
+		lineShift:   uint(bits.TrailingZeros(uint(spl))),
+		spl:         uint8(spl),
+		full:        uint8(1<<spl - 1),
+	}
+}
+
+func (s *lineSet) reset() { s.n, s.last = 0, 0 }
+
+// add marks the sectors of n bytes at addr.
+func (s *lineSet) add(g *geometry, addr, n uint64) {
+	first := addr >> g.sectorShift
+	end := (addr + n - 1) >> g.sectorShift
+	for sec := first; sec <= end; sec++ {
+		line := sec >> g.lineShift
+		bit := uint8(1) << (sec & uint64(g.spl-1))
+		if s.n > 0 && s.line[s.last] == line {
+			s.mask[s.last] |= bit
+			continue
+		}
+		i := 0
+		for i < s.n && s.line[i] != line {
+			i++
+		}
+		if i == s.n {
+			if s.n == maxLines {
+				continue // cannot happen for accesses of at most 32 bytes per lane
+			}
+			s.line[i], s.mask[i] = line, 0
+			s.n++
+		}
+		s.mask[i] |= bit
+		s.last = i
+	}
+}
+
+// sectors is the number of distinct sectors in s.
+func (s *lineSet) sectors() int {
+	t := 0
+	for i := 0; i < s.n; i++ {
+		t += bits.OnesCount8(s.mask[i])
+	}
+	return t
+}
+
+// coalesce fills s with the sectors the executing lanes of a touch, keyed
+// by key (which tags spaces apart). It returns the bytes the lanes asked for.
+// Each lane moves a.Size bytes at a.Addr[lane], or, with a.WordStride, its
+// 4-byte words at a.Addr[lane] + k·WordStride.
+func coalesce(g *geometry, a *memspace.Access, key uint64, s *lineSet) (requested int) {
+	s.reset()
+	size := uint64(a.Size)
+	if size == 0 {
+		size = 1
+	}
+	words := uint64(1)
+	chunk := size
+	if a.WordStride != 0 && size > 4 {
+		words, chunk = size/4, 4
+	}
+	for m := a.Mask; m != 0; m &= m - 1 {
+		base := key | a.Addr[bits.TrailingZeros32(m)]
+		for k := uint64(0); k < words; k++ {
+			s.add(g, base+k*uint64(a.WordStride), chunk)
+		}
+	}
+	return bits.OnesCount32(a.Mask) * int(size)
+}
+
+// storeTransactionBytes is the bytes GF100 moves for the stores of one line:
+// the touched 32 B segments are written in one transaction of 32, 64 or 128
+// bytes, the smallest aligned one that covers them (a line's touched segments
+// that are not within one aligned 64 B half take a 128 B transaction).
+func storeTransactionBytes(mask uint8, spl uint8, sectorBytes int) int {
+	if mask == 0 {
+		return 0
+	}
+	lo := bits.TrailingZeros8(mask)
+	hi := 7 - bits.LeadingZeros8(mask)
+	span := 1
+	for lo/span != hi/span {
+		span <<= 1
+	}
+	if span > int(spl) {
+		span = int(spl)
+	}
+	return span * sectorBytes
+}
+
+// expand widens a sector mask to whole fill units of fillSectors sectors.
+func expand(mask uint8, fillSectors uint8) uint8 {
+	if fillSectors <= 1 {
+		return mask
+	}
+	unit := uint8(1)<<fillSectors - 1
+	var out uint8
+	for i := uint8(0); i < 8; i += fillSectors {
+		if mask&(unit<<i) != 0 {
+			out |= unit << i
+		}
+	}
+	return out
+}
