@@ -6,8 +6,8 @@ import (
 	"github.com/ptxvm/ptxvm/memspace"
 )
 
-// maxPhaseWords bounds the distinct words one phase of a shared access can
-// touch: 32 lanes of 16 bytes in 4-byte banks.
+// maxPhaseWords bounds the words one phase of a shared access can touch:
+// 32 lanes of 16 bytes in 4-byte banks.
 const maxPhaseWords = 128
 
 // banks counts the wavefronts of shared-memory accesses. Within one phase
@@ -16,14 +16,16 @@ const maxPhaseWords = 128
 // has distinct words (a word read by many lanes is one broadcast). Wider
 // accesses are served in phases of fewer lanes (see SharedConfig).
 type banks struct {
-	cfg      SharedConfig
-	wordSh   uint // log2 bank bytes
-	nb       uint32
-	count    [64]uint8                 // distinct words (or, for atomics, lanes) per bank in this phase
-	words    [64][maxPhaseWords]uint32 // those words
-	wcount   [64][maxPhaseWords]uint8  // lanes per word (atomics)
-	touched  [64]uint8                 // banks used in this phase, to reset
-	ntouched int
+	cfg    SharedConfig
+	wordSh uint // log2 bank bytes
+	nb     uint32
+	// Per phase: the first word each bank saw, how many distinct words
+	// (or, for atomics, lane updates) it has, and the banks' further words.
+	first [64]uint32
+	count [64]uint8
+	used  uint64 // banks seen in this phase
+	more  [maxPhaseWords]uint32
+	nmore int
 }
 
 func newBanks(c SharedConfig) *banks {
@@ -32,7 +34,7 @@ func newBanks(c SharedConfig) *banks {
 
 // wavefronts returns the wavefronts access a needs and the minimum its width
 // and active lanes allow (conflicts are the difference). Atomics serialise
-// lanes that update one word.
+// every lane's update of a bank, of one word or not.
 func (b *banks) wavefronts(a *memspace.Access) (wf, ideal int) {
 	size := int(a.Size)
 	if size == 0 {
@@ -52,68 +54,59 @@ func (b *banks) wavefronts(a *memspace.Access) (wf, ideal int) {
 	if phase < 32 && size > bb && a.Kind == memspace.Load && b.cfg.PairMerge && pairUniform(a) {
 		phase *= 2
 	}
+	if phase >= 32 {
+		return b.phase(a, a.Mask, wordsPerLane, atomic), 1
+	}
+	group := uint32(1)<<phase - 1
 	for p := 0; p < 32; p += phase {
-		m := a.Mask & (uint32(1<<phase-1) << p)
-		if phase == 32 {
-			m = a.Mask
+		if m := a.Mask & (group << p); m != 0 {
+			ideal++
+			wf += b.phase(a, m, wordsPerLane, atomic)
 		}
-		if m == 0 {
-			continue
-		}
-		ideal++
-		wf += b.phase(a, m, wordsPerLane, atomic)
 	}
 	return wf, ideal
 }
 
-// phase serves the lanes of m: the wavefronts are the most distinct words
-// (atomics: lane updates) any one bank has.
+// phase serves the lanes of m and returns its wavefronts: the most distinct
+// words (atomics: lane updates) any one bank has.
 func (b *banks) phase(a *memspace.Access, m uint32, wordsPerLane int, atomic bool) int {
-	for i := 0; i < b.ntouched; i++ {
-		b.count[b.touched[i]] = 0
-	}
-	b.ntouched = 0
-	most := 0
+	b.used, b.nmore = 0, 0
+	most := 1
 	for ; m != 0; m &= m - 1 {
 		w0 := uint32(a.Addr[bits.TrailingZeros32(m)] >> b.wordSh)
 		for k := 0; k < wordsPerLane; k++ {
 			w := w0 + uint32(k)
-			bank := w % b.nb
-			n := int(b.count[bank])
-			if n == 0 {
-				b.touched[b.ntouched] = uint8(bank)
-				b.ntouched++
+			bank := w & (b.nb - 1)
+			bit := uint64(1) << bank
+			if b.used&bit == 0 {
+				b.used |= bit
+				b.first[bank], b.count[bank] = w, 1
+				continue
 			}
-			ws := &b.words[bank]
-			j := 0
-			for j < n && ws[j] != w {
-				j++
-			}
-			if j == n {
-				if n == maxPhaseWords {
-					continue
+			if !atomic {
+				if b.first[bank] == w || b.seen(w) {
+					continue // a broadcast
 				}
-				ws[j] = w
-				b.wcount[bank][j] = 0
-				b.count[bank]++
-				if !atomic && n+1 > most {
-					most = n + 1
+				if b.nmore < maxPhaseWords {
+					b.more[b.nmore] = w
+					b.nmore++
 				}
 			}
-			b.wcount[bank][j]++
-		}
-	}
-	if atomic {
-		for i := 0; i < b.ntouched; i++ {
-			bank := b.touched[i]
-			t := 0
-			for j := 0; j < int(b.count[bank]); j++ {
-				t += int(b.wcount[bank][j])
-			}
-			most = max(most, t)
+			b.count[bank]++
+			most = max(most, int(b.count[bank]))
 		}
 	}
 	return most
+}
+
+// seen reports whether w is one of the phase's further words.
+func (b *banks) seen(w uint32) bool {
+	for _, x := range b.more[:b.nmore] {
+		if x == w {
+			return true
+		}
+	}
+	return false
 }
 
 // pairUniform reports whether every active lane n shares its address with

@@ -8,14 +8,20 @@ import "github.com/ptxvm/ptxvm/memspace"
 // policies its owner applies. It is not safe for concurrent use.
 type cache struct {
 	sets, ways int
-	lru        bool     // false: FIFO
-	xor        bool     // set index: hashed (true) or line modulo sets
-	tag        []uint64 // line+1; 0 means empty
-	valid      []uint8  // sectors holding data
-	dirty      []uint8  // sectors written and not yet written back
-	stamp      []uint64 // last use (LRU) or allocation (FIFO)
-	prio       []uint8  // eviction priority: prioFirst < prioNormal < prioLast
+	lru        bool // false: FIFO
+	xor        bool // set index: hashed (true) or line modulo sets
+	slot       []slot
 	tick       uint64
+}
+
+// slot is one way of one set: a set's slots are adjacent, so a lookup reads
+// a few cache lines of the host.
+type slot struct {
+	tag   uint64 // line+1; 0 means empty
+	stamp uint64 // last use (LRU) or allocation (FIFO)
+	valid uint8  // sectors holding data
+	dirty uint8  // sectors written and not yet written back
+	prio  uint8  // eviction priority: prioFirst < prioNormal < prioLast
 }
 
 // Eviction priorities (from the evict_* hints and streaming cache operators).
@@ -27,13 +33,7 @@ const (
 
 func newCache(bytes, lineBytes, ways int, lru, xor bool) *cache {
 	lines := bytes / lineBytes
-	c := &cache{sets: lines / ways, ways: ways, lru: lru, xor: xor}
-	c.tag = make([]uint64, lines)
-	c.valid = make([]uint8, lines)
-	c.dirty = make([]uint8, lines)
-	c.stamp = make([]uint64, lines)
-	c.prio = make([]uint8, lines)
-	return c
+	return &cache{sets: lines / ways, ways: ways, lru: lru, xor: xor, slot: make([]slot, lines)}
 }
 
 // setOf returns the first slot of line's set.
@@ -54,54 +54,75 @@ func (c *cache) setOf(line uint64) int {
 func (c *cache) find(line uint64) int {
 	s := c.setOf(line)
 	t := line + 1
-	for i := s; i < s+c.ways; i++ {
-		if c.tag[i] == t {
-			return i
+	for i := range c.slot[s : s+c.ways] {
+		if c.slot[s+i].tag == t {
+			return s + i
 		}
 	}
 	return -1
+}
+
+// lookup returns line's slot (or -1) and, in the same pass over the set,
+// the slot a miss would replace: an empty one, else the lowest eviction
+// priority, least recently used (or first allocated) among those.
+func (c *cache) lookup(line uint64) (hit, victim int) {
+	s := c.setOf(line)
+	t := line + 1
+	set := c.slot[s : s+c.ways]
+	v := -1
+	var vp uint8
+	var vs uint64
+	for j := range set {
+		e := &set[j]
+		if e.tag == t {
+			return s + j, -1
+		}
+		if v >= 0 && vp == 0 && vs == 0 {
+			continue // an empty slot: nothing can beat it
+		}
+		p, st := e.prio, e.stamp
+		if e.tag == 0 {
+			p, st = 0, 0
+		}
+		if v < 0 || p < vp || p == vp && st < vs {
+			v, vp, vs = j, p, st
+		}
+	}
+	return -1, s + v
 }
 
 // touch records a use of slot i.
 func (c *cache) touch(i int) {
 	if c.lru {
 		c.tick++
-		c.stamp[i] = c.tick
+		c.slot[i].stamp = c.tick
 	}
 }
 
-// alloc places line in its set, evicting the victim: an empty slot if
-// there is one, else the lowest eviction priority, least recently used (or
-// first allocated) among those. It returns the slot and what was evicted.
-func (c *cache) alloc(line uint64, prio uint8) (i int, victim uint64, vdirty uint8, evicted bool) {
-	s := c.setOf(line)
-	i = -1
-	for j := s; j < s+c.ways; j++ {
-		if c.tag[j] == 0 {
-			i = j
-			break
-		}
-		if i < 0 || c.prio[j] < c.prio[i] || c.prio[j] == c.prio[i] && c.stamp[j] < c.stamp[i] {
-			i = j
-		}
+// alloc places line in its set, evicting the victim lookup chose (or, with
+// victim < 0, choosing it). It returns the slot and what was evicted.
+func (c *cache) alloc(line uint64, prio uint8, victim int) (i int, old uint64, odirty uint8, evicted bool) {
+	if victim < 0 {
+		_, victim = c.lookup(line)
 	}
-	if c.tag[i] != 0 {
-		victim, vdirty, evicted = c.tag[i]-1, c.dirty[i], true
+	e := &c.slot[victim]
+	if e.tag != 0 {
+		old, odirty, evicted = e.tag-1, e.dirty, true
 	}
-	c.tag[i], c.valid[i], c.dirty[i], c.prio[i] = line+1, 0, 0, prio
 	c.tick++
-	c.stamp[i] = c.tick
-	return i, victim, vdirty, evicted
+	*e = slot{tag: line + 1, stamp: c.tick, prio: prio}
+	return victim, old, odirty, evicted
 }
 
 // drop invalidates the sectors of mask in line (the whole line when none
 // is left valid).
 func (c *cache) drop(line uint64, mask uint8) {
 	if i := c.find(line); i >= 0 {
-		c.valid[i] &^= mask
-		c.dirty[i] &^= mask
-		if c.valid[i] == 0 && c.dirty[i] == 0 {
-			c.tag[i] = 0
+		e := &c.slot[i]
+		e.valid &^= mask
+		e.dirty &^= mask
+		if e.valid == 0 && e.dirty == 0 {
+			e.tag = 0
 		}
 	}
 }
@@ -134,12 +155,13 @@ func hintFor(e memspace.Evict, h hint) hint {
 // fill units of fillSectors when h.allocate makes the line present (they are
 // then valid).
 func (c *cache) read(line uint64, mask, fillSectors uint8, h hint) (hit, fetch uint8) {
-	i := c.find(line)
+	i, victim := c.lookup(line)
 	if i >= 0 {
-		hit = c.valid[i] & mask
+		e := &c.slot[i]
+		hit = e.valid & mask
 		if !h.unchanged {
 			c.touch(i)
-			c.prio[i] = h.prio
+			e.prio = h.prio
 		}
 	}
 	miss := mask &^ hit
@@ -150,9 +172,10 @@ func (c *cache) read(line uint64, mask, fillSectors uint8, h hint) (hit, fetch u
 		return hit, miss
 	}
 	if i < 0 {
-		i, _, _, _ = c.alloc(line, h.prio)
+		i, _, _, _ = c.alloc(line, h.prio, victim)
 	}
-	fetch = expand(miss, fillSectors) &^ c.valid[i]
-	c.valid[i] |= fetch
+	e := &c.slot[i]
+	fetch = expand(miss, fillSectors) &^ e.valid
+	e.valid |= fetch
 	return hit, fetch
 }

@@ -19,6 +19,7 @@ type lineSet struct {
 	line [maxLines]uint64 // line number (byte address / line size)
 	mask [maxLines]uint8  // bit i: sector i of the line
 	last int              // index of the line touched last (a fast path)
+	sec  uint64           // the sector touched last
 }
 
 // geometry is the address arithmetic shared by the coalescer and caches.
@@ -46,6 +47,10 @@ func (s *lineSet) add(g *geometry, addr, n uint64) {
 	first := addr >> g.sectorShift
 	end := (addr + n - 1) >> g.sectorShift
 	for sec := first; sec <= end; sec++ {
+		if sec == s.sec && s.n > 0 {
+			continue // neighbouring lanes in one sector
+		}
+		s.sec = sec
 		line := sec >> g.lineShift
 		bit := uint8(1) << (sec & uint64(g.spl-1))
 		if s.n > 0 && s.line[s.last] == line {
@@ -87,6 +92,10 @@ func coalesce(g *geometry, a *memspace.Access, key uint64, s *lineSet) (requeste
 	if size == 0 {
 		size = 1
 	}
+	requested = bits.OnesCount32(a.Mask) * int(size)
+	if (a.WordStride == 0 || size <= 4) && size <= 1<<g.sectorShift && s.window(g, a, key, size) {
+		return requested
+	}
 	words := uint64(1)
 	chunk := size
 	if a.WordStride != 0 && size > 4 {
@@ -98,7 +107,54 @@ func coalesce(g *geometry, a *memspace.Access, key uint64, s *lineSet) (requeste
 			s.add(g, base+k*uint64(a.WordStride), chunk)
 		}
 	}
-	return bits.OnesCount32(a.Mask) * int(size)
+	return requested
+}
+
+// window is the coalescer's fast path: when every lane's bytes fall in a
+// window of 64 sectors around the first lane's, the touched sectors are
+// gathered in one 64-bit mask (no search per lane) and turned into lines in
+// address order. It reports false, leaving s empty, when a lane falls
+// outside.
+func (s *lineSet) window(g *geometry, a *memspace.Access, key, size uint64) bool {
+	const span = 64
+	sectorBytes := uint64(1) << g.sectorShift
+	lineBytes := sectorBytes << g.lineShift
+	first := key | a.Addr[bits.TrailingZeros32(a.Mask)]
+	// The window starts a quarter before the first lane, on a line.
+	lo := first - min(first, span/4*sectorBytes)
+	lo &^= lineBytes - 1
+	limit := span*sectorBytes - size
+	sh := g.sectorShift & 63
+	last := size - 1
+	var mask uint64
+	if a.Mask == ^uint32(0) {
+		for _, addr := range &a.Addr {
+			off := (key | addr) - lo
+			if off > limit {
+				return false
+			}
+			mask |= 1<<((off>>sh)&63) | 1<<(((off+last)>>sh)&63)
+		}
+	} else {
+		for m := a.Mask; m != 0; m &= m - 1 {
+			off := (key | a.Addr[bits.TrailingZeros32(m)&31]) - lo
+			if off > limit {
+				return false
+			}
+			mask |= 1<<((off>>sh)&63) | 1<<(((off+last)>>sh)&63)
+		}
+	}
+	spl := uint(g.spl)
+	lineMask := uint64(1)<<spl - 1
+	firstLine := lo >> (g.sectorShift + g.lineShift)
+	for mask != 0 {
+		i := uint(bits.TrailingZeros64(mask)) / spl * spl
+		s.line[s.n] = firstLine + uint64(i/spl)
+		s.mask[s.n] = uint8(mask >> i & lineMask)
+		s.n++
+		mask &^= lineMask << i
+	}
+	return true
 }
 
 // storeTransactionBytes is the bytes GF100 moves for the stores of one line:

@@ -38,6 +38,7 @@ type Hierarchy struct {
 	sms    []*SM
 	mem    *Memory
 	pos    []int // drain cursors
+	active []int // SMs with traffic left in this drain
 }
 
 // New builds the hierarchy cfg describes for launch l.
@@ -109,17 +110,18 @@ func (h *Hierarchy) Memory() *Memory { return h.mem }
 // depend only on each SM's own access order, which is the order of its
 // blocks and warps.
 func (h *Hierarchy) Drain() {
-	for i := range h.pos {
+	active := h.active[:0]
+	for i, s := range h.sms {
 		h.pos[i] = 0
+		if len(s.out) > 0 {
+			active = append(active, i)
+		}
 	}
-	for busy := true; busy; {
-		busy = false
-		for i, s := range h.sms {
+	for len(active) > 0 {
+		n := 0
+		for _, i := range active {
+			s := h.sms[i]
 			p := h.pos[i]
-			if p >= len(s.out) {
-				continue
-			}
-			busy = true
 			for p < len(s.out) {
 				t := s.out[p]
 				p++
@@ -129,8 +131,14 @@ func (h *Hierarchy) Drain() {
 				}
 			}
 			h.pos[i] = p
+			if p < len(s.out) {
+				active[n] = i
+				n++
+			}
 		}
+		active = active[:n]
 	}
+	h.active = active
 	for _, s := range h.sms {
 		s.out = s.out[:0]
 	}

@@ -90,19 +90,19 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 	case t.op&flagEvictLast != 0:
 		prio = prioLast
 	}
-	i := l2.find(t.line)
+	i, victim := l2.lookup(t.line)
 	var hit uint8
 	if i >= 0 {
-		hit = l2.valid[i] & t.mask
+		hit = l2.slot[i].valid & t.mask
 		l2.touch(i)
 	} else {
-		var victim uint64
-		var vdirty uint8
+		var old uint64
+		var odirty uint8
 		var evicted bool
-		i, victim, vdirty, evicted = l2.alloc(t.line, prio)
-		if evicted && vdirty != 0 {
-			c[DRAMWriteSectors] += uint64(bits.OnesCount8(vdirty))
-			m.dram(victim, vdirty, now)
+		i, old, odirty, evicted = l2.alloc(t.line, prio, victim)
+		if evicted && odirty != 0 {
+			c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
+			m.dram(old, odirty, now)
 		}
 	}
 	miss := t.mask &^ hit
@@ -130,13 +130,13 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 		c[DRAMReadSectors] += uint64(bits.OnesCount8(miss))
 		dramLat = lat.DRAM + m.dram(t.line, miss, start)
 	}
-	l2.valid[i] |= t.mask
+	l2.slot[i].valid |= t.mask
 	if op != opRead {
 		if t.op&flagWriteThrough != 0 {
 			c[DRAMWriteSectors] += uint64(n)
 			m.dram(t.line, t.mask, start)
 		} else {
-			l2.dirty[i] |= t.mask
+			l2.slot[i].dirty |= t.mask
 		}
 	}
 	return base + wait + dramLat

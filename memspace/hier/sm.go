@@ -89,6 +89,9 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 	case memspace.Generic:
 		lat = s.generic(a)
 	}
+	if s.mem == nil {
+		return memspace.Outcome{} // functional mode: no latencies
+	}
 	return memspace.Outcome{Latency: lat}
 }
 
@@ -269,13 +272,13 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 	for i := 0; i < s.ls.n; i++ {
 		line, mask := s.ls.line[i], s.ls.mask[i]
 		n := bits.OnesCount8(mask)
-		j := s.l1.find(line)
+		j, victim := s.l1.lookup(line)
 		var hit int
 		if j >= 0 {
 			if byLine {
 				hit = n
 			} else {
-				hit = bits.OnesCount8(s.l1.valid[j] & mask)
+				hit = bits.OnesCount8(s.l1.slot[j].valid & mask)
 			}
 		}
 		c[hitC] += uint64(hit)
@@ -287,11 +290,11 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 			}
 		case h.allocate:
 			if j < 0 {
-				j, _, _, _ = s.l1.alloc(line, h.prio)
+				j, _, _, _ = s.l1.alloc(line, h.prio, victim)
 			} else if !h.unchanged {
 				s.l1.touch(j)
 			}
-			s.l1.valid[j] |= mask
+			s.l1.slot[j].valid |= mask
 		}
 		if written < NumCounters {
 			if fermi {
