@@ -80,3 +80,17 @@ func BenchmarkObserve(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNew measures building the H100 hierarchy for a launch (all L1s,
+// the 50 MiB L2's tags).
+func BenchmarkNew(b *testing.B) {
+	cfg, err := Profile("h100")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < b.N; i++ {
+		if _, err := New(cfg, Launch{Occupancy: 8}, Functional); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

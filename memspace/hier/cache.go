@@ -10,9 +10,15 @@ type cache struct {
 	sets, ways int
 	lru        bool // false: FIFO
 	xor        bool // set index: hashed (true) or line modulo sets
-	slot       []slot
-	tick       uint64
+	// The slots, chunkSets sets per chunk, allocated when a set of the
+	// chunk is first used: a launch that touches little of a 50 MiB L2 pays
+	// for little of it.
+	chunks [][]slot
+	tick   uint64
 }
+
+// chunkSets is the number of sets allocated together.
+const chunkSets = 8
 
 // slot is one way of one set: a set's slots are adjacent, so a lookup reads
 // a few cache lines of the host.
@@ -32,11 +38,27 @@ const (
 )
 
 func newCache(bytes, lineBytes, ways int, lru, xor bool) *cache {
-	lines := bytes / lineBytes
-	return &cache{sets: lines / ways, ways: ways, lru: lru, xor: xor, slot: make([]slot, lines)}
+	sets := bytes / lineBytes / ways
+	return &cache{sets: sets, ways: ways, lru: lru, xor: xor, chunks: make([][]slot, (sets+chunkSets-1)/chunkSets)}
 }
 
-// setOf returns the first slot of line's set.
+// set returns the ways of line's set, or nil when its chunk was never
+// allocated and alloc is false.
+func (c *cache) set(line uint64, alloc bool) []slot {
+	i := c.setOf(line)
+	ch := c.chunks[i/chunkSets]
+	if ch == nil {
+		if !alloc {
+			return nil
+		}
+		ch = make([]slot, chunkSets*c.ways)
+		c.chunks[i/chunkSets] = ch
+	}
+	off := i % chunkSets * c.ways
+	return ch[off : off+c.ways : off+c.ways]
+}
+
+// setOf returns the number of line's set.
 func (c *cache) setOf(line uint64) int {
 	h := line
 	if c.xor {
@@ -47,35 +69,34 @@ func (c *cache) setOf(line uint64) int {
 		h *= 0x9E3779B97F4A7C15
 		h ^= h >> 29
 	}
-	return int(h%uint64(c.sets)) * c.ways
+	return int(h % uint64(c.sets))
 }
 
-// find returns line's slot, or -1.
-func (c *cache) find(line uint64) int {
-	s := c.setOf(line)
+// find returns line's slot, or nil.
+func (c *cache) find(line uint64) *slot {
+	set := c.set(line, false)
 	t := line + 1
-	for i := range c.slot[s : s+c.ways] {
-		if c.slot[s+i].tag == t {
-			return s + i
+	for j := range set {
+		if set[j].tag == t {
+			return &set[j]
 		}
 	}
-	return -1
+	return nil
 }
 
-// lookup returns line's slot (or -1) and, in the same pass over the set,
+// lookup returns line's slot (or nil) and, in the same pass over the set,
 // the slot a miss would replace: an empty one, else the lowest eviction
 // priority, least recently used (or first allocated) among those.
-func (c *cache) lookup(line uint64) (hit, victim int) {
-	s := c.setOf(line)
+func (c *cache) lookup(line uint64) (hit, victim *slot) {
+	set := c.set(line, true)
 	t := line + 1
-	set := c.slot[s : s+c.ways]
 	v := -1
 	var vp uint8
 	var vs uint64
 	for j := range set {
 		e := &set[j]
 		if e.tag == t {
-			return s + j, -1
+			return e, nil
 		}
 		if v >= 0 && vp == 0 && vs == 0 {
 			continue // an empty slot: nothing can beat it
@@ -88,37 +109,35 @@ func (c *cache) lookup(line uint64) (hit, victim int) {
 			v, vp, vs = j, p, st
 		}
 	}
-	return -1, s + v
+	return nil, &set[v]
 }
 
-// touch records a use of slot i.
-func (c *cache) touch(i int) {
+// touch records a use of e.
+func (c *cache) touch(e *slot) {
 	if c.lru {
 		c.tick++
-		c.slot[i].stamp = c.tick
+		e.stamp = c.tick
 	}
 }
 
-// alloc places line in its set, evicting the victim lookup chose (or, with
-// victim < 0, choosing it). It returns the slot and what was evicted.
-func (c *cache) alloc(line uint64, prio uint8, victim int) (i int, old uint64, odirty uint8, evicted bool) {
-	if victim < 0 {
+// alloc places line in victim (the slot lookup chose for it; nil: choose
+// it now) and reports what was evicted.
+func (c *cache) alloc(line uint64, prio uint8, victim *slot) (e *slot, old uint64, odirty uint8, evicted bool) {
+	if victim == nil {
 		_, victim = c.lookup(line)
 	}
-	e := &c.slot[victim]
-	if e.tag != 0 {
-		old, odirty, evicted = e.tag-1, e.dirty, true
+	if victim.tag != 0 {
+		old, odirty, evicted = victim.tag-1, victim.dirty, true
 	}
 	c.tick++
-	*e = slot{tag: line + 1, stamp: c.tick, prio: prio}
+	*victim = slot{tag: line + 1, stamp: c.tick, prio: prio}
 	return victim, old, odirty, evicted
 }
 
 // drop invalidates the sectors of mask in line (the whole line when none
 // is left valid).
 func (c *cache) drop(line uint64, mask uint8) {
-	if i := c.find(line); i >= 0 {
-		e := &c.slot[i]
+	if e := c.find(line); e != nil {
 		e.valid &^= mask
 		e.dirty &^= mask
 		if e.valid == 0 && e.dirty == 0 {
@@ -155,12 +174,11 @@ func hintFor(e memspace.Evict, h hint) hint {
 // fill units of fillSectors when h.allocate makes the line present (they are
 // then valid).
 func (c *cache) read(line uint64, mask, fillSectors uint8, h hint) (hit, fetch uint8) {
-	i, victim := c.lookup(line)
-	if i >= 0 {
-		e := &c.slot[i]
+	e, victim := c.lookup(line)
+	if e != nil {
 		hit = e.valid & mask
 		if !h.unchanged {
-			c.touch(i)
+			c.touch(e)
 			e.prio = h.prio
 		}
 	}
@@ -171,10 +189,9 @@ func (c *cache) read(line uint64, mask, fillSectors uint8, h hint) (hit, fetch u
 	if !h.allocate {
 		return hit, miss
 	}
-	if i < 0 {
-		i, _, _, _ = c.alloc(line, h.prio, victim)
+	if e == nil {
+		e, _, _, _ = c.alloc(line, h.prio, victim)
 	}
-	e := &c.slot[i]
 	fetch = expand(miss, fillSectors) &^ e.valid
 	e.valid |= fetch
 	return hit, fetch

@@ -20,6 +20,17 @@ type lineSet struct {
 	mask [maxLines]uint8  // bit i: sector i of the line
 	last int              // index of the line touched last (a fast path)
 	sec  uint64           // the sector touched last
+	// A hash table from line to index, valid for entries of generation
+	// gen: a request touching many lines finds each in constant time and
+	// nothing is cleared between requests.
+	gen   uint32
+	table [2 * maxLines]lineSlot
+}
+
+type lineSlot struct {
+	line uint64
+	gen  uint32
+	idx  uint16
 }
 
 // geometry is the address arithmetic shared by the coalescer and caches.
@@ -40,7 +51,14 @@ func newGeometry(sectorBytes, lineBytes int) geometry {
 	}
 }
 
-func (s *lineSet) reset() { s.n, s.last = 0, 0 }
+func (s *lineSet) reset() {
+	s.n, s.last = 0, 0
+	s.gen++
+	if s.gen == 0 {
+		s.table = [2 * maxLines]lineSlot{}
+		s.gen = 1
+	}
+}
 
 // add marks the sectors of n bytes at addr.
 func (s *lineSet) add(g *geometry, addr, n uint64) {
@@ -57,16 +75,21 @@ func (s *lineSet) add(g *geometry, addr, n uint64) {
 			s.mask[s.last] |= bit
 			continue
 		}
-		i := 0
-		for i < s.n && s.line[i] != line {
-			i++
+		h := int(line*0x9E3779B97F4A7C15>>55) & (2*maxLines - 1)
+		for s.table[h].gen == s.gen && s.table[h].line != line {
+			h = (h + 1) & (2*maxLines - 1)
 		}
-		if i == s.n {
+		var i int
+		if e := &s.table[h]; e.gen == s.gen {
+			i = int(e.idx)
+		} else {
 			if s.n == maxLines {
 				continue // cannot happen for accesses of at most 32 bytes per lane
 			}
+			i = s.n
 			s.line[i], s.mask[i] = line, 0
 			s.n++
+			*e = lineSlot{line: line, gen: s.gen, idx: uint16(i)}
 		}
 		s.mask[i] |= bit
 		s.last = i

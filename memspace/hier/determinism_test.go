@@ -172,3 +172,39 @@ func TestTallyAttribution(t *testing.T) {
 	assert.Equal(t, tally.Total(), h.Counts())
 	assert.Equal(t, Counts{}, tally.Inst(100))
 }
+
+// A generic access is split by the window each lane's address is in; the
+// parts are counted in their spaces. The far-partition counter sees the L2
+// sectors homed in the other partition.
+func TestGenericSplitAndPartitions(t *testing.T) {
+	h := newTest(t, "h100")
+	a := acc(memspace.Generic, memspace.Load, 4, all, func(l int) uint64 {
+		if l < 16 {
+			return memspace.SharedWindow + uint64(4*l)
+		}
+		return base + uint64(4*l)
+	})
+	h.SM(0).Observe(a)
+	h.Drain()
+	c := h.Counts()
+	assert.Equal(t, uint64(1), c[SharedLdRequests])
+	assert.Equal(t, uint64(1), c[SharedLdWavefronts])
+	assert.Equal(t, uint64(1), c[GlobalLdRequests])
+	assert.Equal(t, uint64(2), c[GlobalLdSectors], "lanes 16-31: 64 bytes")
+
+	// Many lines from SM 0 and from the last SM: each sees about half its
+	// sectors in the far partition, and they disagree on which.
+	h = newTest(t, "h100")
+	for i := 0; i < 256; i++ {
+		h.SM(0).Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base + uint64(i)*128 }))
+	}
+	h.Drain()
+	far0 := h.Counts()[L2FarSectors]
+	assert.InDelta(t, 128, float64(far0), 40)
+	h = newTest(t, "h100")
+	for i := 0; i < 256; i++ {
+		h.SM(131).Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base + uint64(i)*128 }))
+	}
+	h.Drain()
+	assert.Equal(t, uint64(256)-far0, h.Counts()[L2FarSectors])
+}

@@ -90,16 +90,16 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 	case t.op&flagEvictLast != 0:
 		prio = prioLast
 	}
-	i, victim := l2.lookup(t.line)
+	e, victim := l2.lookup(t.line)
 	var hit uint8
-	if i >= 0 {
-		hit = l2.slot[i].valid & t.mask
-		l2.touch(i)
+	if e != nil {
+		hit = e.valid & t.mask
+		l2.touch(e)
 	} else {
 		var old uint64
 		var odirty uint8
 		var evicted bool
-		i, old, odirty, evicted = l2.alloc(t.line, prio, victim)
+		e, old, odirty, evicted = l2.alloc(t.line, prio, victim)
 		if evicted && odirty != 0 {
 			c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
 			m.dram(old, odirty, now)
@@ -117,7 +117,11 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 		sectors, hits = L2RedSectors, L2RedHit
 	}
 	c[sectors] += uint64(n)
-	c[hits] += uint64(bits.OnesCount8(hit))
+	if op == opWrite && m.cfg.L2.WritesHit {
+		c[hits] += uint64(n)
+	} else {
+		c[hits] += uint64(bits.OnesCount8(hit))
+	}
 
 	// Queueing at the slice.
 	start := max(now, m.sliceFree[slice])
@@ -130,13 +134,13 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 		c[DRAMReadSectors] += uint64(bits.OnesCount8(miss))
 		dramLat = lat.DRAM + m.dram(t.line, miss, start)
 	}
-	l2.slot[i].valid |= t.mask
+	e.valid |= t.mask
 	if op != opRead {
 		if t.op&flagWriteThrough != 0 {
 			c[DRAMWriteSectors] += uint64(n)
 			m.dram(t.line, t.mask, start)
 		} else {
-			l2.slot[i].dirty |= t.mask
+			e.dirty |= t.mask
 		}
 	}
 	return base + wait + dramLat

@@ -272,29 +272,29 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 	for i := 0; i < s.ls.n; i++ {
 		line, mask := s.ls.line[i], s.ls.mask[i]
 		n := bits.OnesCount8(mask)
-		j, victim := s.l1.lookup(line)
+		e, victim := s.l1.lookup(line)
 		var hit int
-		if j >= 0 {
+		if e != nil {
 			if byLine {
 				hit = n
 			} else {
-				hit = bits.OnesCount8(s.l1.slot[j].valid & mask)
+				hit = bits.OnesCount8(e.valid & mask)
 			}
 		}
 		c[hitC] += uint64(hit)
 		c[missC] += uint64(n - hit)
 		switch {
 		case policy == StoreInvalidate:
-			if j >= 0 {
+			if e != nil {
 				s.l1.drop(line, s.g.full)
 			}
 		case h.allocate:
-			if j < 0 {
-				j, _, _, _ = s.l1.alloc(line, h.prio, victim)
+			if e == nil {
+				e, _, _, _ = s.l1.alloc(line, h.prio, victim)
 			} else if !h.unchanged {
-				s.l1.touch(j)
+				s.l1.touch(e)
 			}
-			s.l1.slot[j].valid |= mask
+			e.valid |= mask
 		}
 		if written < NumCounters {
 			if fermi {
