@@ -14,20 +14,35 @@ type cache struct {
 	// chunk is first used: a launch that touches little of a 50 MiB L2 pays
 	// for little of it.
 	chunks [][]slot
-	tick   uint64
+	tick   uint32
 }
 
 // chunkSets is the number of sets allocated together.
 const chunkSets = 8
 
-// slot is one way of one set: a set's slots are adjacent, so a lookup reads
-// a few cache lines of the host.
+// slot is one way of one set, 16 bytes: a set's slots are adjacent, so a
+// lookup reads a few cache lines of the host.
 type slot struct {
 	tag   uint64 // line+1; 0 means empty
-	stamp uint64 // last use (LRU) or allocation (FIFO)
+	stamp uint32 // last use (LRU) or allocation (FIFO); see next
 	valid uint8  // sectors holding data
 	dirty uint8  // sectors written and not yet written back
 	prio  uint8  // eviction priority: prioFirst < prioNormal < prioLast
+}
+
+// next advances the cache's clock. Before it wraps, every stamp is halved
+// (ages keep their order, except that neighbours may become equal).
+func (c *cache) next() uint32 {
+	if c.tick == 1<<32-1 {
+		for _, ch := range c.chunks {
+			for i := range ch {
+				ch[i].stamp >>= 1
+			}
+		}
+		c.tick >>= 1
+	}
+	c.tick++
+	return c.tick
 }
 
 // Eviction priorities (from the evict_* hints and streaming cache operators).
@@ -92,7 +107,7 @@ func (c *cache) lookup(line uint64) (hit, victim *slot) {
 	t := line + 1
 	v := -1
 	var vp uint8
-	var vs uint64
+	var vs uint32
 	for j := range set {
 		e := &set[j]
 		if e.tag == t {
@@ -115,8 +130,7 @@ func (c *cache) lookup(line uint64) (hit, victim *slot) {
 // touch records a use of e.
 func (c *cache) touch(e *slot) {
 	if c.lru {
-		c.tick++
-		e.stamp = c.tick
+		e.stamp = c.next()
 	}
 }
 
@@ -129,8 +143,7 @@ func (c *cache) alloc(line uint64, prio uint8, victim *slot) (e *slot, old uint6
 	if victim.tag != 0 {
 		old, odirty, evicted = victim.tag-1, victim.dirty, true
 	}
-	c.tick++
-	*victim = slot{tag: line + 1, stamp: c.tick, prio: prio}
+	*victim = slot{tag: line + 1, stamp: c.next(), prio: prio}
 	return victim, old, odirty, evicted
 }
 

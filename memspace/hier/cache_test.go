@@ -253,3 +253,18 @@ func TestL2WritesHit(t *testing.T) {
 		assert.Zero(t, c[DRAMWriteSectors])
 	}
 }
+
+// The 32-bit clock halves every age before it wraps and keeps their order.
+func TestCacheClockWrap(t *testing.T) {
+	c := newCache(4*128, 128, 4, true, false)
+	h := hint{allocate: true, prio: prioNormal}
+	c.tick = 1<<32 - 3
+	for line := uint64(0); line < 4; line++ {
+		c.read(line, 1, 1, h)
+	}
+	c.read(0, 1, 1, h)
+	c.read(4, 1, 1, h)
+	assert.NotNil(t, c.find(0))
+	assert.Nil(t, c.find(1), "least recently used line still evicted across the wrap")
+	assert.Less(t, c.tick, uint32(1<<31+8))
+}
