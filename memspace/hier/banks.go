@@ -55,6 +55,9 @@ func (b *banks) wavefronts(a *memspace.Access) (wf, ideal int) {
 		phase *= 2
 	}
 	if phase >= 32 {
+		if !atomic && size <= bb && b.narrow(a) {
+			return 1, 1
+		}
 		return b.phase(a, a.Mask, wordsPerLane, atomic), 1
 	}
 	group := uint32(1)<<phase - 1
@@ -97,6 +100,24 @@ func (b *banks) phase(a *memspace.Access, m uint32, wordsPerLane int, atomic boo
 		}
 	}
 	return most
+}
+
+// narrow reports whether the lanes' words all lie within one stretch of
+// as many words as there are banks: then no bank has two of them (the fast
+// path of rows, broadcasts and row pairs).
+func (b *banks) narrow(a *memspace.Access) bool {
+	lo, hi := ^uint64(0), uint64(0)
+	if a.Mask == ^uint32(0) {
+		for _, addr := range &a.Addr {
+			lo, hi = min(lo, addr), max(hi, addr)
+		}
+	} else {
+		for m := a.Mask; m != 0; m &= m - 1 {
+			addr := a.Addr[bits.TrailingZeros32(m)&31]
+			lo, hi = min(lo, addr), max(hi, addr)
+		}
+	}
+	return hi>>b.wordSh-lo>>b.wordSh < uint64(b.nb)
 }
 
 // seen reports whether w is one of the phase's further words.

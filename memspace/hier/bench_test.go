@@ -94,3 +94,13 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCoalesce measures the coalescer alone on 32 coalesced lanes.
+func BenchmarkCoalesce(b *testing.B) {
+	g := newGeometry(32, 128)
+	var s lineSet
+	a := acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + uint64(4*l) })
+	for i := 0; i < b.N; i++ {
+		coalesce(&g, a, 0, &s)
+	}
+}

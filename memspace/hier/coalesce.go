@@ -149,23 +149,36 @@ func (s *lineSet) window(g *geometry, a *memspace.Access, key, size uint64) bool
 	limit := span*sectorBytes - size
 	sh := g.sectorShift & 63
 	last := size - 1
-	var mask uint64
+	// Lanes of power-of-two widths aligned to them never straddle a sector:
+	// one bit each. A misaligned lane sends the access to the general path.
+	var mask, mis uint64
 	if a.Mask == ^uint32(0) {
-		for _, addr := range &a.Addr {
-			off := (key | addr) - lo
-			if off > limit {
+		// Two lanes a step, into two masks, to keep the host's pipelines
+		// busy.
+		var mask2 uint64
+		for l := 0; l < 32; l += 2 {
+			o1 := (key | a.Addr[l]) - lo
+			o2 := (key | a.Addr[l+1]) - lo
+			if o1 > limit || o2 > limit {
 				return false
 			}
-			mask |= 1<<((off>>sh)&63) | 1<<(((off+last)>>sh)&63)
+			mis |= (o1 | o2) & last
+			mask |= 1 << ((o1 >> sh) & 63)
+			mask2 |= 1 << ((o2 >> sh) & 63)
 		}
+		mask |= mask2
 	} else {
 		for m := a.Mask; m != 0; m &= m - 1 {
 			off := (key | a.Addr[bits.TrailingZeros32(m)&31]) - lo
 			if off > limit {
 				return false
 			}
-			mask |= 1<<((off>>sh)&63) | 1<<(((off+last)>>sh)&63)
+			mis |= off & last
+			mask |= 1 << ((off >> sh) & 63)
 		}
+	}
+	if mis != 0 || size&last != 0 {
+		return false
 	}
 	spl := uint(g.spl)
 	lineMask := uint64(1)<<spl - 1
