@@ -24,8 +24,15 @@ type banks struct {
 	first [64]uint32
 	count [64]uint8
 	used  uint64 // banks seen in this phase
-	more  [maxPhaseWords]uint32
+	// The phase's further words (beyond each bank's first), as a hash set
+	// valid for entries of generation gen: nothing is cleared per phase.
+	gen   uint32
+	more  [2 * maxPhaseWords]wordSlot
 	nmore int
+}
+
+type wordSlot struct {
+	word, gen uint32
 }
 
 func newBanks(c SharedConfig) *banks {
@@ -74,6 +81,11 @@ func (b *banks) wavefronts(a *memspace.Access) (wf, ideal int) {
 // words (atomics: lane updates) any one bank has.
 func (b *banks) phase(a *memspace.Access, m uint32, wordsPerLane int, atomic bool) int {
 	b.used, b.nmore = 0, 0
+	b.gen++
+	if b.gen == 0 {
+		b.more = [2 * maxPhaseWords]wordSlot{}
+		b.gen = 1
+	}
 	most := 1
 	for ; m != 0; m &= m - 1 {
 		w0 := uint32(a.Addr[bits.TrailingZeros32(m)] >> b.wordSh)
@@ -86,14 +98,8 @@ func (b *banks) phase(a *memspace.Access, m uint32, wordsPerLane int, atomic boo
 				b.first[bank], b.count[bank] = w, 1
 				continue
 			}
-			if !atomic {
-				if b.first[bank] == w || b.seen(w) {
-					continue // a broadcast
-				}
-				if b.nmore < maxPhaseWords {
-					b.more[b.nmore] = w
-					b.nmore++
-				}
+			if !atomic && (b.first[bank] == w || !b.insert(w)) {
+				continue // a broadcast
 			}
 			b.count[bank]++
 			most = max(most, int(b.count[bank]))
@@ -120,14 +126,22 @@ func (b *banks) narrow(a *memspace.Access) bool {
 	return hi>>b.wordSh-lo>>b.wordSh < uint64(b.nb)
 }
 
-// seen reports whether w is one of the phase's further words.
-func (b *banks) seen(w uint32) bool {
-	for _, x := range b.more[:b.nmore] {
-		if x == w {
-			return true
+// insert adds w to the phase's further words and reports whether it was
+// new.
+func (b *banks) insert(w uint32) bool {
+	h := int(w*0x9E3779B1>>24) & (2*maxPhaseWords - 1)
+	for b.more[h].gen == b.gen {
+		if b.more[h].word == w {
+			return false
 		}
+		h = (h + 1) & (2*maxPhaseWords - 1)
 	}
-	return false
+	if b.nmore == maxPhaseWords {
+		return false // cannot happen: a phase has at most maxPhaseWords words
+	}
+	b.more[h] = wordSlot{word: w, gen: b.gen}
+	b.nmore++
+	return true
 }
 
 // pairUniform reports whether every active lane n shares its address with
