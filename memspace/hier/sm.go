@@ -36,6 +36,29 @@ type SM struct {
 
 	mem *Memory // non-nil in timing mode
 	now uint64
+
+	// Windowed mode: for each buffered transaction, the cycle its access
+	// was made, the latency of the access's part on the SM side, and its
+	// group (the accesses observed since one SetCycle) with waitBit set when
+	// the group waits for its data; the current group; and the completions
+	// Resolve reported.
+	windowed bool
+	outAt    []uint64
+	outLat   []uint32
+	outGrp   []uint64
+	group    uint64
+	grpWaits bool
+	done     []Completion
+}
+
+// waitBit marks, in SM.outGrp, a transaction whose data its group waits for.
+const waitBit = 1 << 63
+
+// Completion says when the data of a group of accesses (those observed
+// between two SetCycle calls) is back at the SM, in windowed mode.
+type Completion struct {
+	Group uint64
+	Cycle uint64
 }
 
 // Address keys keep the spaces apart in caches that hold several: the L1
@@ -55,9 +78,32 @@ func (s *SM) localKey(o *memspace.Origin) uint64 {
 // ID returns the SM's number.
 func (s *SM) ID() int { return s.id }
 
-// SetCycle tells the SM the current cycle (timing mode): the shared side's
-// queues are evaluated at it.
-func (s *SM) SetCycle(now uint64) { s.now = now }
+// SetCycle tells the SM the current cycle (timing and windowed modes): the
+// shared side's queues are evaluated at it. In windowed mode it also starts a
+// new group: the accesses observed until the next SetCycle (one
+// instruction's) complete together (Group, Waits, Completions). Cycles must
+// not decrease.
+func (s *SM) SetCycle(now uint64) {
+	s.now = now
+	if s.windowed {
+		s.group++
+		s.grpWaits = false
+	}
+}
+
+// Group is the number of the current group of accesses (windowed mode).
+func (s *SM) Group() uint64 { return s.group }
+
+// Waits reports whether the current group sent L2 traffic whose data it
+// waits for (loads and atomics that missed in the SM's caches): its
+// completion cycle is then known only after the next Resolve. Stores and
+// reductions wait for nothing.
+func (s *SM) Waits() bool { return s.grpWaits }
+
+// Completions returns what the last Resolve reported for this SM: for each
+// group that waited, in group order, the cycle its last datum came back.
+// The slice is valid until the next Resolve.
+func (s *SM) Completions() []Completion { return s.done }
 
 // Tally returns the SM's counters per instruction (the L2 and DRAM
 // counters are the shared side's).
@@ -72,6 +118,7 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 	if a.Mask == 0 {
 		return memspace.Outcome{}
 	}
+	before := len(s.out)
 	var lat uint32
 	switch a.Space {
 	case memspace.Global:
@@ -88,6 +135,14 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 		lat = s.texture(a)
 	case memspace.Generic:
 		lat = s.generic(a)
+	}
+	if s.windowed {
+		// The L2 part of a waiting transaction's latency adds to what the
+		// SM side took before it (Resolve).
+		for i := before; i < len(s.outLat); i++ {
+			s.outLat[i] = lat
+		}
+		return memspace.Outcome{Latency: lat}
 	}
 	if s.mem == nil {
 		return memspace.Outcome{} // functional mode: no latencies
@@ -132,6 +187,16 @@ func (s *SM) send(t txn) uint32 {
 		return s.mem.serve(t, s.part, s.now)
 	}
 	s.out = append(s.out, t)
+	if s.windowed {
+		g := s.group
+		if op := t.op & opMask; op == opRead || op == opAtom {
+			g |= waitBit
+			s.grpWaits = true
+		}
+		s.outAt = append(s.outAt, s.now)
+		s.outLat = append(s.outLat, 0)
+		s.outGrp = append(s.outGrp, g)
+	}
 	return 0
 }
 

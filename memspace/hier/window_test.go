@@ -1,0 +1,154 @@
+package hier
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// windowRun drives the SM sides of cfg in windowed mode: in each window of
+// 100 cycles, SM s presents its stream's accesses of that window, one every
+// 7 cycles from cycle 3·s, on worker s % workers; Resolve ends the window.
+// It returns the counts and, per SM, each group's completion.
+func windowRun(t *testing.T, cfg *Config, st [][][]memspace.Access, workers int) (Counts, [][]Completion) {
+	h, err := New(cfg, Launch{Occupancy: 8}, Windowed)
+	require.NoError(t, err)
+	done := make([][]Completion, len(st))
+	for e := range st[0] {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for sm := w; sm < len(st); sm += workers {
+					s := h.SM(sm)
+					for i := range st[sm][e] {
+						s.SetCycle(uint64(e*100*len(st[sm][e])) + uint64(3*sm+7*i))
+						lat := s.Observe(&st[sm][e][i]).Latency
+						assert.NotZero(t, lat, "the SM's own part of the latency")
+						if i%13 == 0 {
+							runtime.Gosched()
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		h.Resolve()
+		for sm := range st {
+			done[sm] = append(done[sm], h.SM(sm).Completions()...)
+			assert.Zero(t, h.SM(sm).Pending())
+		}
+	}
+	return h.Counts(), done
+}
+
+// Windowed mode gives the same counters and completion cycles whatever the
+// number of goroutines running the SM sides.
+func TestWindowedDeterminism(t *testing.T) {
+	cfg := smallConfig(t)
+	st := streams(cfg.SMs, 3, 150)
+	want, wantDone := windowRun(t, cfg, st, 1)
+	require.NotZero(t, want[L2ReadHit])
+	require.NotEmpty(t, wantDone[0])
+	for _, workers := range []int{2, 5, 16} {
+		got, gotDone := windowRun(t, cfg, st, workers)
+		assert.Equal(t, want, got, "workers %d", workers)
+		assert.Equal(t, wantDone, gotDone, "workers %d", workers)
+	}
+}
+
+// Presented in cycle order, windowed mode serves the traffic as timing mode
+// does: the same latencies (local part + completion) and the same counters.
+func TestWindowedMatchesTiming(t *testing.T) {
+	cfg := smallConfig(t)
+	st := streams(4, 1, 100)
+	type ev struct {
+		sm, i int
+		at    uint64
+	}
+	var evs []ev
+	for i := 0; i < 100; i++ {
+		for sm := 0; sm < 4; sm++ {
+			evs = append(evs, ev{sm, i, uint64(10*i + sm)})
+		}
+	}
+	tm, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	timing := map[[2]int]uint64{}
+	for _, e := range evs {
+		s := tm.SM(e.sm)
+		s.SetCycle(e.at)
+		a := st[e.sm][0][e.i]
+		timing[[2]int{e.sm, e.i}] = e.at + uint64(s.Observe(&a).Latency)
+	}
+	wm, err := New(cfg, Launch{Occupancy: 8}, Windowed)
+	require.NoError(t, err)
+	local := map[[2]int]uint64{}
+	group := map[[2]int]uint64{}
+	for _, e := range evs {
+		s := wm.SM(e.sm)
+		s.SetCycle(e.at)
+		a := st[e.sm][0][e.i]
+		local[[2]int{e.sm, e.i}] = e.at + uint64(s.Observe(&a).Latency)
+		if s.Waits() {
+			group[[2]int{e.sm, e.i}] = s.Group()
+		}
+	}
+	wm.Resolve()
+	waited := 0
+	for _, e := range evs {
+		k := [2]int{e.sm, e.i}
+		got := local[k]
+		if g, ok := group[k]; ok {
+			waited++
+			for _, c := range wm.SM(e.sm).Completions() {
+				if c.Group == g {
+					got = c.Cycle
+				}
+			}
+		}
+		if a := st[e.sm][0][e.i]; a.Kind == memspace.Store || a.Space == memspace.Shared {
+			continue // a store's latency is when it leaves the SM, in both modes
+		}
+		assert.Equal(t, timing[k], got, "SM %d access %d (%s %s)", e.sm, e.i, st[e.sm][0][e.i].Space, st[e.sm][0][e.i].Kind)
+	}
+	assert.Greater(t, waited, 50)
+	assert.Equal(t, tm.Counts(), wm.Counts())
+}
+
+// A cold load's completion in windowed mode is the profile's L1 + L2 + DRAM
+// latency; once its line is in L1 the next load completes locally.
+func TestWindowedCold(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	h, err := New(cfg, Launch{Occupancy: 8}, Windowed)
+	require.NoError(t, err)
+	lat := cfg.Latency
+	s := h.SM(0)
+	var near uint64
+	for i := uint64(0); near == 0; i++ {
+		if line := (base >> 7) + i; h.mem.partitionOf(h.mem.sliceOf(line)) == s.part {
+			near = line << 7
+		}
+	}
+	load := acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return near })
+	s.SetCycle(1000)
+	assert.Equal(t, lat.L1Hit, s.Observe(load).Latency)
+	require.True(t, s.Waits())
+	g := s.Group()
+	s.SetCycle(1001)
+	assert.Equal(t, lat.L1Hit, s.Observe(load).Latency, "hit on the allocated sector")
+	assert.False(t, s.Waits())
+	s.SetCycle(1002)
+	s.Observe(acc(memspace.Global, memspace.Store, 4, 1, func(int) uint64 { return near + 4096 }))
+	assert.False(t, s.Waits(), "a store waits for nothing")
+	assert.Equal(t, 2, s.Pending())
+	h.Resolve()
+	assert.Equal(t, []Completion{{Group: g, Cycle: 1000 + uint64(lat.L1Hit+lat.L2HitNear+lat.DRAM)}}, s.Completions())
+}
