@@ -48,6 +48,7 @@ type SM struct {
 	outGrp   []uint64
 	group    uint64
 	grpWaits bool
+	grpWave  int
 	done     []Completion
 }
 
@@ -85,11 +86,19 @@ func (s *SM) ID() int { return s.id }
 // not decrease.
 func (s *SM) SetCycle(now uint64) {
 	s.now = now
+	s.grpWave = 0
 	if s.windowed {
 		s.group++
 		s.grpWaits = false
 	}
 }
+
+// Wavefronts returns how many passes through the SM's L1/shared data path
+// the accesses observed since the last SetCycle need (timing and windowed
+// modes): a shared access's wavefronts, a global or local access's 128 B
+// lines, a constant access's distinct addresses, a texture fetch's
+// requests. A timing model occupies its data pipe for that many cycles.
+func (s *SM) Wavefronts() int { return s.grpWave }
 
 // Group is the number of the current group of accesses (windowed mode).
 func (s *SM) Group() uint64 { return s.group }
@@ -224,6 +233,7 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 	c := s.tally.at(a.Origin.Inst)
 	requested := coalesce(&s.g, a, key, &s.ls)
 	nsec := s.ls.sectors()
+	s.grpWave += s.ls.n
 	local := key != 0
 	before := len(s.out)
 	defer s.endRequest(before)
@@ -377,6 +387,7 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 func (s *SM) shared(a *memspace.Access) uint32 {
 	c := s.tally.at(a.Origin.Inst)
 	wf, ideal := s.banks.wavefronts(a)
+	s.grpWave += wf
 	req, wav, con := SharedLdRequests, SharedLdWavefronts, SharedLdConflicts
 	switch a.Kind {
 	case memspace.Store:
@@ -412,6 +423,7 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 		}
 	}
 	c[ConstWavefronts] += uint64(n)
+	s.grpWave += n
 	before := len(s.out)
 	defer s.endRequest(before)
 	var l2 uint32
@@ -466,6 +478,7 @@ func (s *SM) texture(a *memspace.Access) uint32 {
 			continue
 		}
 		c[TexRequests]++
+		s.grpWave++
 		c[TexSectors] += uint64(s.ls.sectors())
 		for i := 0; i < s.ls.n; i++ {
 			line, mask := s.ls.line[i], s.ls.mask[i]
