@@ -2,6 +2,7 @@ package timing
 
 import (
 	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 	"github.com/ptxvm/ptxvm/vm"
 )
@@ -52,7 +53,7 @@ type program struct {
 	maxPreds int
 }
 
-func newProgram(k *vm.Kernel, cfg *Config, tab *sasscost.Table) *program {
+func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
 	p := &program{insts: make([]inst, len(k.Insts))}
 	ro := map[*vm.Func][]bool{}
 	for _, f := range k.Funcs {

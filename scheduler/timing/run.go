@@ -8,17 +8,10 @@ import (
 	"sync"
 
 	"github.com/ptxvm/ptxvm/memspace/hier"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 	"github.com/ptxvm/ptxvm/vm"
 )
-
-// GPU is what the cycle loop needs of a GPU profile.
-type GPU struct {
-	SMs        int
-	WarpsPerSM int // the most warps an SM holds (occupancy's peak)
-	Hier       *hier.Config
-	Timing     *Config
-}
 
 // Options control a timed run.
 type Options struct {
@@ -89,7 +82,7 @@ type InstStats struct {
 // run is the state of one timed launch shared by its SMs (read-only while
 // they advance).
 type run struct {
-	cfg        *Config
+	cfg        *gpu.Timing
 	prog       *program
 	lrr        bool
 	pipeCycles [sasscost.NumPipes]float64
@@ -97,16 +90,10 @@ type run struct {
 
 // Run runs every block of l on gpu with the cycle loop and returns what it
 // measured. The functional result is the same as a functional run's.
-func Run(ctx context.Context, l *vm.Launch, gpu GPU, opt Options) (*Result, error) {
-	cfg := gpu.Timing
-	if err := cfg.Validate(); err != nil {
+func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Result, error) {
+	cfg, err := Resolve(prof)
+	if err != nil {
 		return nil, err
-	}
-	if gpu.Hier.SMs != gpu.SMs {
-		return nil, fmt.Errorf("timing: the hierarchy has %d SMs, the GPU %d", gpu.Hier.SMs, gpu.SMs)
-	}
-	if w := cfg.WindowCycles; w > int(gpu.Hier.Latency.L1Hit+gpu.Hier.Latency.L2HitNear) {
-		return nil, fmt.Errorf("timing config %q: window_cycles %d exceeds the shortest L2 round trip (%d cycles)", cfg.Name, w, gpu.Hier.Latency.L1Hit+gpu.Hier.Latency.L2HitNear)
 	}
 	occ := max(1, opt.BlocksPerSM)
 	tab, err := sasscost.Load(cfg.SASS)
@@ -118,11 +105,11 @@ func Run(ctx context.Context, l *vm.Launch, gpu GPU, opt Options) (*Result, erro
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}
 	shared := int(l.Kernel.DynamicBase + l.DynSmem)
-	h, err := hier.New(gpu.Hier, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
+	h, err := hier.New(&prof.Memory, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
 	if err != nil {
 		return nil, err
 	}
-	nsm := gpu.SMs
+	nsm := prof.SMs
 	l.NumSMs = nsm
 	l.MaxInst = 0
 	if opt.MaxInst > 0 {
@@ -146,7 +133,7 @@ func Run(ctx context.Context, l *vm.Launch, gpu GPU, opt Options) (*Result, erro
 		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i%workers]}
 		s.vm.Observer = s.hs
 		s.vm.Clock = func() uint64 { return s.clock }
-		s.parts = make([]*part, cfg.SubPartitions)
+		s.parts = make([]*part, prof.SM.SubPartitions)
 		for j := range s.parts {
 			p := &part{}
 			p.mio.depth, p.lsu.depth, p.tex.depth = cfg.MIOQueue, cfg.LSUQueue, cfg.TexQueue
@@ -157,7 +144,7 @@ func Run(ctx context.Context, l *vm.Launch, gpu GPU, opt Options) (*Result, erro
 		}
 		sms[i] = s
 	}
-	res := &Result{ClockMHz: cfg.ClockMHz, WarpsPerSM: gpu.WarpsPerSM, SubPartitions: cfg.SubPartitions, BlocksPerSM: occ,
+	res := &Result{ClockMHz: float64(prof.ClockMHz), WarpsPerSM: prof.SM.MaxWarps, SubPartitions: prof.SM.SubPartitions, BlocksPerSM: occ,
 		CTAsPerSM: make([]int, nsm), Hier: h}
 
 	// The first wave: one block per SM in turn, up to the occupancy.

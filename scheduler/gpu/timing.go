@@ -1,0 +1,73 @@
+package gpu
+
+// Timing is the timing model's part of a profile (package
+// scheduler/timing): what the cycle loop needs beyond the SM limits and the
+// memory section (whose latencies and bandwidths are Memory.Latency and
+// Memory.DRAM). All times are in SM cycles. A profile file may leave any
+// field out: a zero field takes the value of the embedded profile of the
+// same name, or else the H100's (timing.Resolve).
+type Timing struct {
+	// Scheduler is the warp schedulers' policy: "gto" (greedy then oldest:
+	// the warp that issued last issues again while it can, then the oldest
+	// ready warp) or "lrr" (loose round robin).
+	Scheduler string `json:"scheduler,omitempty"`
+	// WindowCycles is how far SMs advance independently (in parallel on
+	// host cores) before their L2 and DRAM traffic is merged; at most the
+	// shortest L2 round trip (memory.latency.l1_hit + l2_hit_near).
+	WindowCycles int `json:"window_cycles,omitempty"`
+	// SASS names the table of what each PTX form costs in machine
+	// instructions (package scheduler/sasscost: "h100", "gf100", or a file).
+	SASS string `json:"sass_table,omitempty"`
+
+	// LaunchCycles is the fixed cost of a launch as sm__cycles_elapsed
+	// counts it (the front end, the first dispatch, the final flush),
+	// added to the cycles until the last block ends.
+	LaunchCycles int `json:"launch_cycles,omitempty"`
+	// CTALaunchCycles is the time from a block's dispatch to an SM (at
+	// the start, or when a block there ends) to its warps' first issue;
+	// CTARetireCycles from a block's last warp exiting until its
+	// resources are free.
+	CTALaunchCycles int `json:"cta_launch_cycles,omitempty"`
+	CTARetireCycles int `json:"cta_retire_cycles,omitempty"`
+
+	// Pipes are, per execution pipe (sasscost's pipe names: alu, fma,
+	// imad, fp64, half, sfu, conv, mio, lsu, tex, branch, barrier), the
+	// cycles a warp instruction occupies it in one sub-partition (the
+	// inverse of its throughput) and its results' latency.
+	Pipes map[string]Pipe `json:"pipes,omitempty"`
+	// IssueCycles is the fewest cycles between two issues of one warp.
+	IssueCycles int `json:"issue_cycles,omitempty"`
+	// BranchCycles: after a branch or call the warp waits this long for its
+	// target (branch_resolving).
+	BranchCycles int `json:"branch_cycles,omitempty"`
+	// BarrierCycles: from the last arrival at a barrier until the waiting
+	// warps go on.
+	BarrierCycles int `json:"barrier_cycles,omitempty"`
+	// MembarCycles: how long a memory barrier holds its warp.
+	MembarCycles int `json:"membar_cycles,omitempty"`
+
+	// MIOQueue, LSUQueue and TexQueue are the entries per sub-partition of
+	// the queues in front of the MIO unit (shared memory, transcendentals,
+	// shuffles), the L1TEX's global/local path and its texture path; an
+	// instruction that finds its queue full stalls its warp (mio_throttle,
+	// lg_throttle, tex_throttle).
+	MIOQueue int `json:"mio_queue,omitempty"`
+	LSUQueue int `json:"lsu_queue,omitempty"`
+	TexQueue int `json:"tex_queue,omitempty"`
+	// DataCycles is the cycles one wavefront occupies the SM's L1/shared
+	// data path (a shared wavefront, a global or local line, a constant
+	// address); TexCycles the same for a texture request.
+	DataCycles float64 `json:"data_cycles_per_wavefront,omitempty"`
+	TexCycles  float64 `json:"tex_cycles_per_request,omitempty"`
+	// AtomicCycles is the cycles an L2 slice spends per lane of a global
+	// atomic or reduction (same-address updates serialise there).
+	AtomicCycles float64 `json:"atomic_cycles_per_lane,omitempty"`
+}
+
+// Pipe is one execution pipe's throughput and latency.
+type Pipe struct {
+	// Cycles a warp instruction occupies the pipe of one sub-partition.
+	Cycles float64 `json:"cycles"`
+	// Latency until its results can be used.
+	Latency int `json:"latency"`
+}
