@@ -87,7 +87,6 @@ type LaunchLimits struct {
 	ConstBytes int `json:"const_bytes"`
 }
 
-
 // The GPU profiles shipped with the binary, one JSON file each.
 //
 //go:embed profiles/*.json

@@ -121,10 +121,10 @@ type sm struct {
 
 // tally is what SMs count, per worker (sums do not depend on the order).
 type tally struct {
-	stalls     Stalls
-	issued     uint64 // machine instructions issued (estimate)
-	threadIss  uint64
-	perInst    []instTally
+	stalls    Stalls
+	issued    uint64 // machine instructions issued (estimate)
+	threadIss uint64
+	perInst   []instTally
 }
 
 // instTally is one instruction's counts.
