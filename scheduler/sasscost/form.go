@@ -118,7 +118,9 @@ func Form(info *vm.InstInfo, ro []bool) string {
 		}
 		size(t)
 	default:
-		size(in.T)
+		if in.T != vm.TNone {
+			size(in.T)
+		}
 	}
 	return b.String()
 }

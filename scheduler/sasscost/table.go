@@ -167,12 +167,43 @@ func (t *Table) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Lookup returns the cost of the instruction info (ro as for Form) and its
-// form.
-func (t *Table) Lookup(info *vm.InstInfo, ro []bool) (Cost, string) {
+// DebugPrefix marks the forms of PTX compiled for debugging (nvcc -G:
+// `.target sm_90, debug`), which ptxas compiles without optimisation, so
+// that the same PTX form costs more machine instructions.
+const DebugPrefix = "g:"
+
+// Debug reports whether kernel k's module was compiled for debugging.
+func Debug(k *vm.Kernel) bool {
+	if k.Module == nil || k.Module.AST == nil {
+		return false
+	}
+	for _, t := range k.Module.AST.Target {
+		if t == "debug" {
+			return true
+		}
+	}
+	return false
+}
+
+// Lookup returns the cost of the instruction info (ro as for Form; debug
+// as Debug says of its kernel) and its form (with DebugPrefix for debug
+// code). A debug form the table lacks costs what the optimised form
+// costs.
+func (t *Table) Lookup(info *vm.InstInfo, ro []bool, debug bool) (Cost, string) {
 	f := Form(info, ro)
+	if debug {
+		if c, ok := t.Forms[DebugPrefix+f]; ok {
+			return c, DebugPrefix + f
+		}
+	}
 	if c, ok := t.Forms[f]; ok {
+		if debug {
+			return c, DebugPrefix + f
+		}
 		return c, f
+	}
+	if debug {
+		f = DebugPrefix + f
 	}
 	c := t.Classes[info.Class.String()]
 	// Memory classes whose space decides the pipe.

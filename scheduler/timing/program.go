@@ -61,8 +61,9 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
 		p.maxRegs = max(p.maxRegs, int(f.NumRegs))
 		p.maxPreds = max(p.maxPreds, int(f.NumPred))
 	}
+	debug := sasscost.Debug(k)
 	for id, info := range k.Insts {
-		c, form := tab.Lookup(info, ro[info.Func])
+		c, form := tab.Lookup(info, ro[info.Func], debug)
 		in := &p.insts[id]
 		in.info, in.form = info, form
 		in.slots = uint32(c.Slots*256 + 0.5)

@@ -1,0 +1,50 @@
+// Command calibrate fits and checks the timing model against the GPU
+// corpora under testdata/ (see the README's "Timing model" section):
+//
+//	go run ./scheduler/timing/calibrate forms    # PTX form counts of every corpus launch → scheduler/sasscost/data/launches.json
+//	go run ./scheduler/timing/calibrate sass     # fit the SASS cost table on them → scheduler/sasscost/tables/h100.json
+//	go run ./scheduler/timing/calibrate cycles   # cycle error over the calibration launches, with baselines and pairs
+//	go run ./scheduler/timing/calibrate fit      # fit the H100 timing parameters → scheduler/gpu/profiles/h100.json
+//
+// Run it from the repository root. It is a tool for the people who keep
+// the model calibrated; the tests check its results without running it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	var err error
+	switch cmd {
+	case "forms":
+		err = cmdForms(args)
+	case "sass":
+		err = cmdSASS(args)
+	case "cycles":
+		err = cmdCycles(args)
+	case "fit":
+		err = cmdFit(args)
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "calibrate:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: go run ./scheduler/timing/calibrate forms|sass|cycles|fit [flags]")
+	os.Exit(2)
+}
+
+func newFlags(name string) *flag.FlagSet {
+	return flag.NewFlagSet(name, flag.ExitOnError)
+}

@@ -1,0 +1,4 @@
+package main
+
+func cmdCycles(args []string) error { return nil }
+func cmdFit(args []string) error    { return nil }
