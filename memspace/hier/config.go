@@ -161,6 +161,10 @@ type LatencyConfig struct {
 	DRAM            uint32 `json:"dram"`          // added to an L2 miss
 	Store           uint32 `json:"store"`         // until a store has left the SM
 	L2BytesPerCycle int    `json:"l2_slice_bytes_per_cycle"`
+	// L2AtomicCycles is the cycles an L2 slice spends per lane of a global
+	// atomic or reduction on one line (the updates of one address
+	// serialise there); 0: atomics cost their bytes only.
+	L2AtomicCycles float64 `json:"l2_atomic_cycles_per_lane,omitempty"`
 }
 
 // Coalescing rules.

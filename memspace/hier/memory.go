@@ -5,10 +5,11 @@ import "math/bits"
 // txn is one L2 transaction: the sectors of one line an SM reads, writes or
 // updates atomically. 16 bytes, buffered per SM in functional mode.
 type txn struct {
-	line uint64
-	inst int32 // instruction id, for attribution
-	mask uint8 // sectors
-	op   uint8 // opRead..opRed | flags
+	line  uint64
+	inst  int32 // instruction id, for attribution
+	mask  uint8 // sectors
+	op    uint8 // opRead..opRed | flags
+	lanes uint8 // an atomic's or reduction's lanes on this line
 }
 
 // Transaction operations and flags.
@@ -125,7 +126,11 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 
 	// Queueing at the slice.
 	start := max(now, m.sliceFree[slice])
-	m.sliceFree[slice] = start + uint64((n<<m.g.sectorShift+lat.L2BytesPerCycle-1)/lat.L2BytesPerCycle)
+	busy := uint64((n<<m.g.sectorShift + lat.L2BytesPerCycle - 1) / lat.L2BytesPerCycle)
+	if (op == opAtom || op == opRed) && lat.L2AtomicCycles > 0 {
+		busy = max(busy, uint64(float64(t.lanes)*lat.L2AtomicCycles+0.5))
+	}
+	m.sliceFree[slice] = start + busy
 	wait := uint32(start - now)
 
 	var dramLat uint32

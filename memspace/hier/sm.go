@@ -289,7 +289,8 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 		var lat uint32
 		for i := 0; i < s.ls.n; i++ {
 			s.l1.drop(s.ls.line[i], s.ls.mask[i])
-			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst}))
+			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst,
+				lanes: lanesOnLine(a, s.ls.line[i], s.g.sectorShift+s.g.lineShift, key)}))
 		}
 		return s.cfg.Latency.L1Hit + lat
 	}
@@ -491,4 +492,15 @@ func (s *SM) texture(a *memspace.Access) uint32 {
 		}
 	}
 	return s.cfg.Latency.Tex + l2
+}
+
+// lanesOnLine counts the lanes of a whose address falls in line.
+func lanesOnLine(a *memspace.Access, line uint64, shift uint, key uint64) uint8 {
+	n := 0
+	for m := a.Mask; m != 0; m &= m - 1 {
+		if (key|a.Addr[bits.TrailingZeros32(m)])>>shift == line {
+			n++
+		}
+	}
+	return uint8(n)
 }

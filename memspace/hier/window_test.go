@@ -152,3 +152,22 @@ func TestWindowedCold(t *testing.T) {
 	h.Resolve()
 	assert.Equal(t, []Completion{{Group: g, Cycle: 1000 + uint64(lat.L1Hit+lat.L2HitNear+lat.DRAM)}}, s.Completions())
 }
+
+// Atomics of many lanes on one line occupy its L2 slice per lane when the
+// profile says so: the second of two back-to-back atomics waits.
+func TestAtomicLanesSerialise(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.Latency.L2AtomicCycles = 2
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	s := h.SM(0)
+	s.SetCycle(100)
+	s.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base })) // the line in L2
+	s.SetCycle(10000)
+	one := acc(memspace.Global, memspace.Atomic, 4, all, func(int) uint64 { return base })
+	first := s.Observe(one).Latency
+	second := s.Observe(one).Latency
+	assert.Equal(t, uint32(64), second-first, "32 lanes at 2 cycles each")
+	assert.Equal(t, 2, s.Wavefronts(), "one line per access")
+}

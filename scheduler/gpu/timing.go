@@ -59,9 +59,6 @@ type Timing struct {
 	// address); TexCycles the same for a texture request.
 	DataCycles float64 `json:"data_cycles_per_wavefront,omitempty"`
 	TexCycles  float64 `json:"tex_cycles_per_request,omitempty"`
-	// AtomicCycles is the cycles an L2 slice spends per lane of a global
-	// atomic or reduction (same-address updates serialise there).
-	AtomicCycles float64 `json:"atomic_cycles_per_lane,omitempty"`
 }
 
 // Pipe is one execution pipe's throughput and latency.

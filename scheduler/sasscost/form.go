@@ -118,7 +118,7 @@ func Form(info *vm.InstInfo, ro []bool) string {
 		}
 		size(t)
 	default:
-		if in.T != vm.TNone {
+		if in.T != vm.TNone && in.T != vm.Pred {
 			size(in.T)
 		}
 	}

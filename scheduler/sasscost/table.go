@@ -106,6 +106,11 @@ type Cost struct {
 	// instructions (div.rn.f32, rem.u32, sqrt.rn.f64); 0: the pipe's
 	// latency (timing profile).
 	Latency int `json:"latency,omitempty"`
+	// PerRound is the machine instructions each further round costs when
+	// the lanes of an atomic serialise on one address (ptxas's CAS loops
+	// for the atomics the hardware lacks, e.g. shared f32 add: a round per
+	// lane that shares an address with an earlier one).
+	PerRound float64 `json:"per_round,omitempty"`
 }
 
 // Table maps PTX forms (Form) to their cost. Forms it does not list cost
@@ -151,7 +156,7 @@ func Parse(data []byte) (*Table, error) {
 		}
 	}
 	for f, c := range t.Forms {
-		if c.Slots < 0 || c.Latency < 0 {
+		if c.Slots < 0 || c.Latency < 0 || c.PerRound < 0 {
 			return nil, fmt.Errorf("SASS cost table %q: form %s: negative slots or latency", t.Name, f)
 		}
 	}

@@ -60,7 +60,6 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	num(&t.TexQueue, d.TexQueue)
 	flt(&t.DataCycles, d.DataCycles)
 	flt(&t.TexCycles, d.TexCycles)
-	flt(&t.AtomicCycles, d.AtomicCycles)
 	pipes := map[string]gpu.Pipe{}
 	for k, v := range d.Pipes {
 		pipes[k] = v
@@ -107,8 +106,8 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 			return e(f.n, "%d is not in 1..%d", f.v, maxQueue)
 		}
 	}
-	if c.DataCycles < 0 || c.TexCycles < 0 || c.AtomicCycles < 0 {
-		return e("data_cycles_per_wavefront", "cycles per wavefront, request or atomic lane must not be negative")
+	if c.DataCycles < 0 || c.TexCycles < 0 {
+		return e("data_cycles_per_wavefront", "cycles per wavefront or request must not be negative")
 	}
 	var names []string
 	for p := sasscost.Pipe(1); p < sasscost.NumPipes; p++ {

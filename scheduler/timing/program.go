@@ -30,6 +30,7 @@ const (
 type inst struct {
 	info   *vm.InstInfo
 	slots  uint32 // machine instructions per execution, in 1/256
+	round  uint32 // machine instructions per further round of an atomic's lanes on one address, in 1/256
 	pipe   sasscost.Pipe
 	sb     Stall  // what waiting for its results is (Wait, ShortScoreboard, LongScoreboard)
 	lat    uint32 // cycles from its (first) issue to its results
@@ -67,6 +68,9 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
 		in := &p.insts[id]
 		in.info, in.form = info, form
 		in.slots = uint32(c.Slots*256 + 0.5)
+		if info.Class == vm.ClassAtomic {
+			in.round = uint32(c.PerRound*256 + 0.5)
+		}
 		in.pipe = c.Pipe
 		pc := cfg.Pipes[c.Pipe.String()]
 		in.lat = uint32(pc.Latency)

@@ -70,6 +70,10 @@ type InstStats struct {
 	// Execs and Threads are its PTX warp and thread executions; Issued
 	// the machine instructions they issued.
 	Execs, Threads, Issued uint64
+	// Rounds is, for an atomic, the further rounds its executions needed
+	// because lanes shared an address (each execution: the most lanes on
+	// one address, less one).
+	Rounds uint64
 	// Stalls are the cycles warps spent waiting to issue it (and, under
 	// Selected, issuing it), as Nsight Compute attributes stall samples to
 	// the instruction a warp is about to issue.
@@ -271,6 +275,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			a.execs += b.execs
 			a.threads += b.threads
 			a.issued += b.issued
+			a.rounds += b.rounds
 			a.stalls.Add(&b.stalls)
 			a.caused.Add(&b.caused)
 		}
@@ -278,7 +283,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	res.Insts = make([]InstStats, len(pi))
 	for i := range pi {
 		in := &r.prog.insts[i]
-		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Execs: pi[i].execs, Threads: pi[i].threads, Issued: pi[i].issued,
+		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Execs: pi[i].execs, Threads: pi[i].threads, Issued: pi[i].issued, Rounds: pi[i].rounds,
 			Stalls: pi[i].stalls, Caused: pi[i].caused}
 	}
 	if opt.Trace != nil {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 	"github.com/ptxvm/ptxvm/vm"
@@ -130,6 +131,7 @@ type tally struct {
 // instTally is one instruction's counts.
 type instTally struct {
 	execs, threads uint64 // PTX warp and thread executions
+	rounds         uint64 // further rounds of atomics' lanes on shared addresses
 	issued         uint64 // machine instructions issued
 	stalls         Stalls // cycles warps waited to issue it (and issued it)
 	caused         Stalls // cycles warps waited for its results
@@ -449,6 +451,15 @@ func (s *sm) issue(w *warp, t uint64) {
 		return
 	}
 	w.next = nil
+	if in.info.Class == vm.ClassAtomic {
+		r := uint32(atomicRounds(s.st.Accesses)) - 1
+		s.acc.perInst[in.info.ID].rounds += uint64(r)
+		if in.round > 0 && r > 0 {
+			extra := r*in.round + w.frac
+			n += extra >> 8
+			w.frac = extra & 255
+		}
+	}
 	lat := uint64(in.lat) + uint64(n-1)*uint64(in.gap)
 	switch in.kind {
 	case kindMem:
@@ -663,4 +674,30 @@ func (s *sm) advance(start, end uint64) {
 	if len(s.ctas) == 0 {
 		s.next = never
 	}
+}
+
+// atomicRounds is how many rounds an atomic's lanes need when each round
+// serves one lane per address: the most lanes sharing one address.
+func atomicRounds(acc []memspace.Access) int {
+	most := 1
+	for i := range acc {
+		a := &acc[i]
+		var seen [32]uint64
+		var count [32]uint8
+		n := 0
+		for m := a.Mask; m != 0; m &= m - 1 {
+			addr := a.Addr[bits.TrailingZeros32(m)]
+			j := 0
+			for j < n && seen[j] != addr {
+				j++
+			}
+			if j == n {
+				seen[n] = addr
+				n++
+			}
+			count[j]++
+			most = max(most, int(count[j]))
+		}
+	}
+	return most
 }

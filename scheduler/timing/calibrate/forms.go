@@ -41,8 +41,9 @@ type launchForms struct {
 	Cycles     float64 `json:"cycles"`
 	Inst       float64 `json:"ncu_inst"`
 	ThreadInst float64 `json:"ncu_thread_inst"`
-	// Forms: form → [warp executions, thread executions].
-	Forms map[string][2]uint64 `json:"forms"`
+	// Forms: form → [warp executions, thread executions, further rounds
+	// of atomics whose lanes share addresses].
+	Forms map[string][3]uint64 `json:"forms"`
 }
 
 type kernelStatic struct {
@@ -174,7 +175,7 @@ func collect(l *ncu.Launch, prof *gpu.Profile) (*launchForms, *kernelStatic, err
 	}
 	k := pp.p.Launch.Kernel
 	mod := strings.TrimSuffix(filepath.Base(k.Module.Filename), ".ptx")
-	lf := &launchForms{Name: l.Name(), Kernel: l.Corpus + "/" + mod + ":" + k.Name, Forms: map[string][2]uint64{}}
+	lf := &launchForms{Name: l.Name(), Kernel: l.Corpus + "/" + mod + ":" + k.Name, Forms: map[string][3]uint64{}}
 	lf.Cycles, _ = l.Value("sm__cycles_elapsed.max")
 	lf.Inst, _ = l.Value("smsp__inst_executed.sum")
 	lf.ThreadInst, _ = l.Value("smsp__thread_inst_executed.sum")
@@ -188,6 +189,7 @@ func collect(l *ncu.Launch, prof *gpu.Profile) (*launchForms, *kernelStatic, err
 		c := lf.Forms[s.Form]
 		c[0] += s.Execs
 		c[1] += s.Threads
+		c[2] += s.Rounds
 		lf.Forms[s.Form] = c
 	}
 	sass := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(l.SpecPath())))), "sass", mod+".sass")

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 )
@@ -36,8 +37,9 @@ func cmdSASS(args []string) error {
 	in := fs.String("data", "scheduler/sasscost/data/launches.json", "form counts (calibrate forms)")
 	priors := fs.String("priors", "scheduler/sasscost/priors.json", "prior costs")
 	out := fs.String("out", "scheduler/sasscost/tables/h100.json", "fitted table")
-	lambda := fs.Float64("lambda", 0.02, "weight of the priors")
+	lambda := fs.Float64("lambda", 0.005, "weight of the priors")
 	static := fs.Float64("static", 0.25, "weight of a kernel's static SASS size against a launch's dynamic count")
+	worst := fs.Int("worst", 0, "print the launches with the largest errors")
 	_ = fs.Parse(args)
 	d, err := readForms(*in)
 	if err != nil {
@@ -52,8 +54,15 @@ func cmdSASS(args []string) error {
 		s := p.Solve(500)
 		t := &sasscost.Table{Name: pt.Name, Note: tableNote, Forms: map[string]sasscost.Cost{}, Classes: pt.Classes}
 		for j, f := range p.Forms {
+			if base, ok := strings.CutSuffix(f, roundSuffix); ok {
+				c := t.Forms[base]
+				c.PerRound = math.Round(s[j]*1000) / 1000
+				t.Forms[base] = c
+				continue
+			}
 			c := priorCost(pt, d, f)
 			c.Slots = math.Round(s[j]*1000) / 1000
+			c.PerRound = t.Forms[f].PerRound
 			t.Forms[f] = c
 		}
 		// Forms of the priors no launch executed keep their prior.
@@ -68,6 +77,9 @@ func cmdSASS(args []string) error {
 	tr, _ := fit(func(k string) bool { return !heldOut(k) })
 	fmt.Println("machine instructions per launch (smsp__inst_executed.sum, smsp__thread_inst_executed.sum), error of the estimate:")
 	report(d, pt, tr)
+	if *worst > 0 {
+		printWorst(d, tr, *worst)
+	}
 	all, _ := fit(func(string) bool { return true })
 	b, err := all.Marshal()
 	if err != nil {
@@ -76,6 +88,9 @@ func cmdSASS(args []string) error {
 	fmt.Printf("table fitted on all %d launches and %d kernels → %s\n", len(d.Launches), len(d.Kernels), *out)
 	return os.WriteFile(*out, b, 0o644)
 }
+
+// roundSuffix names the column of a form's cost per further round.
+const roundSuffix = "#round"
 
 const tableNote = "Machine instructions (SASS) per PTX form on the H100, fitted by `go run ./scheduler/timing/calibrate sass` to ncu's smsp__inst_executed.sum of every corpus launch and to each kernel's SASS size, drawn toward the priors of scheduler/sasscost/priors.json (written from reading the corpus's SASS). Forms prefixed g: are those of PTX compiled with -G."
 
@@ -108,6 +123,12 @@ func problem(d *formData, pt *sasscost.Table, lambda, static float64, train func
 		j := len(p.Forms)
 		idx[f] = j
 		p.Forms = append(p.Forms, f)
+		if base, ok := strings.CutSuffix(f, roundSuffix); ok {
+			c := priorCost(pt, d, base)
+			p.Prior = append(p.Prior, c.PerRound)
+			p.Scale = append(p.Scale, max(0.5, c.PerRound))
+			return j
+		}
 		c := priorCost(pt, d, f)
 		p.Prior = append(p.Prior, c.Slots)
 		p.Scale = append(p.Scale, max(0.5, c.Slots))
@@ -115,8 +136,11 @@ func problem(d *formData, pt *sasscost.Table, lambda, static float64, train func
 	}
 	var forms []string
 	for _, l := range d.Launches {
-		for f := range l.Forms {
+		for f, c := range l.Forms {
 			forms = append(forms, f)
+			if c[2] > 0 {
+				forms = append(forms, f+roundSuffix)
+			}
 		}
 	}
 	for _, k := range d.Kernels {
@@ -136,6 +160,10 @@ func problem(d *formData, pt *sasscost.Table, lambda, static float64, train func
 		for _, f := range sortedKeys(l.Forms) {
 			r.Col = append(r.Col, col(f))
 			r.X = append(r.X, float64(l.Forms[f][0]))
+			if n := l.Forms[f][2]; n > 0 {
+				r.Col = append(r.Col, col(f+roundSuffix))
+				r.X = append(r.X, float64(n))
+			}
 		}
 		p.Rows = append(p.Rows, r)
 	}
@@ -175,7 +203,7 @@ func report(d *formData, pt, t *sasscost.Table) {
 		for f, c := range l.Forms {
 			s := t.Forms[f].Slots
 			ptx += float64(c[0])
-			inst += s * float64(c[0])
+			inst += s*float64(c[0]) + t.Forms[f].PerRound*float64(c[2])
 			thr += s * float64(c[1])
 		}
 		a := &train
@@ -230,4 +258,25 @@ func within(v []float64, tol float64) float64 {
 		}
 	}
 	return float64(n) / float64(len(v))
+}
+
+func printWorst(d *formData, t *sasscost.Table, n int) {
+	type e struct {
+		name string
+		est  float64
+		real float64
+		held bool
+	}
+	var es []e
+	for _, l := range d.Launches {
+		var inst float64
+		for f, c := range l.Forms {
+			inst += t.Forms[f].Slots*float64(c[0]) + t.Forms[f].PerRound*float64(c[2])
+		}
+		es = append(es, e{l.Name, inst, l.Inst, heldOut(l.Kernel)})
+	}
+	sort.Slice(es, func(i, j int) bool { return relErr(es[i].est, es[i].real) > relErr(es[j].est, es[j].real) })
+	for _, x := range es[:min(n, len(es))] {
+		fmt.Printf("  %-40s est %10.0f ncu %10.0f  %+6.1f%% held=%v\n", x.name, x.est, x.real, 100*(x.est-x.real)/x.real, x.held)
+	}
 }

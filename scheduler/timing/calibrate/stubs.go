@@ -1,4 +1,0 @@
-package main
-
-func cmdCycles(args []string) error { return nil }
-func cmdFit(args []string) error    { return nil }
