@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -24,9 +25,14 @@ type Options struct {
 	// vm.Launch.Strict).
 	Strict bool
 	// Registers is the registers per thread for the occupancy calculator
-	// (0: the PTX's declared registers; RunSpec takes the spec's
+	// (0: estimated from the PTX, package regs; RunSpec takes the spec's
 	// "registers" field first).
 	Registers int
+	// Mode is ModeFunctional ("" too) or ModeTiming (RunSpec runs
+	// RunTimed).
+	Mode string
+	// Trace, in timing mode, records a timeline.
+	Trace *timing.Trace
 }
 
 // Result is what a functional run reports.
@@ -36,6 +42,8 @@ type Result struct {
 	CTAsPerSM []int
 	// Occupancy is the launch's theoretical occupancy on the GPU.
 	Occupancy *Occupancy
+	// Timing is what the timing model measured (timing mode only).
+	Timing *timing.Result
 }
 
 // Placement returns the SM each block runs on: blocks are dealt to SMs in

@@ -30,8 +30,15 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 	if opt.Registers == 0 {
 		opt.Registers = sp.Registers
 	}
+	if err := CheckMode(opt.Mode); err != nil {
+		return nil, err
+	}
+	run := RunFunctional
+	if opt.Mode == ModeTiming {
+		run = RunTimed
+	}
 	start := time.Now()
-	res, err := RunFunctional(ctx, p.Launch, gpu, opt)
+	res, err := run(ctx, p.Launch, gpu, opt)
 	el := time.Since(start)
 	if err != nil {
 		return nil, err
@@ -63,6 +70,11 @@ func (r *SpecRun) Metrics() map[string]float64 {
 	}
 	if o := r.Result.Occupancy; o != nil {
 		for k, v := range o.Metrics() {
+			m[k] = v
+		}
+	}
+	if t := r.Result.Timing; t != nil {
+		for k, v := range t.Metrics() {
 			m[k] = v
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
 )
@@ -30,6 +31,8 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault (warp-synchronous member masks naming exited lanes, shuffles reading inactive lanes)")
+	mode := modeFlag(fs)
+	trace := traceFlag(fs)
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
@@ -42,6 +45,17 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) || !nonNegative(stderr, "run", "regs", int64(*regs)) {
 		return exitUsage
 	}
+	if !checkMode(stderr, "run", *mode) {
+		return exitUsage
+	}
+	var tr *timing.Trace
+	if *trace != "" {
+		if *mode != scheduler.ModeTiming {
+			fmt.Fprintln(stderr, "ptxrun run: --trace needs --mode timing")
+			return exitUsage
+		}
+		tr = &timing.Trace{}
+	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
 	if err != nil {
 		fmt.Fprintln(stderr, "ptxrun run:", err)
@@ -52,7 +66,7 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 		fmt.Fprintln(stderr, "ptxrun run:", err)
 		return exitUsage
 	}
-	run, err := scheduler.RunSpec(ctx, sp, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs}, nil)
+	run, err := scheduler.RunSpec(ctx, sp, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, Mode: *mode, Trace: tr}, nil)
 	if err != nil {
 		switch {
 		case errors.Is(err, vm.ErrBudget):
@@ -83,6 +97,12 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 			written[name] = p
 		}
 	}
+	if tr != nil {
+		if err := writeTrace(tr, *trace); err != nil {
+			fmt.Fprintln(stderr, "ptxrun run:", err)
+			return exitFail
+		}
+	}
 	m := launchMetrics(run, gpu)
 	if *metrics != "" {
 		data, _ := json.MarshalIndent(m, "", "  ")
@@ -105,7 +125,7 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "kernel\t%s\n", sp.Kernel)
 	fmt.Fprintf(tw, "launch\tgrid (%d,%d,%d) x block (%d,%d,%d), %d B dynamic shared\n", l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.DynSmem)
-	fmt.Fprintf(tw, "gpu\t%s (%d SMs), functional mode\n", gpu.Name, gpu.SMs)
+	fmt.Fprintf(tw, "gpu\t%s (%d SMs), %s mode\n", gpu.Name, gpu.SMs, m.Mode)
 	fmt.Fprintf(tw, "PTX warp instructions\t%d\n", run.Result.Stats.Inst)
 	fmt.Fprintf(tw, "PTX thread instructions\t%d\n", run.Result.Stats.ThreadInst)
 	fmt.Fprintf(tw, "time\t%s (%s thread-inst/s)\n", run.Elapsed.Round(time.Microsecond), rate(run.Result.Stats.ThreadInst, run.Elapsed))
@@ -115,6 +135,9 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 		}
 	}
 	tw.Flush()
+	if t := run.Result.Timing; t != nil {
+		printTiming(stdout, t, 8)
+	}
 	return exitOK
 }
 
@@ -141,5 +164,9 @@ type metricsFile struct {
 }
 
 func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile {
-	return &metricsFile{Kernel: run.Spec.Kernel, GPU: gpu.Name, Mode: "functional", Metrics: run.Metrics()}
+	mode := scheduler.ModeFunctional
+	if run.Result.Timing != nil {
+		mode = scheduler.ModeTiming
+	}
+	return &metricsFile{Kernel: run.Spec.Kernel, GPU: gpu.Name, Mode: mode, Metrics: run.Metrics()}
 }

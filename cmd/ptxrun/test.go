@@ -26,6 +26,7 @@ mismatch, the first differing elements. Exits 1 if any case fails.`, stderr)
 	verbose := fs.Bool("v", false, "print passing cases too")
 	gpuName := gpuFlag(fs)
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault")
+	mode := modeFlag(fs)
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
@@ -36,6 +37,9 @@ mismatch, the first differing elements. Exits 1 if any case fails.`, stderr)
 		return exitUsage
 	}
 	if !nonNegative(stderr, "test", "workers", int64(*workers)) || !nonNegative(stderr, "test", "max-inst", *maxInst) {
+		return exitUsage
+	}
+	if !checkMode(stderr, "test", *mode) {
 		return exitUsage
 	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
@@ -53,7 +57,7 @@ mismatch, the first differing elements. Exits 1 if any case fails.`, stderr)
 		return exitUsage
 	}
 	start := time.Now()
-	opt := suite.Options{GPU: gpu, Workers: *workers, ULP: *ulp, MaxInst: *maxInst, Strict: *strict}
+	opt := suite.Options{GPU: gpu, Workers: *workers, ULP: *ulp, MaxInst: *maxInst, Strict: *strict, Mode: *mode}
 	var report func(*suite.Result)
 	if !*asJSON {
 		report = func(r *suite.Result) { printResult(stdout, r, *verbose) }

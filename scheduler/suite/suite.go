@@ -104,6 +104,7 @@ type Options struct {
 	ULP     uint64 // extra tolerance for every float output, on top of each spec's own
 	MaxInst int64  // instruction budget per case (0: none)
 	Strict  bool   // undefined behaviour is a fault
+	Mode    string // scheduler.ModeFunctional ("" too) or scheduler.ModeTiming
 }
 
 // Run runs every case; results come back in the order of cases. report, if
@@ -165,7 +166,7 @@ func RunCase(ctx context.Context, c Case, opt Options, cache *spec.ModuleCache) 
 		}
 		want[o] = b
 	}
-	run, err := scheduler.RunSpec(ctx, sp, opt.GPU, scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict}, cache)
+	run, err := scheduler.RunSpec(ctx, sp, opt.GPU, scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict, Mode: opt.Mode}, cache)
 	if err != nil {
 		r.Status, r.Error = Error, err.Error()
 		return r

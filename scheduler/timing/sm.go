@@ -34,6 +34,7 @@ func (q *ring) push(leave uint64) {
 
 // part is one SM sub-partition: a warp scheduler, its pipes and queues.
 type part struct {
+	wake     uint64  // nothing to do before this cycle (see cycle)
 	warps    []*warp // resident warps, oldest first
 	dead     bool    // some warps of warps have exited
 	last     *warp   // the warp that issued last
@@ -165,6 +166,7 @@ func (s *sm) admit(index int, start uint64) error {
 		w.start = start
 		b.warps = append(b.warps, w)
 		p.warps = append(p.warps, w)
+		p.wake = min(p.wake, start)
 		b.left++
 	}
 	s.ctas = append(s.ctas, b)
@@ -540,6 +542,7 @@ func (s *sm) barrier(w *warp, t uint64) {
 		x.readyAt, x.readyW = rel, Barrier
 		x.eligAt, x.why = rel, Barrier
 		x.next = nil
+		x.part.wake = min(x.part.wake, rel)
 	}
 	if released || w.w.State() != vm.WarpAtBarrier {
 		w.readyAt, w.readyW = max(w.readyAt, rel), Barrier
@@ -567,6 +570,7 @@ func (s *sm) complete() {
 		}
 		if w.live && w.eligAt == never && w.why == in.sb {
 			w.next = nil
+			w.part.wake = min(w.part.wake, at)
 		}
 		s.next = min(s.next, at)
 	}
@@ -575,11 +579,17 @@ func (s *sm) complete() {
 }
 
 // cycle runs sub-partition p's scheduler at cycle t and returns the next
-// cycle it may have work.
+// cycle it may have work. A sub-partition with nothing to issue before
+// p.wake is not looked at until then (events from outside its own issues
+// lower p.wake: barrier releases, memory completions).
 func (s *sm) cycle(p *part, t uint64) uint64 {
+	if t < p.wake {
+		return p.wake
+	}
 	next := uint64(never)
 	var pick *warp
-	consider := func(w *warp) bool {
+	// try reports whether w can issue now; otherwise it lowers next.
+	try := func(w *warp) bool {
 		if w.next == nil && w.slotsLeft == 0 {
 			s.look(w, t)
 			if !w.live {
@@ -590,17 +600,12 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 			next = min(next, w.eligAt)
 			return false
 		}
-		if pick != nil {
-			next = t + 1
-			return false
-		}
 		if u, why := s.blocked(w, t); u > t {
 			s.account(w, t)
 			w.eligAt, w.why = u, why
 			next = min(next, u)
 			return false
 		}
-		pick = w
 		return true
 	}
 	if s.r.lrr {
@@ -613,16 +618,22 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 				}
 			}
 		}
-		for i := 0; i < n && i < len(p.warps); i++ {
-			consider(p.warps[(start+i)%len(p.warps)])
+		for i := 0; i < n; i++ {
+			if w := p.warps[(start+i)%n]; w.live && try(w) {
+				pick = w
+				break
+			}
 		}
 	} else {
-		if l := p.last; l != nil && l.live {
-			consider(l)
-		}
-		for i := 0; i < len(p.warps); i++ {
-			if w := p.warps[i]; w != p.last {
-				consider(w)
+		// Greedy: the last warp again if it can; then the oldest.
+		if l := p.last; l != nil && l.live && try(l) {
+			pick = l
+		} else {
+			for _, w := range p.warps {
+				if w != p.last && w.live && try(w) {
+					pick = w
+					break
+				}
 			}
 		}
 	}
@@ -644,6 +655,7 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 			p.last = nil
 		}
 	}
+	p.wake = next
 	return next
 }
 

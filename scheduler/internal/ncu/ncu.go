@@ -7,9 +7,11 @@
 package ncu
 
 import (
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -81,21 +83,30 @@ func (l *Launch) Has(metric string) bool {
 	return ok
 }
 
-// Tables lists the CSV tables under testdata that have their
-// .launches.json, sorted; corpora that are not there are skipped.
+// Tables lists the CSV tables (plain or gzipped) under testdata that have
+// their .launches.json, sorted; corpora that are not there are skipped.
 func Tables(testdata string) ([]string, error) {
-	all, err := filepath.Glob(filepath.Join(testdata, "*", "ncu", "*.csv"))
-	if err != nil {
-		return nil, err
+	var all []string
+	for _, pat := range []string{"*.csv", "*.csv.gz"} {
+		m, err := filepath.Glob(filepath.Join(testdata, "*", "ncu", pat))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, m...)
 	}
 	var out []string
 	for _, p := range all {
-		if _, err := os.Stat(strings.TrimSuffix(p, ".csv") + ".launches.json"); err == nil {
+		if _, err := os.Stat(tableBase(p) + ".launches.json"); err == nil {
 			out = append(out, p)
 		}
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// tableBase is a table's path without .csv or .csv.gz.
+func tableBase(p string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(p, ".gz"), ".csv")
 }
 
 type launchEntry struct {
@@ -113,7 +124,15 @@ func Read(csvPath string) ([]*Launch, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	var in io.Reader = f
+	if strings.HasSuffix(csvPath, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", csvPath, err)
+		}
+		in = gz
+	}
+	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()
 	if err != nil {
@@ -122,7 +141,7 @@ func Read(csvPath string) ([]*Launch, error) {
 	if len(recs) < 2 {
 		return nil, fmt.Errorf("%s: no rows", csvPath)
 	}
-	data, err := os.ReadFile(strings.TrimSuffix(csvPath, ".csv") + ".launches.json")
+	data, err := os.ReadFile(tableBase(csvPath) + ".launches.json")
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +149,7 @@ func Read(csvPath string) ([]*Launch, error) {
 	if err := json.Unmarshal(data, &ents); err != nil {
 		return nil, fmt.Errorf("%s: %w", csvPath, err)
 	}
-	table := strings.TrimSuffix(filepath.Base(csvPath), ".csv")
+	table := filepath.Base(tableBase(csvPath))
 	ncuDir := filepath.Dir(csvPath)
 	corpusDir := filepath.Dir(ncuDir)
 	testdata := filepath.Dir(corpusDir)

@@ -47,10 +47,10 @@ type launchForms struct {
 }
 
 type kernelStatic struct {
-	Kernel string         `json:"kernel"`
+	Kernel  string `json:"kernel"`
 	classes map[string]string
-	SASS   int            `json:"sass"` // machine instructions of its code (NOPs and the closing self-branch left out)
-	Forms  map[string]int `json:"forms"`
+	SASS    int            `json:"sass"` // machine instructions of its code (NOPs and the closing self-branch left out)
+	Forms   map[string]int `json:"forms"`
 }
 
 func cmdForms(args []string) error {
@@ -140,7 +140,12 @@ type prepared struct {
 // prepare loads launch l's spec on a fresh device and computes its
 // occupancy with ncu's register count.
 func prepare(l *ncu.Launch, prof *gpu.Profile) (*prepared, error) {
-	sp, err := spec.Load(l.SpecPath())
+	path, cleanup, err := expandFill(l.SpecPath())
+	defer cleanup()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := spec.Load(path)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +265,6 @@ func sassCount(file, name string) (int, error) {
 	}
 	return n, sc.Err()
 }
-
 
 // marshalLines writes the data as JSON with one launch or kernel per line
 // (diffs stay readable).

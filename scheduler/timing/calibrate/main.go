@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 )
 
 func main() {
@@ -21,6 +22,13 @@ func main() {
 		usage()
 	}
 	cmd, args := os.Args[1], os.Args[2:]
+	if f := os.Getenv("CALIBRATE_CPUPROFILE"); f != "" {
+		fh, err := os.Create(f)
+		if err == nil {
+			_ = pprof.StartCPUProfile(fh)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	var err error
 	switch cmd {
 	case "forms":
@@ -35,6 +43,7 @@ func main() {
 		usage()
 	}
 	if err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "calibrate:", err)
 		os.Exit(1)
 	}
