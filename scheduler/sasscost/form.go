@@ -19,7 +19,8 @@ func Form(info *vm.InstInfo, ro []bool) string {
 	in := info.Inst()
 	var b strings.Builder
 	op := in.Op
-	b.WriteString(op.String())
+	// The float forms' names end in ".f" ("add.f"); the type says it.
+	b.WriteString(strings.TrimSuffix(op.String(), ".f"))
 	size := func(t vm.Type) {
 		switch t {
 		case vm.F16, vm.F16x2, vm.BF16, vm.BF16x2, vm.F32, vm.F64, vm.TF32:

@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm"
@@ -128,10 +129,26 @@ type Table struct {
 //go:embed tables/*.json
 var tableFS embed.FS
 
-// Load returns the embedded table name ("h100", "gf100"), or else reads the
-// JSON file of that name.
+// embedded caches the parsed embedded tables (shared, read-only).
+var embedded sync.Map
+
+// Load returns the embedded table name ("h100"), or else reads the JSON
+// file of that name. An embedded table is parsed once and shared: callers
+// must not change it.
 func Load(nameOrFile string) (*Table, error) {
-	data, err := tableFS.ReadFile(path.Join("tables", strings.ToLower(nameOrFile)+".json"))
+	key := strings.ToLower(nameOrFile)
+	if t, ok := embedded.Load(key); ok {
+		return t.(*Table), nil
+	}
+	data, err := tableFS.ReadFile(path.Join("tables", key+".json"))
+	if err == nil {
+		t, err := Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		embedded.Store(key, t)
+		return t, nil
+	}
 	if err != nil {
 		data, err = os.ReadFile(nameOrFile)
 		if err != nil {

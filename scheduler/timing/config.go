@@ -3,6 +3,7 @@ package timing
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
@@ -22,14 +23,10 @@ const maxQueue = 64
 // profile of the same name, or else the H100's; checked.
 func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	t := p.Timing
-	base, err := gpu.Lookup(p.Name)
+	d, err := embeddedTiming(p.Name)
 	if err != nil {
-		base, err = gpu.Lookup("h100")
-		if err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
-	d := &base.Timing
 	str := func(v *string, def string) {
 		if *v == "" {
 			*v = def
@@ -128,4 +125,24 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 		return e("sass_table", "%v", err)
 	}
 	return nil
+}
+
+// embeddedTimings caches the timing sections of the embedded profiles.
+var embeddedTimings sync.Map
+
+// embeddedTiming is the timing section of the embedded profile name, or
+// of the H100 when there is none of that name.
+func embeddedTiming(name string) (*gpu.Timing, error) {
+	key := strings.ToLower(name)
+	if t, ok := embeddedTimings.Load(key); ok {
+		return t.(*gpu.Timing), nil
+	}
+	base, err := gpu.Lookup(name)
+	if err != nil {
+		if base, err = gpu.Lookup("h100"); err != nil {
+			return nil, err
+		}
+	}
+	embeddedTimings.Store(key, &base.Timing)
+	return &base.Timing, nil
 }

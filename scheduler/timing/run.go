@@ -104,6 +104,13 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	if err != nil {
 		return nil, err
 	}
+	// The timed run executes the kernel with its basic blocks scheduled as
+	// ptxas schedules machine code (reorder.go); the instructions keep
+	// their ids, and what the kernel computes does not change.
+	prog := newProgram(l.Kernel, cfg, tab)
+	orig := l.Kernel
+	l.Kernel = schedule(orig, prog)
+	defer func() { l.Kernel = orig }()
 	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab), lrr: cfg.Scheduler == LRR}
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
@@ -132,7 +139,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	for i := range tallies {
 		tallies[i] = &tally{perInst: make([]instTally, len(r.prog.insts))}
 	}
-	sms := make([]*sm, nsm)
+	// Only the SMs of the first wave ever run blocks (later blocks go where
+	// earlier ones ended).
+	sms := make([]*sm, min(nsm, n))
 	for i := range sms {
 		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i%workers]}
 		s.vm.Observer = s.hs
@@ -155,7 +164,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	next := 0
 	start0 := uint64(cfg.CTALaunchCycles)
 	for round := 0; round < occ && next < n; round++ {
-		for i := 0; i < nsm && next < n; i++ {
+		for i := 0; i < len(sms) && next < n; i++ {
 			if err := sms[i].admit(next, start0); err != nil {
 				return nil, err
 			}
@@ -183,7 +192,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			for wk := 0; wk < workers; wk++ {
 				go func() {
 					defer wg.Done()
-					for i := wk; i < nsm; i += workers {
+					for i := wk; i < len(sms); i += workers {
 						sms[i].advance(start, end)
 					}
 				}()

@@ -35,7 +35,7 @@ type outcome struct {
 }
 
 // calibration set: the launches of at least minCycles real cycles.
-func calibrationSet(testdata string, minCycles float64, only string) ([]*ncu.Launch, error) {
+func calibrationSet(testdata string, minCycles float64, only string, maxInst float64) ([]*ncu.Launch, error) {
 	all, err := ncu.ReadAll(testdata)
 	if err != nil {
 		return nil, err
@@ -45,6 +45,12 @@ func calibrationSet(testdata string, minCycles float64, only string) ([]*ncu.Lau
 		c, ok := l.Value("sm__cycles_elapsed.max")
 		if !ok || c < minCycles || !selected(l.Name(), only) {
 			continue
+		}
+		if n, _ := l.Value("smsp__inst_executed.sum"); maxInst > 0 && n > maxInst {
+			continue
+		}
+		if l.Table == "repeat.O3" {
+			continue // the same launches as calib.O3, measured again
 		}
 		out = append(out, l)
 	}
@@ -104,6 +110,9 @@ func parseSet(s string) (map[string]float64, error) {
 	return out, nil
 }
 
+// progress prints each launch as it finishes, on stderr.
+var progress bool
+
 // runSet runs every launch with profile p, jobs at a time.
 func runSet(ls []*ncu.Launch, p *gpu.Profile, jobs int) []*outcome {
 	out := make([]*outcome, len(ls))
@@ -126,6 +135,9 @@ func runSet(ls []*ncu.Launch, p *gpu.Profile, jobs int) []*outcome {
 			defer wg.Done()
 			defer func() { <-sem }()
 			out[i] = runOne(ls[i], p)
+			if progress {
+				fmt.Fprintf(os.Stderr, "  %s: %.1fs\n", ls[i].Name(), out[i].wall.Seconds())
+			}
 		}()
 	}
 	wg.Wait()
@@ -186,8 +198,10 @@ func cmdCycles(args []string) error {
 	set := fs.String("set", "", "profile settings to try: path=value,... (memory.latency.l1_hit=38,...)")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "launches run at once")
 	verbose := fs.Bool("v", false, "print every launch")
+	maxInst := fs.Float64("max-inst", 0, "leave out launches of more than this many machine instructions (ncu's count; 0: none)")
+	fs.BoolVar(&progress, "progress", false, "print each launch as it finishes (stderr)")
 	_ = fs.Parse(args)
-	ls, err := calibrationSet(*testdata, *minCycles, *only)
+	ls, err := calibrationSet(*testdata, *minCycles, *only, *maxInst)
 	if err != nil {
 		return err
 	}

@@ -74,8 +74,10 @@ func cmdFit(args []string) error {
 	passes := fs.Int("passes", 2, "coordinate-descent passes")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "launches run at once")
 	write := fs.Bool("write", false, "write the fitted values into the profile file")
+	maxInst := fs.Float64("max-inst", 20e6, "fit on the launches of at most this many machine instructions (ncu's count; 0: all)")
+	fs.BoolVar(&progress, "progress", false, "print each launch as it finishes (stderr)")
 	_ = fs.Parse(args)
-	ls, err := calibrationSet(*testdata, *minCycles, *only)
+	ls, err := calibrationSet(*testdata, *minCycles, *only, *maxInst)
 	if err != nil {
 		return err
 	}

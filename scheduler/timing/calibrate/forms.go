@@ -59,6 +59,7 @@ func cmdForms(args []string) error {
 	out := fs.String("out", "scheduler/sasscost/data/launches.json", "output file")
 	only := fs.String("only", "", "comma-separated launch-name substrings to run (default: all)")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "launches run at once")
+	maxInst := fs.Float64("max-inst", 50e6, "leave out launches of more than this many machine instructions (ncu's count; 0: none)")
 	_ = fs.Parse(args)
 	launches, err := ncu.ReadAll(*testdata)
 	if err != nil {
@@ -74,7 +75,8 @@ func cmdForms(args []string) error {
 		if !selected(l.Name(), *only) {
 			continue
 		}
-		if !l.Has("smsp__inst_executed.sum") {
+		n, ok := l.Value("smsp__inst_executed.sum")
+		if !ok || *maxInst > 0 && n > *maxInst || l.Table == "repeat.O3" {
 			continue
 		}
 		wg.Add(1)
