@@ -29,6 +29,9 @@ type Timing struct {
 	// resources are free.
 	CTALaunchCycles int `json:"cta_launch_cycles,omitempty"`
 	CTARetireCycles int `json:"cta_retire_cycles,omitempty"`
+	// CTADispatchCycles is the GPU's block scheduler's pace: cycles between
+	// two blocks it dispatches (to any SMs).
+	CTADispatchCycles float64 `json:"cta_dispatch_cycles,omitempty"`
 
 	// Pipes are, per execution pipe (sasscost's pipe names: alu, fma,
 	// imad, fp64, half, sfu, conv, mio, lsu, tex, branch, barrier), the

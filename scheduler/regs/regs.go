@@ -228,8 +228,8 @@ func destSlots(in *vm.Inst) uint8 {
 // ./scheduler/timing/calibrate regs refits them), for optimised code and
 // for code compiled with -G.
 var (
-	fitO3    = [2]float64{5.94, 0.754}
-	fitDebug = [2]float64{3.52, 1.475}
+	fitO3    = [2]float64{4.82, 0.791}
+	fitDebug = [2]float64{3.86, 1.424}
 )
 
 // MaxRegisters is the most registers a thread may have.

@@ -48,6 +48,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	num(&t.LaunchCycles, d.LaunchCycles)
 	num(&t.CTALaunchCycles, d.CTALaunchCycles)
 	num(&t.CTARetireCycles, d.CTARetireCycles)
+	flt(&t.CTADispatchCycles, d.CTADispatchCycles)
 	num(&t.IssueCycles, d.IssueCycles)
 	num(&t.BranchCycles, d.BranchCycles)
 	num(&t.BarrierCycles, d.BarrierCycles)
@@ -103,8 +104,8 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 			return e(f.n, "%d is not in 1..%d", f.v, maxQueue)
 		}
 	}
-	if c.DataCycles < 0 || c.TexCycles < 0 {
-		return e("data_cycles_per_wavefront", "cycles per wavefront or request must not be negative")
+	if c.DataCycles < 0 || c.TexCycles < 0 || c.CTADispatchCycles < 0 {
+		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")
 	}
 	var names []string
 	for p := sasscost.Pipe(1); p < sasscost.NumPipes; p++ {

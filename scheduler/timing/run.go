@@ -3,6 +3,7 @@ package timing
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"sort"
 	"sync"
@@ -160,12 +161,22 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	res := &Result{ClockMHz: float64(prof.ClockMHz), WarpsPerSM: prof.SM.MaxWarps, SubPartitions: prof.SM.SubPartitions, BlocksPerSM: occ,
 		CTAsPerSM: make([]int, nsm), Hier: h}
 
-	// The first wave: one block per SM in turn, up to the occupancy.
+	// The first wave: one block per SM in turn, up to the occupancy, at
+	// the block scheduler's pace.
 	next := 0
 	start0 := uint64(cfg.CTALaunchCycles)
+	dispatched := 0.0 // when the block scheduler last dispatched
+	pace := func(at uint64) uint64 {
+		t := max(float64(at), dispatched+cfg.CTADispatchCycles)
+		if next == 0 {
+			t = float64(at)
+		}
+		dispatched = t
+		return uint64(math.Ceil(t))
+	}
 	for round := 0; round < occ && next < n; round++ {
 		for i := 0; i < len(sms) && next < n; i++ {
-			if err := sms[i].admit(next, start0); err != nil {
+			if err := sms[i].admit(next, pace(start0)); err != nil {
 				return nil, err
 			}
 			res.CTAsPerSM[i]++
@@ -224,7 +235,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			if next >= n {
 				break
 			}
-			at := max(f.at+uint64(cfg.CTALaunchCycles), end)
+			at := pace(max(f.at+uint64(cfg.CTALaunchCycles), end))
 			if err := sms[f.sm].admit(next, at); err != nil {
 				return nil, err
 			}

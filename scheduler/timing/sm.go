@@ -63,6 +63,8 @@ type warp struct {
 	start     uint64 // cycle its block started
 	slotsLeft uint32 // machine instructions of the current PTX instruction still to issue
 	gap       uint32
+	tail      uint64 // after its last machine instruction, the warp waits this long
+	tailWhy   Stall  // for this reason (a branch's target, a memory barrier)
 	frac      uint32 // fractional slots carried (1/256)
 	lanes     uint64
 
@@ -238,18 +240,18 @@ func (s *sm) account(w *warp, t uint64) {
 // their operands are ready.
 func (s *sm) look(w *warp, t uint64) {
 	for range 64 {
-		switch w.w.State() {
-		case vm.WarpExited:
-			s.exit(w, t)
-			return
-		case vm.WarpAtBarrier:
-			w.eligAt, w.why, w.cause = never, Barrier, -1
-			return
-		case vm.WarpAtWarpSync:
-			w.eligAt, w.why, w.cause = never, Wait, -1
+		info, lanes := w.w.Next()
+		if info == nil {
+			switch w.w.State() {
+			case vm.WarpExited:
+				s.exit(w, t)
+			case vm.WarpAtBarrier:
+				w.eligAt, w.why, w.cause = never, Barrier, -1
+			default: // lanes wait at a warp-synchronous instruction
+				w.eligAt, w.why, w.cause = never, Wait, -1
+			}
 			return
 		}
-		info, lanes := w.w.Next()
 		in := &s.r.prog.insts[info.ID]
 		w.next, w.waitID = in, info.ID
 		w.lanes = uint64(bits.OnesCount32(lanes))
@@ -412,6 +414,9 @@ func (s *sm) issue(w *warp, t uint64) {
 		if w.slotsLeft == 0 {
 			w.next = nil
 			w.readyAt = t + uint64(cfg.IssueCycles)
+			if w.tail > 0 {
+				w.readyAt, w.readyW = t+w.tail, w.tailWhy
+			}
 			s.look(w, t+1)
 		}
 		return
@@ -472,15 +477,19 @@ func (s *sm) issue(w *warp, t uint64) {
 	w.slotsLeft = n - 1
 	w.gap = in.gap
 	w.readyAt, w.readyW = t+uint64(cfg.IssueCycles), Wait
-	if n > 1 {
-		w.readyAt = t + uint64(in.gap)
-	}
+	w.tail = 0
 	switch in.kind {
 	case kindBranch:
-		w.readyAt, w.readyW = t+uint64(cfg.BranchCycles), BranchResolving
+		w.tail, w.tailWhy = uint64(cfg.BranchCycles), BranchResolving
 	case kindMembar:
-		w.readyAt, w.readyW = t+uint64(cfg.MembarCycles), Membar
-	case kindBarrier:
+		w.tail, w.tailWhy = uint64(cfg.MembarCycles), Membar
+	}
+	if n > 1 {
+		w.readyAt = t + uint64(in.gap)
+	} else if w.tail > 0 {
+		w.readyAt, w.readyW = t+w.tail, w.tailWhy
+	}
+	if in.kind == kindBarrier {
 		s.barrier(w, t)
 	}
 	if w.slotsLeft > 0 {
@@ -578,6 +587,28 @@ func (s *sm) complete() {
 	s.pendHead = 0
 }
 
+// try reports whether warp w can issue at cycle t; otherwise it lowers
+// *next to when it might.
+func (s *sm) try(w *warp, t uint64, next *uint64) bool {
+	if w.next == nil && w.slotsLeft == 0 {
+		s.look(w, t)
+		if !w.live {
+			return false
+		}
+	}
+	if w.eligAt > t {
+		*next = min(*next, w.eligAt)
+		return false
+	}
+	if u, why := s.blocked(w, t); u > t {
+		s.account(w, t)
+		w.eligAt, w.why = u, why
+		*next = min(*next, u)
+		return false
+	}
+	return true
+}
+
 // cycle runs sub-partition p's scheduler at cycle t and returns the next
 // cycle it may have work. A sub-partition with nothing to issue before
 // p.wake is not looked at until then (events from outside its own issues
@@ -588,26 +619,6 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 	}
 	next := uint64(never)
 	var pick *warp
-	// try reports whether w can issue now; otherwise it lowers next.
-	try := func(w *warp) bool {
-		if w.next == nil && w.slotsLeft == 0 {
-			s.look(w, t)
-			if !w.live {
-				return false
-			}
-		}
-		if w.eligAt > t {
-			next = min(next, w.eligAt)
-			return false
-		}
-		if u, why := s.blocked(w, t); u > t {
-			s.account(w, t)
-			w.eligAt, w.why = u, why
-			next = min(next, u)
-			return false
-		}
-		return true
-	}
 	if s.r.lrr {
 		n := len(p.warps)
 		start := 0
@@ -619,18 +630,18 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 			}
 		}
 		for i := 0; i < n; i++ {
-			if w := p.warps[(start+i)%n]; w.live && try(w) {
+			if w := p.warps[(start+i)%n]; w.live && s.try(w, t, &next) {
 				pick = w
 				break
 			}
 		}
 	} else {
 		// Greedy: the last warp again if it can; then the oldest.
-		if l := p.last; l != nil && l.live && try(l) {
+		if l := p.last; l != nil && l.live && s.try(l, t, &next) {
 			pick = l
 		} else {
 			for _, w := range p.warps {
-				if w != p.last && w.live && try(w) {
+				if w != p.last && w.live && s.try(w, t, &next) {
 					pick = w
 					break
 				}

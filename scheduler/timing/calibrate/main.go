@@ -5,6 +5,8 @@
 //	go run ./scheduler/timing/calibrate sass     # fit the SASS cost table on them → scheduler/sasscost/tables/h100.json
 //	go run ./scheduler/timing/calibrate cycles   # cycle error over the calibration launches, with baselines and pairs
 //	go run ./scheduler/timing/calibrate fit      # fit the H100 timing parameters → scheduler/gpu/profiles/h100.json
+//	go run ./scheduler/timing/calibrate pairs    # the ratio pairs of the perf corpus, GPU against model
+//	go run ./scheduler/timing/calibrate regs     # refit the register estimate on the corpus's ptxas -v reports
 //
 // Run it from the repository root. It is a tool for the people who keep
 // the model calibrated; the tests check its results without running it.
@@ -39,6 +41,10 @@ func main() {
 		err = cmdCycles(args)
 	case "fit":
 		err = cmdFit(args)
+	case "pairs":
+		err = cmdPairs(args)
+	case "regs":
+		err = cmdRegs(args)
 	default:
 		usage()
 	}
@@ -50,7 +56,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./scheduler/timing/calibrate forms|sass|cycles|fit [flags]")
+	fmt.Fprintln(os.Stderr, "usage: go run ./scheduler/timing/calibrate forms|sass|cycles|fit|pairs|regs [flags]")
 	os.Exit(2)
 }
 
