@@ -590,7 +590,9 @@ func (s *sm) complete() {
 // try reports whether warp w can issue at cycle t; otherwise it lowers
 // *next to when it might.
 func (s *sm) try(w *warp, t uint64, next *uint64) bool {
-	if w.next == nil && w.slotsLeft == 0 {
+	if w.slotsLeft == 0 && (w.next == nil || w.eligAt <= t && w.next.kind == kindPlain && w.next.slots+w.frac < 256) {
+		// Look again, and run what ptxas folded away (no issue slot) now
+		// that its operands are ready.
 		s.look(w, t)
 		if !w.live {
 			return false

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +16,14 @@ import (
 
 // runKernel runs a bundled kernel at size n through the cycle loop.
 func runKernel(t testing.TB, name string, n int, opt Options) *Result {
+	return runKernelWith(t, name, n, gpu.MustLookup("h100"), opt)
+}
+
+func runKernelOn(t testing.TB, name string, n int, prof *gpu.Profile) *Result {
+	return runKernelWith(t, name, n, prof, Options{})
+}
+
+func runKernelWith(t testing.TB, name string, n int, prof *gpu.Profile, opt Options) *Result {
 	t.Helper()
 	e, err := kernels.Lookup(name)
 	require.NoError(t, err)
@@ -25,7 +32,7 @@ func runKernel(t testing.TB, name string, n int, opt Options) *Result {
 	if opt.BlocksPerSM == 0 {
 		opt.BlocksPerSM = 8
 	}
-	res, err := Run(context.Background(), s.Launch, gpu.MustLookup("h100"), opt)
+	res, err := Run(context.Background(), s.Launch, prof, opt)
 	require.NoError(t, err)
 	require.NoError(t, s.Check(), "the timed run computes what the functional run does")
 	return res
@@ -124,11 +131,3 @@ func TestTraceBounded(t *testing.T) {
 	assert.LessOrEqual(t, n, 2000)
 }
 
-func sortedNames(m map[string]int) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
