@@ -118,7 +118,8 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 			*metricsFile
 			Outputs map[string]string `json:"outputs,omitempty"`
 			Seconds float64           `json:"seconds"`
-		}{m, written, run.Elapsed.Seconds()})
+			Timing  *timingJSON       `json:"timing,omitempty"`
+		}{m, written, run.Elapsed.Seconds(), timingSummary(run.Result.Timing)})
 		return exitOK
 	}
 	l := run.Prepared.Launch

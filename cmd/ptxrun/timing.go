@@ -75,3 +75,32 @@ func printTiming(w io.Writer, r *timing.Result, top int) {
 		fmt.Fprintf(w, "  %s\n", src[i].Sentence())
 	}
 }
+
+// timingJSON is the timing model's part of run --json: where the stall
+// cycles went (in words and figures) and the figures per source line.
+type timingJSON struct {
+	StallSources []stallSourceJSON  `json:"stall_sources"`
+	Lines        []timing.LineStats `json:"lines"`
+}
+
+type stallSourceJSON struct {
+	Sentence string  `json:"sentence"`
+	Reason   string  `json:"reason"`
+	Where    string  `json:"where"`
+	Cycles   uint64  `json:"cycles"`
+	Share    float64 `json:"share"`
+}
+
+func timingSummary(r *timing.Result) *timingJSON {
+	if r == nil {
+		return nil
+	}
+	out := &timingJSON{Lines: r.Lines()}
+	for _, s := range r.StallSources() {
+		if s.Share < 0.01 {
+			break
+		}
+		out.StallSources = append(out.StallSources, stallSourceJSON{s.Sentence(), s.Reason.String(), s.Where, s.Cycles, s.Share})
+	}
+	return out
+}

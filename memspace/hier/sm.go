@@ -50,6 +50,26 @@ type SM struct {
 	grpWaits bool
 	grpWave  int
 	done     []Completion
+
+	// Windowed mode: the L1 fills in flight (line → the fill), and the
+	// groups that hit sectors of a fill not yet resolved (they complete
+	// when it does).
+	inflight map[uint64]*fill
+	deps     []groupDep
+}
+
+// fill is an L1 line's sectors on their way from L2: the group whose miss
+// fetched them and, once resolved, the cycle they arrive.
+type fill struct {
+	group uint64
+	mask  uint8
+	ready uint64 // 0 until Resolve
+}
+
+// groupDep says that group waits for the fill that group on fetches, and
+// completes no earlier than floor (its own access's L1 latency).
+type groupDep struct {
+	group, on, floor uint64
 }
 
 // waitBit marks, in SM.outGrp, a transaction whose data its group waits for.
@@ -127,7 +147,7 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 	if a.Mask == 0 {
 		return memspace.Outcome{}
 	}
-	before := len(s.out)
+	before, deps := len(s.out), len(s.deps)
 	var lat uint32
 	switch a.Space {
 	case memspace.Global:
@@ -150,6 +170,9 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 		// SM side took before it (Resolve).
 		for i := before; i < len(s.outLat); i++ {
 			s.outLat[i] = lat
+		}
+		for i := deps; i < len(s.deps); i++ {
+			s.deps[i].floor = s.now + uint64(lat)
 		}
 		return memspace.Outcome{Latency: lat}
 	}
@@ -307,11 +330,17 @@ func (s *SM) loadLines(a *memspace.Access, c *Counts, hitC, missC, fetched Count
 		hit, fetch := s.l1.read(line, mask, s.fill, h)
 		c[hitC] += uint64(bits.OnesCount8(hit))
 		c[missC] += uint64(bits.OnesCount8(mask &^ hit))
+		if hit != 0 && s.windowed {
+			lat = max(lat, s.inFlight(line, hit))
+		}
 		if fetch != 0 {
 			if fetched < NumCounters {
 				c[fetched] += uint64(bits.OnesCount8(fetch)) << s.g.sectorShift
 			}
 			l2 = max(l2, s.send(txn{line: line, mask: fetch, op: opRead | fl, inst: a.Origin.Inst}))
+			if s.windowed {
+				s.startFill(line, fetch)
+			}
 		}
 	}
 	return lat + l2
@@ -503,4 +532,39 @@ func lanesOnLine(a *memspace.Access, line uint64, shift uint, key uint64) uint8 
 		}
 	}
 	return uint8(n)
+}
+
+// startFill records that the current group fetches sectors mask of line
+// into L1 (windowed mode).
+func (s *SM) startFill(line uint64, mask uint8) {
+	if s.inflight == nil {
+		s.inflight = map[uint64]*fill{}
+	}
+	if f := s.inflight[line]; f != nil && f.ready == 0 && f.group == s.group {
+		f.mask |= mask
+		return
+	}
+	s.inflight[line] = &fill{group: s.group, mask: mask}
+}
+
+// inFlight handles a hit on sectors of line that may still be on their
+// way from L2 (windowed mode): a hit on a fill not yet resolved makes the
+// current group wait for it; on a resolved one that has not arrived, the
+// returned latency covers its arrival.
+func (s *SM) inFlight(line uint64, hit uint8) uint32 {
+	f := s.inflight[line]
+	if f == nil || f.mask&hit == 0 {
+		return 0
+	}
+	if f.ready == 0 {
+		if f.group != s.group {
+			s.deps = append(s.deps, groupDep{s.group, f.group, s.now + uint64(s.cfg.Latency.L1Hit)})
+			s.grpWaits = true
+		}
+		return 0
+	}
+	if f.ready > s.now {
+		return uint32(min(f.ready-s.now, 1<<31))
+	}
+	return 0
 }

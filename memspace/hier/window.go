@@ -1,5 +1,10 @@
 package hier
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Resolve ends a window of windowed mode: it serves every SM side's
 // buffered L2 traffic on the shared side and empties the buffers. Call it
 // from one goroutine while no SM side is in use.
@@ -53,6 +58,41 @@ func (h *Hierarchy) Resolve() {
 	}
 	for _, s := range h.sms {
 		s.out, s.outAt, s.outLat, s.outGrp = s.out[:0], s.outAt[:0], s.outLat[:0], s.outGrp[:0]
+		s.resolveFills()
+	}
+}
+
+// resolveFills completes the groups that hit fills in flight (when the
+// fill arrives) and dates the fills of this window; fills that arrived
+// before the SM's current cycle are forgotten.
+func (s *SM) resolveFills() {
+	if len(s.inflight) == 0 && len(s.deps) == 0 {
+		return
+	}
+	at := make(map[uint64]uint64, len(s.done))
+	for _, c := range s.done {
+		at[c.Group] = c.Cycle
+	}
+	for _, d := range s.deps {
+		if c, ok := at[d.on]; ok {
+			at[d.group] = max(at[d.group], c, d.floor)
+		}
+	}
+	if len(s.deps) > 0 {
+		s.done = s.done[:0]
+		for g, c := range at {
+			s.done = append(s.done, Completion{Group: g, Cycle: c})
+		}
+		slices.SortFunc(s.done, func(a, b Completion) int { return cmp.Compare(a.Group, b.Group) })
+		s.deps = s.deps[:0]
+	}
+	for line, f := range s.inflight {
+		if f.ready == 0 {
+			f.ready = at[f.group]
+		}
+		if f.ready <= s.now {
+			delete(s.inflight, line)
+		}
 	}
 }
 

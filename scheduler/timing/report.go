@@ -204,3 +204,54 @@ func what(info *vm.InstInfo) string {
 	}
 	return "integer arithmetic"
 }
+
+// LineStats are the figures of the instructions of one source line (the
+// CUDA line from .loc, or the PTX line).
+type LineStats struct {
+	Where  string `json:"where"`
+	Issued uint64 `json:"machine_instructions"`
+	// Stalls are the cycles warps waited to issue the line's
+	// instructions, by reason (Nsight Compute's attribution).
+	Stalls map[string]uint64 `json:"stalls"`
+}
+
+// Lines returns the figures per source line, the lines with most stall
+// cycles first.
+func (r *Result) Lines() []LineStats {
+	by := map[string]*LineStats{}
+	var order []string
+	for i := range r.Insts {
+		in := &r.Insts[i]
+		if in.Execs == 0 {
+			continue
+		}
+		w := where(in.Info)
+		ls := by[w]
+		if ls == nil {
+			ls = &LineStats{Where: w, Stalls: map[string]uint64{}}
+			by[w] = ls
+			order = append(order, w)
+		}
+		ls.Issued += in.Issued
+		for s := Stall(0); s < NumStalls; s++ {
+			if v := in.Stalls[s]; v > 0 {
+				ls.Stalls[s.String()] += v
+			}
+		}
+	}
+	out := make([]LineStats, 0, len(order))
+	for _, w := range order {
+		out = append(out, *by[w])
+	}
+	total := func(l *LineStats) uint64 {
+		var t uint64
+		for k, v := range l.Stalls {
+			if k != Selected.String() {
+				t += v
+			}
+		}
+		return t
+	}
+	sort.SliceStable(out, func(i, j int) bool { return total(&out[i]) > total(&out[j]) })
+	return out
+}
