@@ -38,8 +38,10 @@ type Timing struct {
 	// cycles a warp instruction occupies it in one sub-partition (the
 	// inverse of its throughput) and its results' latency.
 	Pipes map[string]Pipe `json:"pipes,omitempty"`
-	// IssueCycles is the fewest cycles between two issues of one warp.
-	IssueCycles int `json:"issue_cycles,omitempty"`
+	// IssueCycles is the mean of the cycles between two issues of one warp
+	// that do not depend on each other (the compiler's stall counts; at
+	// least 1; a fraction is carried from one issue to the next).
+	IssueCycles float64 `json:"issue_cycles,omitempty"`
 	// BranchCycles: after a branch or call the warp waits this long for its
 	// target (branch_resolving).
 	BranchCycles int `json:"branch_cycles,omitempty"`

@@ -49,7 +49,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	num(&t.CTALaunchCycles, d.CTALaunchCycles)
 	num(&t.CTARetireCycles, d.CTARetireCycles)
 	flt(&t.CTADispatchCycles, d.CTADispatchCycles)
-	num(&t.IssueCycles, d.IssueCycles)
+	flt(&t.IssueCycles, d.IssueCycles)
 	num(&t.BranchCycles, d.BranchCycles)
 	num(&t.BarrierCycles, d.BarrierCycles)
 	num(&t.MembarCycles, d.MembarCycles)
@@ -94,7 +94,7 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 		}
 	}
 	if c.IssueCycles < 1 {
-		return e("issue_cycles", "must be at least 1 (got %d)", c.IssueCycles)
+		return e("issue_cycles", "must be at least 1 (got %g)", c.IssueCycles)
 	}
 	for _, f := range []struct {
 		n string

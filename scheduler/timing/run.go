@@ -91,6 +91,7 @@ type run struct {
 	prog       *program
 	lrr        bool
 	pipeCycles [sasscost.NumPipes]float64
+	issueGap   uint32 // IssueCycles in 1/256
 }
 
 // Run runs every block of l on gpu with the cycle loop and returns what it
@@ -116,6 +117,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}
+	r.issueGap = uint32(cfg.IssueCycles*256 + 0.5)
 	shared := int(l.Kernel.DynamicBase + l.DynSmem)
 	h, err := hier.New(&prof.Memory, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
 	if err != nil {

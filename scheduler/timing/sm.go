@@ -66,6 +66,7 @@ type warp struct {
 	tail      uint64 // after its last machine instruction, the warp waits this long
 	tailWhy   Stall  // for this reason (a branch's target, a memory barrier)
 	frac      uint32 // fractional slots carried (1/256)
+	gapFrac   uint32 // fractional issue gap carried (1/256)
 	lanes     uint64
 
 	reg    []uint64 // when each register's pending value is ready
@@ -413,7 +414,7 @@ func (s *sm) issue(w *warp, t uint64) {
 		w.eligAt, w.why, w.cause = w.readyAt, Wait, -1
 		if w.slotsLeft == 0 {
 			w.next = nil
-			w.readyAt = t + uint64(cfg.IssueCycles)
+			w.readyAt = t + s.issueGap(w)
 			if w.tail > 0 {
 				w.readyAt, w.readyW = t+w.tail, w.tailWhy
 			}
@@ -476,7 +477,7 @@ func (s *sm) issue(w *warp, t uint64) {
 	}
 	w.slotsLeft = n - 1
 	w.gap = in.gap
-	w.readyAt, w.readyW = t+uint64(cfg.IssueCycles), Wait
+	w.readyAt, w.readyW = t+s.issueGap(w), Wait
 	w.tail = 0
 	switch in.kind {
 	case kindBranch:
@@ -725,4 +726,12 @@ func atomicRounds(acc []memspace.Access) int {
 		}
 	}
 	return most
+}
+
+// issueGap is the cycles until warp w may issue again after an
+// instruction nothing waits on: IssueCycles, its fraction carried.
+func (s *sm) issueGap(w *warp) uint64 {
+	g := s.r.issueGap + w.gapFrac
+	w.gapFrac = g & 255
+	return uint64(max(1, g>>8))
 }

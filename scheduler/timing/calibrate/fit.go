@@ -29,7 +29,7 @@ type param struct {
 var fitParams = []param{
 	{"timing.launch_cycles", true, 1000, 10000},
 	{"timing.cta_launch_cycles", true, 0, 2000},
-	{"timing.issue_cycles", true, 1, 4},
+	{"timing.issue_cycles", false, 1, 4},
 	{"timing.branch_cycles", true, 1, 40},
 	{"timing.barrier_cycles", true, 1, 200},
 	{"timing.membar_cycles", true, 1, 2000},

@@ -37,7 +37,7 @@ func cmdSASS(args []string) error {
 	in := fs.String("data", "scheduler/sasscost/data/launches.json", "form counts (calibrate forms)")
 	priors := fs.String("priors", "scheduler/sasscost/priors.json", "prior costs")
 	out := fs.String("out", "scheduler/sasscost/tables/h100.json", "fitted table")
-	lambda := fs.Float64("lambda", 0.005, "weight of the priors")
+	lambda := fs.Float64("lambda", 0.01, "weight of the priors")
 	static := fs.Float64("static", 0.25, "weight of a kernel's static SASS size against a launch's dynamic count")
 	worst := fs.Int("worst", 0, "print the launches with the largest errors")
 	_ = fs.Parse(args)
