@@ -161,10 +161,16 @@ type LatencyConfig struct {
 	DRAM            uint32 `json:"dram"`          // added to an L2 miss
 	Store           uint32 `json:"store"`         // until a store has left the SM
 	L2BytesPerCycle int    `json:"l2_slice_bytes_per_cycle"`
-	// L2AtomicCycles is the cycles an L2 slice spends per lane of a global
-	// atomic or reduction on one line (the updates of one address
-	// serialise there); 0: atomics cost their bytes only.
-	L2AtomicCycles float64 `json:"l2_atomic_cycles_per_lane,omitempty"`
+	// L2AtomicCycles is the cycles an L2 slice spends per update of one
+	// address by a global atomic or reduction (the lanes on one address
+	// serialise there), L2AtomicAddrCycles per distinct address of the
+	// line; a transaction takes the larger. 0: atomics cost their bytes.
+	L2AtomicCycles     float64 `json:"l2_atomic_cycles_per_lane,omitempty"`
+	L2AtomicAddrCycles float64 `json:"l2_atomic_cycles_per_address,omitempty"`
+	// L2PartialWriteCycles is the cycles a slice spends per sector a
+	// store writes in part (fewer bytes than the sector: byte-masked
+	// writes); 0: they cost their bytes like whole ones.
+	L2PartialWriteCycles float64 `json:"l2_partial_write_cycles,omitempty"`
 }
 
 // Coalescing rules.

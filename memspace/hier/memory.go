@@ -9,7 +9,10 @@ type txn struct {
 	inst  int32 // instruction id, for attribution
 	mask  uint8 // sectors
 	op    uint8 // opRead..opRed | flags
-	lanes uint8 // an atomic's or reduction's lanes on this line
+	// For an atomic or reduction: the most lanes on one address of the
+	// line (they serialise) and its distinct addresses on the line. For a
+	// write: lanes is 1 when the line's sectors are written in part.
+	lanes, addrs uint8
 }
 
 // Transaction operations and flags.
@@ -127,8 +130,11 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 	// Queueing at the slice.
 	start := max(now, m.sliceFree[slice])
 	busy := uint64((n<<m.g.sectorShift + lat.L2BytesPerCycle - 1) / lat.L2BytesPerCycle)
-	if (op == opAtom || op == opRed) && lat.L2AtomicCycles > 0 {
-		busy = max(busy, uint64(float64(t.lanes)*lat.L2AtomicCycles+0.5))
+	switch {
+	case op == opAtom || op == opRed:
+		busy = max(busy, uint64(float64(t.lanes)*lat.L2AtomicCycles+0.5), uint64(float64(t.addrs)*lat.L2AtomicAddrCycles+0.5))
+	case op == opWrite && t.lanes != 0:
+		busy = max(busy, uint64(float64(n)*lat.L2PartialWriteCycles+0.5))
 	}
 	m.sliceFree[slice] = start + busy
 	wait := uint32(start - now)

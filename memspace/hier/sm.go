@@ -312,8 +312,9 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 		var lat uint32
 		for i := 0; i < s.ls.n; i++ {
 			s.l1.drop(s.ls.line[i], s.ls.mask[i])
+			most, addrs := lanesOnLine(a, s.ls.line[i], s.g.sectorShift+s.g.lineShift, key)
 			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst,
-				lanes: lanesOnLine(a, s.ls.line[i], s.g.sectorShift+s.g.lineShift, key)}))
+				lanes: most, addrs: addrs}))
 		}
 		return s.cfg.Latency.L1Hit + lat
 	}
@@ -408,7 +409,11 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 				c[written] += uint64(n) << s.g.sectorShift
 			}
 		}
-		s.send(txn{line: line, mask: mask, op: opWrite | fl, inst: a.Origin.Inst})
+		t := txn{line: line, mask: mask, op: opWrite | fl, inst: a.Origin.Inst}
+		if written < NumCounters && (s.mem != nil || s.windowed) && s.cfg.Latency.L2PartialWriteCycles > 0 && s.partialWrite(a, line, mask, 0) {
+			t.lanes = 1
+		}
+		s.send(t)
 	}
 	return s.cfg.Latency.Store
 }
@@ -523,15 +528,43 @@ func (s *SM) texture(a *memspace.Access) uint32 {
 	return s.cfg.Latency.Tex + l2
 }
 
-// lanesOnLine counts the lanes of a whose address falls in line.
-func lanesOnLine(a *memspace.Access, line uint64, shift uint, key uint64) uint8 {
+// lanesOnLine returns, for the lanes of a whose address falls in line, the
+// most lanes on one address and the number of distinct addresses.
+func lanesOnLine(a *memspace.Access, line uint64, shift uint, key uint64) (most, addrs uint8) {
+	var seen [32]uint64
+	var count [32]uint8
 	n := 0
 	for m := a.Mask; m != 0; m &= m - 1 {
-		if (key|a.Addr[bits.TrailingZeros32(m)])>>shift == line {
+		addr := key | a.Addr[bits.TrailingZeros32(m)]
+		if addr>>shift != line {
+			continue
+		}
+		j := 0
+		for j < n && seen[j] != addr {
+			j++
+		}
+		if j == n {
+			seen[n] = addr
 			n++
 		}
+		count[j]++
+		most = max(most, count[j])
 	}
-	return uint8(n)
+	return most, uint8(n)
+}
+
+// partialWrite reports whether the lanes of store a that fall in line
+// write less than the sectors of mask hold (timing needs it; counting
+// does not).
+func (s *SM) partialWrite(a *memspace.Access, line uint64, mask uint8, key uint64) bool {
+	shift := s.g.sectorShift + s.g.lineShift
+	var bytes uint64
+	for m := a.Mask; m != 0; m &= m - 1 {
+		if (key|a.Addr[bits.TrailingZeros32(m)])>>shift == line {
+			bytes += uint64(max(1, a.Size))
+		}
+	}
+	return bytes < uint64(bits.OnesCount8(mask))<<s.g.sectorShift
 }
 
 // startFill records that the current group fetches sectors mask of line

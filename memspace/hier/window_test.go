@@ -190,3 +190,39 @@ func TestAtomicLanesSerialise(t *testing.T) {
 	assert.Equal(t, uint32(64), second-first, "32 lanes at 2 cycles each")
 	assert.Equal(t, 2, s.Wavefronts(), "one line per access")
 }
+
+// Atomics on distinct addresses of one line cost per address; a store
+// writing part of its sectors costs per sector.
+func TestAtomicAddressesAndPartialWrites(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.Latency.L2AtomicCycles = 2
+	cfg.Latency.L2AtomicAddrCycles = 0.5
+	cfg.Latency.L2PartialWriteCycles = 4
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	s := h.SM(0)
+	s.SetCycle(100)
+	s.Observe(acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + uint64(4*l) })) // the line in L2
+	s.SetCycle(10000)
+	pairs := acc(memspace.Global, memspace.Atomic, 4, all, func(l int) uint64 { return base + uint64(8*(l/2)) })
+	first := s.Observe(pairs).Latency
+	second := s.Observe(pairs).Latency
+	assert.Equal(t, uint32(8), second-first, "16 addresses at 0.5 (more than 2 lanes per address at 2)")
+	s.SetCycle(20000)
+	strided := acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + 4096 + uint64(128*l) })
+	s.Observe(strided) // 32 lines, one sector each, 4 of its 32 bytes
+	line := (base + 4096) >> 7
+	sl := h.mem.sliceOf(line)
+	same := 0 // the lines of the store homed on that slice
+	for l := uint64(0); l < 32; l++ {
+		if h.mem.sliceOf(line+l) == sl {
+			same++
+		}
+	}
+	assert.Equal(t, uint64(20000+4*same), h.mem.sliceFree[sl], "a partial sector: 4 cycles each")
+	s.SetCycle(30000)
+	whole := acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + 8192 + uint64(4*l) })
+	s.Observe(whole)
+	assert.Equal(t, uint64(30000+128/cfg.Latency.L2BytesPerCycle), h.mem.sliceFree[h.mem.sliceOf((base+8192)>>7)], "a whole line: its bytes at the slice's bandwidth")
+}

@@ -42,12 +42,18 @@ type Timing struct {
 	// that do not depend on each other (the compiler's stall counts; at
 	// least 1; a fraction is carried from one issue to the next).
 	IssueCycles float64 `json:"issue_cycles,omitempty"`
+	// DebugIssueCycles is the same for code compiled for debugging (nvcc
+	// -G: `.target ..., debug`), which ptxas neither schedules nor gives
+	// short stall counts: each instruction waits for the one before.
+	DebugIssueCycles float64 `json:"debug_issue_cycles,omitempty"`
 	// BranchCycles: after a branch or call the warp waits this long for its
 	// target (branch_resolving).
 	BranchCycles int `json:"branch_cycles,omitempty"`
-	// BarrierCycles: from the last arrival at a barrier until the waiting
-	// warps go on.
-	BarrierCycles int `json:"barrier_cycles,omitempty"`
+	// BarrierCycles and BarrierWarpCycles: from the last arrival at a
+	// barrier until the waiting warps go on, BarrierCycles plus
+	// BarrierWarpCycles per warp of the block.
+	BarrierCycles     int     `json:"barrier_cycles,omitempty"`
+	BarrierWarpCycles float64 `json:"barrier_warp_cycles,omitempty"`
 	// MembarCycles: how long a memory barrier holds its warp.
 	MembarCycles int `json:"membar_cycles,omitempty"`
 

@@ -50,8 +50,10 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	num(&t.CTARetireCycles, d.CTARetireCycles)
 	flt(&t.CTADispatchCycles, d.CTADispatchCycles)
 	flt(&t.IssueCycles, d.IssueCycles)
+	flt(&t.DebugIssueCycles, d.DebugIssueCycles)
 	num(&t.BranchCycles, d.BranchCycles)
 	num(&t.BarrierCycles, d.BarrierCycles)
+	flt(&t.BarrierWarpCycles, d.BarrierWarpCycles)
 	num(&t.MembarCycles, d.MembarCycles)
 	num(&t.MIOQueue, d.MIOQueue)
 	num(&t.LSUQueue, d.LSUQueue)
@@ -93,8 +95,8 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 			return e(f.n, "must not be negative (got %d)", f.v)
 		}
 	}
-	if c.IssueCycles < 1 {
-		return e("issue_cycles", "must be at least 1 (got %g)", c.IssueCycles)
+	if c.IssueCycles < 1 || c.DebugIssueCycles < 1 {
+		return e("issue_cycles", "issue_cycles and debug_issue_cycles must be at least 1 (got %g, %g)", c.IssueCycles, c.DebugIssueCycles)
 	}
 	for _, f := range []struct {
 		n string
@@ -104,7 +106,7 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 			return e(f.n, "%d is not in 1..%d", f.v, maxQueue)
 		}
 	}
-	if c.DataCycles < 0 || c.TexCycles < 0 || c.CTADispatchCycles < 0 {
+	if c.DataCycles < 0 || c.TexCycles < 0 || c.CTADispatchCycles < 0 || c.BarrierWarpCycles < 0 {
 		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")
 	}
 	var names []string

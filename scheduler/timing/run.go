@@ -109,15 +109,23 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	// The timed run executes the kernel with its basic blocks scheduled as
 	// ptxas schedules machine code (reorder.go); the instructions keep
 	// their ids, and what the kernel computes does not change.
-	prog := newProgram(l.Kernel, cfg, tab)
-	orig := l.Kernel
-	l.Kernel = schedule(orig, prog)
-	defer func() { l.Kernel = orig }()
+	// Debug code (nvcc -G) is not scheduled by ptxas: it runs in PTX order
+	// with its own issue gap.
+	debug := sasscost.Debug(l.Kernel)
+	if !debug {
+		prog := newProgram(l.Kernel, cfg, tab)
+		orig := l.Kernel
+		l.Kernel = schedule(orig, prog)
+		defer func() { l.Kernel = orig }()
+	}
 	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab), lrr: cfg.Scheduler == LRR}
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}
 	r.issueGap = uint32(cfg.IssueCycles*256 + 0.5)
+	if debug {
+		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)
+	}
 	shared := int(l.Kernel.DynamicBase + l.DynSmem)
 	h, err := hier.New(&prof.Memory, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
 	if err != nil {

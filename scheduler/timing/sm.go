@@ -538,7 +538,7 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 // barrier handles a warp's arrival at a barrier: if it completed the
 // barrier, the waiting warps of the block go on after the barrier latency.
 func (s *sm) barrier(w *warp, t uint64) {
-	rel := t + uint64(s.r.cfg.BarrierCycles)
+	rel := t + uint64(s.r.cfg.BarrierCycles) + uint64(s.r.cfg.BarrierWarpCycles*float64(len(w.cta.warps))+0.5)
 	released := false
 	for _, x := range w.cta.warps {
 		if x == w || !x.live || x.eligAt != never || x.why != Barrier {

@@ -30,8 +30,10 @@ var fitParams = []param{
 	{"timing.launch_cycles", true, 1000, 10000},
 	{"timing.cta_launch_cycles", true, 0, 2000},
 	{"timing.issue_cycles", false, 1, 4},
+	{"timing.debug_issue_cycles", false, 1, 30},
 	{"timing.branch_cycles", true, 1, 40},
 	{"timing.barrier_cycles", true, 1, 200},
+	{"timing.barrier_warp_cycles", false, 0, 10},
 	{"timing.membar_cycles", true, 1, 2000},
 	{"timing.pipes.alu.latency", true, 2, 20},
 	{"timing.pipes.fma.latency", true, 2, 20},
@@ -47,6 +49,8 @@ var fitParams = []param{
 	{"memory.latency.l2_hit_far", true, 100, 800},
 	{"memory.latency.dram", true, 50, 1000},
 	{"memory.latency.l2_atomic_cycles_per_lane", false, 0, 16},
+	{"memory.latency.l2_atomic_cycles_per_address", false, 0, 16},
+	{"memory.latency.l2_partial_write_cycles", false, 0, 16},
 }
 
 // value reads a setting of profile p.
