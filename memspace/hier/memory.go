@@ -5,10 +5,10 @@ import "math/bits"
 // txn is one L2 transaction: the sectors of one line an SM reads, writes or
 // updates atomically. 16 bytes, buffered per SM in functional mode.
 type txn struct {
-	line  uint64
-	inst  int32 // instruction id, for attribution
-	mask  uint8 // sectors
-	op    uint8 // opRead..opRed | flags
+	line uint64
+	inst int32 // instruction id, for attribution
+	mask uint8 // sectors
+	op   uint8 // opRead..opRed | flags
 	// For an atomic or reduction: the most lanes on one address of the
 	// line (they serialise) and its distinct addresses on the line. For a
 	// write: lanes is 1 when the line's sectors are written in part.

@@ -130,4 +130,3 @@ func TestTraceBounded(t *testing.T) {
 	}
 	assert.LessOrEqual(t, n, 2000)
 }
-
