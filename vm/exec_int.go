@@ -619,11 +619,13 @@ func (w *Warp) execCarry(in *Inst, f *frame, exec uint32) {
 			}
 			av, bv = p, f.r(in.C)[l]&msk
 			r, cout = addCarry(av, bv, cin, n)
-		} else if in.Imm == 1 { // subtract: borrow semantics
-			r = (av - bv - cin) & msk
-			if bv+cin > av || (cin == 1 && bv == msk) {
-				cout = 1
+		} else if in.Imm == 1 {
+			// sub.cc: a + ~b + 1; subc: a + ~b + CC.CF. The flag left is
+			// the carry out of that sum (NOT a borrow), as on the GPU.
+			if in.Flags&FCCIn == 0 {
+				cin = 1
 			}
+			r, cout = addCarry(av, ^bv&msk, cin, n)
 		} else {
 			r, cout = addCarry(av, bv, cin, n)
 		}

@@ -63,13 +63,19 @@ func (w *Warp) fault(f *frame, pc int32, l int, msg string) *Fault {
 func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 	acc := &w.acc
 	off := uint64(in.Off)
+	// The 32-bit windows wrap: [r+imm] is a 32-bit sum, whatever r's width.
+	msk := ^uint64(0)
+	if in.Flags&FAddr32 != 0 {
+		msk = 0xffffffff
+	}
 	switch {
 	case in.Flags&FAbsAddr != 0:
+		off &= msk
 		for x := exec; x != 0; x &= x - 1 {
 			acc.Addr[bits.TrailingZeros32(x)&31] = off
 		}
 	case in.Flags&FLocalRel != 0:
-		off += f.localBase
+		off = (off + f.localBase) & msk
 		for x := exec; x != 0; x &= x - 1 {
 			acc.Addr[bits.TrailingZeros32(x)&31] = off
 		}
@@ -77,13 +83,13 @@ func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 		a := f.r(in.A)
 		if exec == ^uint32(0) {
 			for l := range acc.Addr {
-				acc.Addr[l] = a[l] + off
+				acc.Addr[l] = (a[l] + off) & msk
 			}
 			return
 		}
 		for x := exec; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
-			acc.Addr[l] = a[l] + off
+			acc.Addr[l] = (a[l] + off) & msk
 		}
 	}
 }

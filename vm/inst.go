@@ -189,6 +189,10 @@ const (
 	FAccum     // video .add: sum the lanes into c
 	FOob       // fma .oob: an out-of-bounds NaN operand gives +0
 	FNaNFirstA // f64 binary op: a's NaN has priority over b's (see lowering)
+	// FAddr32: the address is in a 32-bit window (.shared, .local, .const,
+	// .param): base register plus offset is summed modulo 2^32, as the
+	// GPU's LDS/LDL/LDC/STS/ATOMS do.
+	FAddr32
 )
 
 // Has reports whether all bits of g are set.

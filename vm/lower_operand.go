@@ -332,8 +332,19 @@ func (l *fnLower) sinkPred() int32 {
 
 // address lowers an address operand for an access in space sp. It sets A,
 // Off and the address flags of in, and returns the space the access uses
-// (kernel vs function parameters are told apart here).
+// (kernel vs function parameters are told apart here). Accesses to the
+// 32-bit windows (.shared, .local, .const, .param) get FAddr32: the GPU
+// sums base and offset modulo 2^32 there.
 func (l *fnLower) address(o *ptx.Operand, sp memspace.Space, in *Inst) memspace.Space {
+	sp = l.address64(o, sp, in)
+	switch sp {
+	case memspace.Shared, memspace.Local, memspace.Const, memspace.Param, memspace.FParam:
+		in.Flags |= FAddr32
+	}
+	return sp
+}
+
+func (l *fnLower) address64(o *ptx.Operand, sp memspace.Space, in *Inst) memspace.Space {
 	if o.Kind != ptx.OpAddress {
 		l.errorf(o.Pos, "expected an address [..]")
 		return sp
