@@ -162,7 +162,7 @@ func (w *Warp) run(limit int) error {
 				}
 			}
 		case OpFFma:
-			if in.T == F32 && in.Flags&(FFtz|FSat) == 0 && in.Rnd == rndN {
+			if in.T == F32 && in.Flags&(FFtz|FSat) == 0 && in.Rnd == rndN && in.Imm == 0 {
 				d, a, b, c := f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C)
 				for x := exec; x != 0; x &= x - 1 {
 					l := bits.TrailingZeros32(x) & 31

@@ -124,6 +124,15 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		w.execCvta(in, f, exec)
 	case OpIsspacep:
 		w.execIsspacep(in, f, exec)
+	case OpFMulKeep:
+		a, b, sa, sb := f.r(in.A), f.r(in.B), f.r(in.V[0]), f.r(in.V[1])
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			sa[l], sb[l] = a[l], b[l]
+		}
+		mul := *in
+		mul.Op = OpFMul
+		w.execFloat(&mul, f, exec)
 	case OpTestp, OpFDiv, OpFRcp, OpFSqrt, OpFRsqrt, OpFSin, OpFCos, OpFLg2, OpFEx2, OpFTanh,
 		OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign:
 		w.execFloat(in, f, exec)

@@ -177,7 +177,7 @@ func classify(in *Inst) Class {
 		return ClassSFU
 	case OpFSin, OpFCos, OpFLg2, OpFEx2, OpFTanh:
 		return ClassSFU
-	case OpFAdd, OpFSub, OpFMul, OpFFma, OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign, OpTestp:
+	case OpFAdd, OpFSub, OpFMul, OpFMulKeep, OpFFma, OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign, OpTestp:
 		return floatClass(in.T)
 	case OpSetp:
 		if in.T.Float() {
@@ -376,6 +376,12 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		}
 	case OpWarpSync:
 		r.reg(in.A)
+	case OpFMulKeep:
+		r.reg(in.A)
+		r.reg(in.B)
+		w.reg(in.D)
+		w.reg(in.V[0])
+		w.reg(in.V[1])
 	case OpTex:
 		r.reg(in.A)
 		for _, c := range in.W {

@@ -62,6 +62,7 @@ type fnLower struct {
 	sink        int32    // register offset of the "_" sink
 	cc          int32    // register offset of the carry flag
 	pending     []pendingCall
+	plain       map[int32]bool // pcs of float add/sub/mul written without a rounding modifier
 }
 
 type pendingCall struct {
@@ -372,6 +373,9 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 		l.emit(newInst(OpExit), fn.Pos)
 	} else {
 		l.emit(newInst(OpRet), fn.Pos)
+	}
+	if len(l.errs) == 0 && !l.m.debugTarget() {
+		l.contract(l.plain)
 	}
 	f.NumRegs = l.nregs
 	f.NumPred = l.npreds

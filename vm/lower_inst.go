@@ -625,7 +625,13 @@ emit:
 	if len(m.rest) > 0 {
 		l.errorf(pi.Pos, "unsupported modifier %s on %s", strings.Join(m.rest, ""), pi.Opcode)
 	}
-	l.emit(in, pi.Pos)
+	pc := l.emit(in, pi.Pos)
+	if !m.hasRnd && (in.Op == OpFAdd || in.Op == OpFSub || in.Op == OpFMul) {
+		if l.plain == nil {
+			l.plain = map[int32]bool{}
+		}
+		l.plain[int32(pc)] = true
+	}
 }
 
 // wideType is the type of a .wide result.
