@@ -133,6 +133,17 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		mul := *in
 		mul.Op = OpFMul
 		w.execFloat(&mul, f, exec)
+	case OpFDivKeep:
+		a, b, sa, sr := f.r(in.A), f.r(in.B), f.r(in.V[0]), f.r(in.V[1])
+		ftz, full := in.Flags&FFtz != 0, in.Flags&FFull != 0
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			as, r := divParts32(uint32(a[l]), uint32(b[l]), ftz, full)
+			sa[l], sr[l] = uint64(as), uint64(r)
+		}
+		div := *in
+		div.Op = OpFDiv
+		w.execFloat(&div, f, exec)
 	case OpTestp, OpFDiv, OpFRcp, OpFSqrt, OpFRsqrt, OpFSin, OpFCos, OpFLg2, OpFEx2, OpFTanh,
 		OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign:
 		w.execFloat(in, f, exec)

@@ -84,6 +84,10 @@ const (
 	// OpFMulKeep is a mul whose product lowering fused into later adds whose
 	// sources change in between: it also copies a and b into V[0], V[1].
 	OpFMulKeep
+	// OpFDivKeep is an f32 div.approx/div.full whose final multiply lowering
+	// fused into later adds: it also leaves that multiply's factors (the
+	// scaled dividend, the reciprocal) in V[0], V[1].
+	OpFDivKeep
 	OpFDiv
 	OpFRcp
 	OpFSqrt
@@ -138,7 +142,7 @@ var opNames = [numOps]string{
 	OpShl: "shl", OpShr: "shr", OpShf: "shf", OpAnd: "and", OpOr: "or", OpXor: "xor", OpNot: "not", OpCnot: "cnot",
 	OpLop3: "lop3", OpDp4a: "dp4a", OpDp2a: "dp2a", OpBmsk: "bmsk", OpSzext: "szext", OpFns: "fns",
 	OpSimd2: "simd2", OpVideo: "video",
-	OpFAdd: "add.f", OpFSub: "sub.f", OpFMul: "mul.f", OpFFma: "fma", OpFMulKeep: "mul.f.keep", OpFDiv: "div.f", OpFRcp: "rcp",
+	OpFAdd: "add.f", OpFSub: "sub.f", OpFMul: "mul.f", OpFFma: "fma", OpFMulKeep: "mul.f.keep", OpFDivKeep: "div.f.keep", OpFDiv: "div.f", OpFRcp: "rcp",
 	OpFSqrt: "sqrt", OpFRsqrt: "rsqrt", OpFSin: "sin", OpFCos: "cos", OpFLg2: "lg2", OpFEx2: "ex2", OpFTanh: "tanh",
 	OpFMin: "min.f", OpFMax: "max.f", OpFAbs: "abs.f", OpFNeg: "neg.f", OpFCopysign: "copysign", OpTestp: "testp",
 	OpCvt: "cvt", OpCvtPack: "cvt.pack", OpCvtPackInt: "cvt.pack.sat", OpCvtFP8: "cvt.fp8", OpCvta: "cvta", OpIsspacep: "isspacep",

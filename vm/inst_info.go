@@ -170,7 +170,7 @@ func classify(in *Inst) Class {
 		return ClassIntMul
 	case OpDiv, OpRem:
 		return ClassIntDiv
-	case OpFRcp, OpFSqrt, OpFRsqrt, OpFDiv:
+	case OpFRcp, OpFSqrt, OpFRsqrt, OpFDiv, OpFDivKeep:
 		if in.T == F64 {
 			return ClassFP64
 		}
@@ -376,7 +376,7 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		}
 	case OpWarpSync:
 		r.reg(in.A)
-	case OpFMulKeep:
+	case OpFMulKeep, OpFDivKeep:
 		r.reg(in.A)
 		r.reg(in.B)
 		w.reg(in.D)

@@ -27,6 +27,10 @@ package vm
 //   - sub d, c, t is fma(-a, b, c); sub d, t, c is fma(a, b, -c); a neg of
 //     the product flips the product's sign.
 //   - An add of two fusable products fuses the one in its first operand.
+//   - div.approx.f32 and div.full.f32 end in an FMUL of the scaled dividend
+//     and the divisor's reciprocal (MUFU.RCP): that FMUL is contracted by
+//     the same rule (srad_coeff and adam_step of the application corpus at
+//     --use_fast_math: div.approx.ftz then sub is FFMA.FTZ -R0, R9, R11).
 //
 // Forms with .rn/.rz/.rm/.rp (what -fmad=false writes) are never fused,
 // and nothing is fused in a module whose target says debug (nvcc -G): the
@@ -211,8 +215,13 @@ func (l *fnLower) contract(plain map[int32]bool) {
 	var cands []*contractCand
 	for pc := range f.Code {
 		in := &f.Code[pc]
-		if in.Op == OpFMul && plain[int32(pc)] && in.Guard == NoReg && in.Flags&FSat == 0 && fusableType(in.T) {
+		switch {
+		case in.Op == OpFMul && plain[int32(pc)] && in.Guard == NoReg && in.Flags&FSat == 0 && fusableType(in.T):
 			cands = append(cands, &contractCand{pc: int32(pc)})
+		case in.Op == OpFDiv && in.T == F32 && in.Flags&(FApprox|FFull) != 0 && in.Guard == NoReg:
+			// div.approx/div.full end in an FMUL (scaled dividend times
+			// the reciprocal), which ptxas contracts as any plain mul.
+			cands = append(cands, &contractCand{pc: int32(pc), save: true})
 		}
 	}
 	if len(cands) == 0 {
@@ -258,10 +267,14 @@ func (l *fnLower) contract(plain map[int32]bool) {
 		mul := f.Code[c.pc]
 		a, b := mul.A, mul.B
 		if c.save {
-			// The mul's sources change before a use: the fused adds read
-			// copies the mul takes (what ptxas's renaming keeps alive).
+			// The mul's sources change before a use (the fused adds read
+			// copies it takes: what ptxas's renaming keeps alive), or it is
+			// a division (they read its final multiply's factors).
 			in := &f.Code[c.pc]
 			in.Op = OpFMulKeep
+			if mul.Op == OpFDiv {
+				in.Op = OpFDivKeep
+			}
 			in.V[0], in.V[1] = l.newReg(), l.newReg()
 			a, b = in.V[0], in.V[1]
 		}
