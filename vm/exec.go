@@ -20,6 +20,9 @@ func (w *Warp) resume() *frame {
 		if f.settle() {
 			return f
 		}
+		if f.syncHeld != 0 && f.releaseSync(w) {
+			continue
+		}
 		if f.blocked != 0 || f.syncHeld != 0 || w.depth == 1 {
 			return nil
 		}
@@ -285,7 +288,14 @@ func (w *Warp) run(limit int) error {
 				}
 				cnt := 0
 				if in.Flags&FHasCnt != 0 {
-					cnt = int(uint32(f.r(in.B)[bits.TrailingZeros32(exec)]))
+					l := bits.TrailingZeros32(exec)
+					cnt = int(uint32(f.r(in.B)[l]))
+					if cnt%WarpSize != 0 {
+						// The GPU raises an illegal instruction (recorded for
+						// bar.sync, barrier.sync, bar.arrive, bar.red).
+						f.cur, f.curPC = mask, pc
+						return w.illegal(f, pc, l, fmt.Sprintf("barrier %d with a thread count of %d, not a multiple of the warp size (%d)", id, cnt, WarpSize))
+					}
 				}
 				if in.Flags&FRed != 0 {
 					p := f.preds[in.C]

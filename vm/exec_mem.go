@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -22,6 +23,7 @@ type Fault struct {
 	Source   string // CUDA source position from .loc, "" if none
 	Msg      string
 	MemFault *memspace.Fault
+	Err      error // the kind of fault (ErrIllegalInstruction), or nil
 }
 
 func (f *Fault) Error() string {
@@ -35,6 +37,23 @@ func (f *Fault) Error() string {
 		s += ", source " + f.Source
 	}
 	return s + ": " + f.Msg
+}
+
+// ErrIllegalInstruction is wrapped by the Fault of an instruction the GPU
+// refuses to execute (CUDA reports cudaErrorIllegalInstruction): a barrier
+// thread count that is not a multiple of the warp size, a bar.warp.sync
+// whose membermask leaves out the lane executing it.
+var ErrIllegalInstruction = errors.New("illegal instruction")
+
+// Unwrap returns what the fault is an instance of (ErrIllegalInstruction),
+// or nil.
+func (f *Fault) Unwrap() error { return f.Err }
+
+// illegal builds the Fault of an illegal instruction for lane l at pc.
+func (w *Warp) illegal(f *frame, pc int32, l int, msg string) *Fault {
+	ft := w.fault(f, pc, l, "illegal instruction: "+msg)
+	ft.Err = ErrIllegalInstruction
+	return ft
 }
 
 // fault builds a Fault for lane l at pc of frame f.

@@ -1065,6 +1065,9 @@ func (l *fnLower) lowerBar(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Op
 		}
 		in.Op = OpWarpSync
 		in.A = l.membermask(ops[0])
+		if ops[0].Kind != ptx.OpInt {
+			in.Imm = warpSyncRegMask
+		}
 		return
 	case m.take(".sync"):
 	case m.take(".arrive"):
@@ -1119,6 +1122,10 @@ func (l *fnLower) lowerBar(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Op
 		in.A = l.src(ops[0], U32)
 	}
 	if len(ops) == 2 {
+		if ops[1].Kind == ptx.OpInt && ops[1].Int%WarpSize != 0 {
+			// ptxas refuses to assemble it.
+			l.errorf(ops[1].Pos, "%s: thread count %d is not a multiple of the warp size (%d)", pi.Opcode, ops[1].Int, WarpSize)
+		}
 		in.Flags |= FHasCnt
 		in.B = l.src(ops[1], U32)
 	}

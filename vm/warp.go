@@ -134,6 +134,9 @@ type Warp struct {
 	// the group that last ran a warp-synchronous instruction, and the
 	// lanes that executed it (for Step)
 	syncActive, syncExec uint32
+	// lanes held at other PCs that execute the current warp-synchronous
+	// instruction's collective with it (set by syncGroup)
+	foreign uint32
 
 	// counters
 	Inst       uint64 // warp instructions executed
