@@ -216,8 +216,9 @@ type gOperand struct {
 	Addr *gAddr      `parser:"| '[' @@ ']'"`
 	Num  *gNum       `parser:"| @@"`
 	Vec  []*gOperand `parser:"| '{' @@ ( ',' @@ )* '}'"`
-	List *gList      `parser:"| @@"`
-	Not  *string     `parser:"| '!' @Ident"`
+	List  *gList      `parser:"| @@"`
+	Not   *string     `parser:"| '!' @Ident"`
+	Minus *string     `parser:"| '-' @Ident"`
 }
 
 type gAddr struct {
