@@ -12,6 +12,8 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 	switch in.Op {
 	case OpVideo:
 		execVideo(in, f, exec)
+	case OpVideo1:
+		execVideo1(in, f, exec)
 	case OpBmsk, OpSzext, OpFns, OpSimd2:
 		w.execBits2(in, f, exec)
 	case OpSub, OpMulHi, OpMadHi, OpMadWide, OpMul24, OpMad24, OpSad, OpDiv, OpRem,

@@ -75,7 +75,8 @@ const (
 	OpSzext // Flags FClamp
 	OpFns
 	OpSimd2 // 16x2 add/min/max (Imm: the scalar Op)
-	OpVideo // vadd4/vsub4/vabsdiff4/vmin4/vmax4/vavrg4 and the 2-lane forms (Imm: op, Vec: lanes)
+	OpVideo  // vadd4/vsub4/vabsdiff4/vmin4/vmax4/vavrg4 and the 2-lane forms (Imm: op, Vec: lanes)
+	OpVideo1 // the scalar video instructions vadd ... vset (Imm: the form, a videoCtl; C: c)
 	// floating point
 	OpFAdd
 	OpFSub
@@ -141,7 +142,7 @@ var opNames = [numOps]string{
 	OpPopc: "popc", OpClz: "clz", OpBfind: "bfind", OpBrev: "brev", OpBfe: "bfe", OpBfi: "bfi", OpPrmt: "prmt",
 	OpShl: "shl", OpShr: "shr", OpShf: "shf", OpAnd: "and", OpOr: "or", OpXor: "xor", OpNot: "not", OpCnot: "cnot",
 	OpLop3: "lop3", OpDp4a: "dp4a", OpDp2a: "dp2a", OpBmsk: "bmsk", OpSzext: "szext", OpFns: "fns",
-	OpSimd2: "simd2", OpVideo: "video",
+	OpSimd2: "simd2", OpVideo: "video", OpVideo1: "video.scalar",
 	OpFAdd: "add.f", OpFSub: "sub.f", OpFMul: "mul.f", OpFFma: "fma", OpFMulKeep: "mul.f.keep", OpFDivKeep: "div.f.keep", OpFDiv: "div.f", OpFRcp: "rcp",
 	OpFSqrt: "sqrt", OpFRsqrt: "rsqrt", OpFSin: "sin", OpFCos: "cos", OpFLg2: "lg2", OpFEx2: "ex2", OpFTanh: "tanh",
 	OpFMin: "min.f", OpFMax: "max.f", OpFAbs: "abs.f", OpFNeg: "neg.f", OpFCopysign: "copysign", OpTestp: "testp",

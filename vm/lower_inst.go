@@ -419,6 +419,11 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		}
 		in.D = l.dst(ops[0])
 		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], B32), l.src(ops[3], B32)
+	case "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset":
+		if !l.lowerVideo1(pi, &in, &m) {
+			return
+		}
+		m.types = nil
 	case "fns":
 		if !need(4) {
 			return
