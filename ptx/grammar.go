@@ -211,11 +211,11 @@ type gGuard struct {
 }
 
 type gOperand struct {
-	Pos  lexer.Position
-	Name *string     `parser:"  @Ident"`
-	Addr *gAddr      `parser:"| '[' @@ ']'"`
-	Num  *gNum       `parser:"| @@"`
-	Vec  []*gOperand `parser:"| '{' @@ ( ',' @@ )* '}'"`
+	Pos   lexer.Position
+	Name  *string     `parser:"  @Ident"`
+	Addr  *gAddr      `parser:"| '[' @@ ']'"`
+	Num   *gNum       `parser:"| @@"`
+	Vec   []*gOperand `parser:"| '{' @@ ( ',' @@ )* '}'"`
 	List  *gList      `parser:"| @@"`
 	Not   *string     `parser:"| '!' @Ident"`
 	Minus *string     `parser:"| '-' @Ident"`

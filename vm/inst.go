@@ -74,7 +74,7 @@ const (
 	OpBmsk  // Flags FClamp: .clamp, else .wrap
 	OpSzext // Flags FClamp
 	OpFns
-	OpSimd2 // 16x2 add/min/max (Imm: the scalar Op)
+	OpSimd2  // 16x2 add/min/max (Imm: the scalar Op)
 	OpVideo  // vadd4/vsub4/vabsdiff4/vmin4/vmax4/vavrg4 and the 2-lane forms (Imm: op, Vec: lanes)
 	OpVideo1 // the scalar video instructions vadd ... vset (Imm: the form, a videoCtl; C: c)
 	// floating point

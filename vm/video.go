@@ -77,7 +77,7 @@ const (
 )
 
 func (v videoCtl) field(shift, width uint) uint64 { return uint64(v) >> shift & (1<<width - 1) }
-func (v videoCtl) flag(shift uint) bool          { return uint64(v)>>shift&1 != 0 }
+func (v videoCtl) flag(shift uint) bool           { return uint64(v)>>shift&1 != 0 }
 
 // Op is the operation (vidAdd ...).
 func (v videoCtl) Op() uint64 { return v.field(vcOp, 4) }
