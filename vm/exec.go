@@ -44,6 +44,13 @@ func (w *Warp) popFrame() {
 				copy(c.params[l*cs+r.to:l*cs+r.to+r.size], f.params[l*fs+r.from:l*fs+r.from+r.size])
 			}
 		}
+		for _, r := range s.RegRets {
+			src, dst := f.r(r.from), c.r(r.to)
+			for x := back; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				dst[l] = src[l]
+			}
+		}
 	}
 	w.depth--
 	w.view.FParam, w.view.FParamStride = c.params, int(c.fn.ParamBlock)
@@ -405,6 +412,13 @@ func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 		l := uint64(bits.TrailingZeros32(x))
 		for _, a := range cs.Args {
 			copy(nf.params[l*cs2+a.to:l*cs2+a.to+a.size], f.params[l*fs+a.from:l*fs+a.from+a.size])
+		}
+	}
+	for _, a := range cs.RegArgs {
+		src, dst := f.r(a.from), nf.r(a.to)
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			dst[l] = src[l]
 		}
 	}
 	w.view.FParam, w.view.FParamStride = nf.params, int(callee.ParamBlock)

@@ -223,7 +223,17 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		}
 	}
 	switch in.Op {
-	case OpNop, OpBra, OpCall, OpRet, OpExit, OpTrap:
+	case OpCall:
+		// .reg arguments are read at the call; .reg return values are
+		// written when the callee returns (the call defines them).
+		cs := in.CallSite(f)
+		for _, a := range cs.RegArgs {
+			r.reg(a.from)
+		}
+		for _, x := range cs.RegRets {
+			w.reg(x.to)
+		}
+	case OpNop, OpBra, OpRet, OpExit, OpTrap:
 	case OpBrx:
 		reg(&r, in.A)
 	case OpBar:

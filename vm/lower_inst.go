@@ -793,6 +793,8 @@ func (l *fnLower) lowerLdSt(pi *ptx.Instruction, in *Inst, m *mods, load bool) {
 	elems := []*ptx.Operand{data}
 	if data.Kind == ptx.OpVector {
 		elems = data.Elems
+	} else if ve := l.vectorElems(data); ve != nil {
+		elems = ve // ld.v4.f32 %v, [a]: a vector register, element by element
 	}
 	if t == B128 && vec == 1 {
 		// A 128-bit register is two 64-bit slots: move them as a .v2.b64.
@@ -1000,23 +1002,19 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 	m.take(".uni")
 	in.Flags &^= FUni
 	// call (rets), name, (args) [, prototype]
-	var rets, args []string
+	var rets, args []*ptx.Operand
 	name := ""
 	var pos ptx.Pos
 	state := 0
 	for _, o := range pi.Operands {
 		switch {
 		case o.Kind == ptx.OpList && state == 0 && name == "":
-			for _, e := range o.Elems {
-				rets = append(rets, e.Name)
-			}
+			rets = o.Elems
 		case o.Kind == ptx.OpName && name == "":
 			name, pos = o.Name, o.Pos
 			state = 1
 		case o.Kind == ptx.OpList && state == 1:
-			for _, e := range o.Elems {
-				args = append(args, e.Name)
-			}
+			args = o.Elems
 			state = 2
 		case o.Kind == ptx.OpName && state >= 1:
 			// prototype name of an indirect call
@@ -1033,20 +1031,35 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 		return
 	}
 	// Arguments and return values are call-sequence .param variables of
-	// the enclosing scope; the callee's offsets are filled in by linkCalls.
+	// the enclosing scope, or for a callee declared with .reg parameters,
+	// registers (and constants) of this function; the callee's offsets are
+	// filled in by linkCalls.
+	var cps, crs []*ptx.Param
+	if cf := l.m.funcs[name]; cf != nil {
+		cps, crs = cf.Params, cf.Returns
+	}
 	var cs CallSite
 	for i, a := range args {
-		s := l.lookupLocal(a)
-		if s == nil || s.space != memspace.FParam {
-			l.errorf(pos, "call argument %s is not a .param variable of the call sequence", a)
+		if i < len(cps) && cps[i].Space == ".reg" {
+			t, _ := ParseType(cps[i].Type)
+			cs.RegArgs = append(cs.RegArgs, regCopy{from: l.src(a, t), to: int32(i)})
+			continue
+		}
+		s := l.lookupLocal(a.Name)
+		if a.Kind != ptx.OpName || s == nil || s.space != memspace.FParam {
+			l.errorf(a.Pos, "call argument %s is not a .param variable of the call sequence", a.Name)
 			continue
 		}
 		cs.Args = append(cs.Args, paramCopy{from: s.off, to: uint64(i), size: s.size})
 	}
 	for i, r := range rets {
-		s := l.lookupLocal(r)
-		if s == nil || s.space != memspace.FParam {
-			l.errorf(pos, "call return %s is not a .param variable of the call sequence", r)
+		if i < len(crs) && crs[i].Space == ".reg" {
+			cs.RegRets = append(cs.RegRets, regCopy{from: int32(i), to: l.dst(r)})
+			continue
+		}
+		s := l.lookupLocal(r.Name)
+		if r.Kind != ptx.OpName || s == nil || s.space != memspace.FParam {
+			l.errorf(r.Pos, "call return %s is not a .param variable of the call sequence", r.Name)
 			continue
 		}
 		cs.Rets = append(cs.Rets, paramCopy{from: uint64(i), to: s.off, size: s.size})
