@@ -23,6 +23,10 @@ type Options struct {
 	// Strict makes behaviour the PTX ISA leaves undefined a fault (see
 	// vm.Launch.Strict).
 	Strict bool
+	// Registers is the registers per thread for the occupancy calculator
+	// (0: the PTX's declared registers; RunSpec takes the spec's
+	// "registers" field first).
+	Registers int
 }
 
 // Result is what a functional run reports.
@@ -30,6 +34,8 @@ type Result struct {
 	Stats vm.Stats
 	// CTAsPerSM is how many blocks each emulated SM ran.
 	CTAsPerSM []int
+	// Occupancy is the launch's theoretical occupancy on the GPU.
+	Occupancy *Occupancy
 }
 
 // Placement returns the SM each block runs on: blocks are dealt to SMs in
@@ -62,7 +68,11 @@ var errStoppedEarlier = errors.New("the launch was stopped by an earlier failure
 // the middle of a block. A launch may be run again once it has completed;
 // opt.MaxInst counts the instructions of this run only.
 func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
-	if err := gpu.CheckLaunch(l); err != nil {
+	if err := CheckLaunch(gpu, l); err != nil {
+		return nil, err
+	}
+	occ, err := LaunchOccupancy(gpu, l, opt.Registers)
+	if err != nil {
 		return nil, err
 	}
 	nsm := gpu.SMs
@@ -80,7 +90,7 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	}
 	active := min(n, nsm)
 	workers = max(1, min(workers, active))
-	res := &Result{CTAsPerSM: make([]int, nsm)}
+	res := &Result{CTAsPerSM: make([]int, nsm), Occupancy: occ}
 	for sm := range res.CTAsPerSM {
 		res.CTAsPerSM[sm] = ctasOn(sm, nsm, n)
 	}

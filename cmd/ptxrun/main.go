@@ -4,6 +4,7 @@
 //	ptxrun run SPEC.json          run a launch spec, write its outputs
 //	ptxrun test DIR...            run regression cases against recorded GPU outputs
 //	ptxrun demo                   run the bundled kernels and check them
+//	ptxrun gpus                   list the GPU profiles
 package main
 
 import (
@@ -47,6 +48,7 @@ Usage:
   ptxrun run SPEC.json [flags]   run a launch spec (see DESIGN.md, launch spec v1)
   ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
   ptxrun demo [flags]            run the bundled kernels and check them against Go references
+  ptxrun gpus [NAME|FILE...]     list the GPU profiles (--gpu NAME or FILE selects one)
   ptxrun version                 print the version
 
 Run "ptxrun COMMAND -h" for the flags of a command.
@@ -70,6 +72,8 @@ func doMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdTest(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
+	case "gpus":
+		return cmdGPUs(ctx, args[1:], stdout, stderr)
 	case "list":
 		return cmdList(ctx, args[1:], stdout, stderr)
 	case "version", "-version", "--version":

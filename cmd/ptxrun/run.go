@@ -24,7 +24,8 @@ buffers, symbols, args, outputs) on the emulated GPU and writes each output
 buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	out := fs.String("out", "", "write each output buffer to `DIR`/<name>.bin")
 	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute names where they mean what ncu means, ptxvm__ names otherwise)")
-	gpuName := fs.String("gpu", "h100", "GPU profile: h100 or gf100")
+	gpuName := gpuFlag(fs)
+	regs := regsFlag(fs)
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
@@ -38,7 +39,7 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 		fs.Usage()
 		return exitUsage
 	}
-	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) {
+	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) || !nonNegative(stderr, "run", "regs", int64(*regs)) {
 		return exitUsage
 	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
@@ -51,7 +52,7 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 		fmt.Fprintln(stderr, "ptxrun run:", err)
 		return exitUsage
 	}
-	run, err := scheduler.RunSpec(ctx, sp, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict}, nil)
+	run, err := scheduler.RunSpec(ctx, sp, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs}, nil)
 	if err != nil {
 		switch {
 		case errors.Is(err, vm.ErrBudget):

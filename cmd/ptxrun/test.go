@@ -24,7 +24,7 @@ mismatch, the first differing elements. Exits 1 if any case fails.`, stderr)
 	workers := fs.Int("workers", 0, "cases run in parallel (0: all cores)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop a case after `N` warp instructions (0: no limit)")
 	verbose := fs.Bool("v", false, "print passing cases too")
-	gpuName := fs.String("gpu", "h100", "GPU profile")
+	gpuName := gpuFlag(fs)
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {

@@ -40,6 +40,10 @@ type Spec struct {
 	// StackBytes is the per-thread stack the kernel needs (cudaLimitStackSize);
 	// this emulator sizes local memory itself and only checks it is sane.
 	StackBytes uint64 `json:"stack_bytes,omitempty"`
+	// Registers is the registers per thread ptxas allocates for the kernel
+	// (ptxas -v, or ncu's launch__registers_per_thread); the occupancy
+	// calculator uses it. 0: estimated from the PTX.
+	Registers int `json:"registers,omitempty"`
 
 	// Path is the spec file ("" when parsed from memory); Dir resolves
 	// relative paths.
@@ -230,6 +234,9 @@ func (s *Spec) check() error {
 	}
 	if _, err := dims3("block", s.Block); err != nil {
 		return err
+	}
+	if s.Registers < 0 || s.Registers > 255 {
+		return fmt.Errorf(`"registers" is %d; a thread has 1 to 255 registers`, s.Registers)
 	}
 	names := map[string]string{}
 	for i, b := range s.Buffers {
