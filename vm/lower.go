@@ -386,7 +386,7 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 	} else {
 		l.emit(newInst(OpRet), fn.Pos)
 	}
-	if len(l.errs) == 0 && !l.m.debugTarget() {
+	if len(l.errs) == 0 && !l.m.debugTarget() && !noContraction {
 		l.contract(l.plain)
 	}
 	f.NumRegs = l.nregs

@@ -37,6 +37,10 @@ package vm
 // driver compiles those without optimisation, and every -G launch of the
 // corpora computes each mul and add with its own rounding.
 
+// noContraction turns contraction off (for tests that measure what it
+// changes; see export_test.go).
+var noContraction bool
+
 // debugTarget reports whether the module's .target names debug.
 func (m *Module) debugTarget() bool {
 	for _, t := range m.AST.Target {
