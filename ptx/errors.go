@@ -6,17 +6,23 @@ import (
 	"sort"
 )
 
-// Error is a parse error at a position in a PTX source. Its message says
-// what was expected and what was found.
+// Error is an error at a position in a PTX source: the project's one
+// positioned-error type. The parser's messages say what was expected and
+// what was found; package vm reports what it cannot lower (unknown
+// registers, unsupported instructions, bad layouts) with the same type.
 type Error struct {
 	Pos Pos
 	Msg string
 }
 
-// Error prints file:line:col: message.
+// Error prints file:line:col: message (file: message when the error has no
+// line, such as one about the module as a whole).
 func (e Error) Error() string {
-	if e.Pos.Filename != "" || e.Pos.Line > 0 {
+	switch {
+	case e.Pos.Line > 0:
 		return e.Pos.String() + ": " + e.Msg
+	case e.Pos.Filename != "":
+		return e.Pos.Filename + ": " + e.Msg
 	}
 	return e.Msg
 }

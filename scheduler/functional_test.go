@@ -16,6 +16,7 @@ import (
 
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 const header = `.version 8.5
@@ -62,16 +63,16 @@ var corpusCases = []string{"hist_global_atomic", "hist_shared_atomic", "matmul_t
 // and 8 workers: the outputs are byte-identical to one another and to what
 // the GPU produced, and so are the counters.
 func TestRunSpecSameOutputsForAnyWorkerCount(t *testing.T) {
-	cache := vm.NewModuleCache()
+	cache := spec.NewModuleCache()
 	for _, name := range corpusCases {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "testdata", "nvcc", "cases", name, "O3")
-			spec, err := vm.LoadSpec(filepath.Join(dir, "spec.json"))
+			sp, err := spec.Load(filepath.Join(dir, "spec.json"))
 			require.NoError(t, err)
-			require.Nil(t, spec.Tolerance, "pick cases that are bit-exact")
+			require.Nil(t, sp.Tolerance, "pick cases that are bit-exact")
 			var first *scheduler.SpecRun
 			for _, w := range workerCounts {
-				run, err := scheduler.RunSpec(context.Background(), spec, scheduler.H100, scheduler.Options{Workers: w, MaxInst: 1 << 30}, cache)
+				run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{Workers: w, MaxInst: 1 << 30}, cache)
 				require.NoError(t, err, "workers=%d", w)
 				require.NotEmpty(t, run.Outputs)
 				assert.EqualValues(t, run.Prepared.Launch.NumCTAs(), run.Result.Stats.CTAs, "workers=%d", w)

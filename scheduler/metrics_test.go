@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptxvm/ptxvm/scheduler"
-	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 // TestMetricsMatchNsightCompute runs every -O3 case of the nvcc corpus and
@@ -50,7 +50,7 @@ func TestMetricsMatchNsightCompute(t *testing.T) {
 
 	metrics := []string{"launch__grid_size", "launch__block_size",
 		"launch__shared_mem_per_block_dynamic", "launch__shared_mem_per_block_static"}
-	cache := vm.NewModuleCache()
+	cache := spec.NewModuleCache()
 	checked := 0
 	for _, c := range manifest.Cases {
 		n, ok := c.Ncu["O3"]
@@ -59,9 +59,9 @@ func TestMetricsMatchNsightCompute(t *testing.T) {
 		}
 		row, ok := byID[*n.Launch]
 		require.True(t, ok, "%s: ncu launch %d missing", c.Name, *n.Launch)
-		spec, err := vm.LoadSpec(filepath.Join(root, c.Spec["O3"]))
+		sp, err := spec.Load(filepath.Join(root, c.Spec["O3"]))
 		require.NoError(t, err, c.Name)
-		run, err := scheduler.RunSpec(context.Background(), spec, scheduler.H100, scheduler.Options{MaxInst: 1 << 32}, cache)
+		run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{MaxInst: 1 << 32}, cache)
 		require.NoError(t, err, c.Name)
 		got := run.Metrics()
 		for _, m := range metrics {

@@ -12,6 +12,7 @@ import (
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 // TestProfiles pins the published figures of each GPU profile.
@@ -69,15 +70,15 @@ func TestLookupProfile(t *testing.T) {
 
 // specWith returns the matmul_tiled_ragged case's spec with its geometry
 // changed, checked as a spec file is.
-func specWith(t *testing.T, grid, block []uint32, dyn uint64) (*vm.Spec, error) {
+func specWith(t *testing.T, grid, block []uint32, dyn uint64) (*spec.Spec, error) {
 	t.Helper()
 	dir := filepath.Join("..", "testdata", "nvcc", "cases", "matmul_tiled_ragged", "O3")
-	spec, err := vm.LoadSpec(filepath.Join(dir, "spec.json"))
+	sp, err := spec.Load(filepath.Join(dir, "spec.json"))
 	require.NoError(t, err)
-	spec.Grid, spec.Block, spec.DynamicSharedBytes = grid, block, dyn
-	data, err := json.Marshal(spec)
+	sp.Grid, sp.Block, sp.DynamicSharedBytes = grid, block, dyn
+	data, err := json.Marshal(sp)
 	require.NoError(t, err)
-	return vm.ParseSpec(data, dir)
+	return spec.Parse(data, dir)
 }
 
 // TestHardwareLimits checks that launches over the limits of compute
@@ -105,9 +106,9 @@ func TestHardwareLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec, err := specWith(t, tt.grid, tt.block, tt.dyn)
+			sp, err := specWith(t, tt.grid, tt.block, tt.dyn)
 			require.NoError(t, err)
-			p, err := spec.Prepare(vm.NewDevice(), nil)
+			p, err := sp.Prepare(vm.NewDevice(), nil)
 			if tt.err == "" {
 				require.NoError(t, err)
 				assert.Equal(t, int(tt.grid[0])*int(p.Launch.Grid[1])*int(p.Launch.Grid[2]), p.Launch.NumCTAs())
@@ -119,7 +120,7 @@ func TestHardwareLimits(t *testing.T) {
 			assert.False(t, vm.IsRuntime(err), "a launch error is not a run-time error")
 			// RunSpec reports it, with no result; a budget would stop
 			// the launch if it ran.
-			run, err := scheduler.RunSpec(context.Background(), spec, scheduler.H100, scheduler.Options{MaxInst: 1 << 20}, nil)
+			run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{MaxInst: 1 << 20}, nil)
 			require.ErrorContains(t, err, tt.err)
 			assert.Nil(t, run)
 		})
@@ -168,10 +169,10 @@ func TestProfileLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, gpu := range []*scheduler.Profile{scheduler.GF100, scheduler.H100} {
-				spec, err := specWith(t, tt.grid, tt.block, tt.dyn)
+				sp, err := specWith(t, tt.grid, tt.block, tt.dyn)
 				require.NoError(t, err)
 				dev := vm.NewDevice()
-				p, err := spec.Prepare(dev, nil)
+				p, err := sp.Prepare(dev, nil)
 				require.NoError(t, err)
 				if tt.err != "" && gpu == scheduler.GF100 {
 					// (A budget stops the launch quickly if it is not refused.)
@@ -207,9 +208,9 @@ func TestRunSpecErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			require.True(t, json.Valid([]byte(tt.spec)))
-			spec, err := vm.ParseSpec([]byte(tt.spec), dir)
+			sp, err := spec.Parse([]byte(tt.spec), dir)
 			require.NoError(t, err)
-			run, err := scheduler.RunSpec(context.Background(), spec, scheduler.H100, scheduler.Options{}, nil)
+			run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{}, nil)
 			require.ErrorContains(t, err, tt.err)
 			assert.Nil(t, run)
 		})

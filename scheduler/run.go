@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 // SpecRun is one launch spec, run.
 type SpecRun struct {
-	Spec     *vm.Spec
-	Prepared *vm.Prepared
+	Spec     *spec.Spec
+	Prepared *spec.Prepared
 	Result   *Result
 	Outputs  map[string][]byte
 	Elapsed  time.Duration // wall time of the launch itself
@@ -18,9 +19,9 @@ type SpecRun struct {
 
 // RunSpec prepares spec on a fresh device, runs it functionally on gpu and
 // reads back its outputs. cache may be nil.
-func RunSpec(ctx context.Context, spec *vm.Spec, gpu *Profile, opt Options, cache *vm.ModuleCache) (*SpecRun, error) {
+func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cache *spec.ModuleCache) (*SpecRun, error) {
 	dev := vm.NewDevice()
-	p, err := spec.Prepare(dev, cache)
+	p, err := sp.Prepare(dev, cache)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +36,7 @@ func RunSpec(ctx context.Context, spec *vm.Spec, gpu *Profile, opt Options, cach
 	if err != nil {
 		return nil, err
 	}
-	return &SpecRun{Spec: spec, Prepared: p, Result: res, Outputs: out, Elapsed: el}, nil
+	return &SpecRun{Spec: sp, Prepared: p, Result: res, Outputs: out, Elapsed: el}, nil
 }
 
 // Metrics returns the run's counters under Nsight Compute's metric names

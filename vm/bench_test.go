@@ -35,26 +35,6 @@ func bigModule(tb testing.TB) ([]byte, []string) {
 	return b.Bytes(), entries
 }
 
-// BenchmarkListLargeModule loads a 10 MB module and describes every one of
-// its kernels (what `ptxrun FILE.ptx` does), with no body parsed.
-func BenchmarkListLargeModule(b *testing.B) {
-	src, entries := bigModule(b)
-	b.SetBytes(int64(len(src)))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		m, err := vm.NewDevice().LoadModule("big.ptx", src)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, e := range m.EntryNames() {
-			if _, err := m.Info(e); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	b.ReportMetric(float64(len(entries)), "kernels")
-}
-
 // BenchmarkLowerOneOfLargeModule loads a 10 MB module and lowers one of its
 // kernels, ready to launch: only that kernel's body is parsed.
 func BenchmarkLowerOneOfLargeModule(b *testing.B) {

@@ -3,67 +3,11 @@ package vm
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx"
 )
-
-// PosError is an error at a position in a PTX source.
-type PosError struct {
-	Pos ptx.Pos
-	Msg string
-}
-
-func (e *PosError) Error() string {
-	if e.Pos.Line == 0 {
-		return e.Pos.Filename + ": " + e.Msg
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.Pos.Filename, e.Pos.Line, e.Pos.Column, e.Msg)
-}
-
-// ErrorList is a list of positioned errors, reported together.
-type ErrorList []*PosError
-
-func (l ErrorList) Error() string {
-	switch len(l) {
-	case 0:
-		return "no errors"
-	case 1:
-		return l[0].Error()
-	}
-	var b strings.Builder
-	for i, e := range l {
-		if i == 10 {
-			fmt.Fprintf(&b, "\n(and %d more errors)", len(l)-10)
-			break
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
-
-// Err returns nil for an empty list.
-func (l ErrorList) Err() error {
-	if len(l) == 0 {
-		return nil
-	}
-	sort.SliceStable(l, func(i, j int) bool {
-		if l[i].Pos.Filename != l[j].Pos.Filename {
-			return l[i].Pos.Filename < l[j].Pos.Filename
-		}
-		if l[i].Pos.Line != l[j].Pos.Line {
-			return l[i].Pos.Line < l[j].Pos.Line
-		}
-		return l[i].Pos.Column < l[j].Pos.Column
-	})
-	return l
-}
 
 // regInfo describes a declared register.
 type regInfo struct {
@@ -111,7 +55,7 @@ type fnLower struct {
 	targetLists map[string][]string
 	brxFixes    []brxFix
 	scopes      []map[string]*localSym
-	errs        ErrorList
+	errs        ptx.ErrorList
 	curLoc      int32 // current .loc index
 	locIdx      map[SrcLoc]int32
 	sink        int32 // register offset of the "_" sink
@@ -127,7 +71,7 @@ type pendingCall struct {
 
 func (l *fnLower) errorf(pos ptx.Pos, format string, args ...any) {
 	if len(l.errs) < 50 {
-		l.errs = append(l.errs, &PosError{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+		l.errs = append(l.errs, &ptx.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
 	}
 }
 
@@ -169,9 +113,9 @@ func (l *fnLower) lookupLocal(name string) *localSym {
 
 // lowerKernel lowers entry name and every function reachable from it.
 func (m *Module) lowerKernel(name string) (*Kernel, error) {
-	ast := m.funcs[name]
-	if ast == nil || !ast.Entry {
-		return nil, fmt.Errorf("%s: no kernel named %q (entries: %s)", m.Filename, name, strings.Join(m.EntryNames(), ", "))
+	ast, err := m.EntryDecl(name)
+	if err != nil {
+		return nil, err
 	}
 	if !ast.HasBody {
 		return nil, fmt.Errorf("%s: kernel %s is only declared, it has no body", m.Filename, name)
@@ -186,7 +130,7 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 	seen := map[string]bool{name: true}
 	usedShared := map[*Symbol]bool{}
 	var funcShared []*ptx.VarDecl
-	var errs ErrorList
+	var errs ptx.ErrorList
 	for i := 0; i < len(order); i++ {
 		fn := order[i]
 		if !fn.BodyParsed() {
@@ -214,7 +158,7 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 							case cf == nil:
 								// Could be an indirect call through a register; reported when lowering.
 							case !cf.HasBody:
-								errs = append(errs, &PosError{Pos: s.Pos, Msg: fmt.Sprintf("call to %s, which is declared but has no body in this module (external functions such as vprintf are not supported)", callee)})
+								errs = append(errs, &ptx.Error{Pos: s.Pos, Msg: fmt.Sprintf("call to %s, which is declared but has no body in this module (external functions such as vprintf are not supported)", callee)})
 							default:
 								order = append(order, cf)
 							}
@@ -225,6 +169,7 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 		}
 		walk(fn.Body)
 	}
+	errs.Sort()
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
@@ -248,9 +193,9 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 	}
 	fnShared := map[*ptx.VarDecl]uint64{}
 	for _, v := range funcShared {
-		size, align, _, err := varLayout(v)
+		size, align, _, err := VarLayout(v)
 		if err != nil {
-			return nil, &PosError{Pos: v.Pos, Msg: err.Error()}
+			return nil, &ptx.Error{Pos: v.Pos, Msg: err.Error()}
 		}
 		if size == 0 {
 			// extern dynamic shared declared in a body
@@ -289,6 +234,7 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 			k.UsesCalls = true
 		}
 	}
+	errs.Sort()
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
@@ -337,7 +283,7 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 	if fn.Entry {
 		var off uint64
 		for _, p := range fn.Params {
-			slot, err := paramSlot(p)
+			slot, err := ParamLayout(p)
 			if err != nil {
 				l.errorf(p.Pos, "%v", err)
 				continue
@@ -353,7 +299,7 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 		add := func(ps []*ptx.Param) []ParamSlot {
 			var out []ParamSlot
 			for _, p := range ps {
-				slot, err := paramSlot(p)
+				slot, err := ParamLayout(p)
 				if err != nil {
 					l.errorf(p.Pos, "%v", err)
 					continue
@@ -558,7 +504,7 @@ func (l *fnLower) declRegs(d *ptx.RegDecl) {
 }
 
 func (l *fnLower) declVar(v *ptx.VarDecl, scope map[string]*localSym, fnShared map[*ptx.VarDecl]uint64) {
-	size, align, t, err := varLayout(v)
+	size, align, t, err := VarLayout(v)
 	if err != nil {
 		l.errorf(v.Pos, "%v", err)
 		return
@@ -654,8 +600,9 @@ func instDefs(in *Inst) []int32 {
 	return nil
 }
 
-// paramSlot computes the layout of a parameter declaration.
-func paramSlot(p *ptx.Param) (ParamSlot, error) {
+// ParamLayout computes the size, alignment and type of a parameter
+// declaration (its Offset is left 0: the caller places it).
+func ParamLayout(p *ptx.Param) (ParamSlot, error) {
 	t, ok := typeNames[p.Type]
 	if !ok {
 		return ParamSlot{}, fmt.Errorf("parameter %s: unknown type %s", p.Name, p.Type)
@@ -681,8 +628,9 @@ func paramSlot(p *ptx.Param) (ParamSlot, error) {
 	return ParamSlot{Name: p.Name, Size: size, Align: align, Type: t, Array: n}, nil
 }
 
-// varLayout computes the size and alignment of a variable declaration.
-func varLayout(v *ptx.VarDecl) (size, align uint64, t Type, err error) {
+// VarLayout computes the size, alignment and element type of a variable
+// declaration.
+func VarLayout(v *ptx.VarDecl) (size, align uint64, t Type, err error) {
 	t, ok := typeNames[v.Type]
 	if !ok {
 		return 0, 0, 0, fmt.Errorf("variable %s: unknown type %s", v.Name, v.Type)

@@ -43,6 +43,13 @@ var typeNames = map[string]Type{
 	".texref": TexRef, ".u16x2": U16x2, ".s16x2": S16x2, ".e4m3x2": E4M3x2, ".e5m2x2": E5M2x2,
 }
 
+// ParseType returns the type a PTX type modifier names (".f32", ".b128",
+// ".pred", ...).
+func ParseType(s string) (Type, bool) {
+	t, ok := typeNames[s]
+	return t, ok
+}
+
 var typeStrings = func() map[Type]string {
 	m := make(map[Type]string, len(typeNames))
 	for s, t := range typeNames {

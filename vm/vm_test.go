@@ -1,7 +1,6 @@
 package vm_test
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -24,12 +22,30 @@ const header = `.version 8.5
 // run loads src, allocates one u32 buffer per entry of bufs (filled with
 // its contents), launches kernel with the buffers' addresses followed by
 // extra args, and returns the buffers afterwards.
-func run(t *testing.T, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *scheduler.Result, error) {
+func run(t *testing.T, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *vm.Stats, error) {
 	t.Helper()
-	return runOpt(t, scheduler.Options{MaxInst: 1 << 24}, src, kernel, grid, block, bufs, extra...)
+	return runOpt(t, options{maxInst: 1 << 24}, src, kernel, grid, block, bufs, extra...)
 }
 
-func runOpt(t *testing.T, opt scheduler.Options, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *scheduler.Result, error) {
+// options are the launch settings a test may change.
+type options struct {
+	maxInst int64
+	strict  bool
+}
+
+// runAll runs every block of l in order on one runner, as SM 0.
+func runAll(l *vm.Launch, opt options) (*vm.Stats, error) {
+	l.MaxInst, l.Strict = opt.maxInst, opt.strict
+	r := l.NewRunner()
+	for i := 0; i < l.NumCTAs(); i++ {
+		if err := r.RunCTA(l.CTAID(i), 0); err != nil {
+			return &r.Stats, err
+		}
+	}
+	return &r.Stats, nil
+}
+
+func runOpt(t *testing.T, opt options, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *vm.Stats, error) {
 	t.Helper()
 	dev := vm.NewDevice()
 	m, err := dev.LoadModule("test.ptx", []byte(header+src))
@@ -50,7 +66,7 @@ func runOpt(t *testing.T, opt scheduler.Options, src, kernel string, grid, block
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, opt)
+	res, err := runAll(l, opt)
 	if err != nil {
 		return nil, res, err
 	}
@@ -127,7 +143,7 @@ $L__join:
 		require.Equal(t, want, v, "element %d", i)
 	}
 	// 8 prologue + and, setp, bra (3) + odd path 2 + even path 1 + join 3 = 17 per warp.
-	require.Equal(t, uint64(17*4), res.Stats.Inst)
+	require.Equal(t, uint64(17*4), res.Inst)
 }
 
 func TestLoopWithPerLaneTripCounts(t *testing.T) {
@@ -465,7 +481,7 @@ func TestFaultNamesCUDASourceLine(t *testing.T) {
 	args := [][]byte{u64arg(c), u64arg(a), u64arg(b), u32arg(64)}
 	l, err := m.PrepareLaunch("_Z12matmul_naivePfPKfS1_j", vm.LaunchConfig{Grid: [3]uint32{4, 4, 1}, Block: [3]uint32{16, 16, 1}}, args)
 	require.NoError(t, err)
-	_, err = scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{})
+	_, err = runAll(l, options{})
 	var f *vm.Fault
 	require.True(t, errors.As(err, &f), "got %v", err)
 	require.Contains(t, f.Source, "matmul.cu:17")

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -169,7 +168,7 @@ func TestStrictShuffleWithExitedLanes(t *testing.T) {
 	out, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
 	require.NoError(t, err)
 	require.Equal(t, uint32(15), out[0][14])
-	_, _, err = runOpt(t, scheduler.Options{Strict: true}, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
+	_, _, err = runOpt(t, options{strict: true}, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
 	require.ErrorContains(t, err, "membermask 0xffffffff names lanes that have exited (0xffff0000)")
 }
 

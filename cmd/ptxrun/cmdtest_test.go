@@ -219,7 +219,7 @@ func TestTestCaseErrors(t *testing.T) {
 	spin := filepath.Join(root, "cases", "spin")
 	require.NoError(t, os.MkdirAll(filepath.Join(spin, "expected"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(spin, "k.ptx"), []byte(fixturePTX), 0o644))
-	require.NoError(t, os.WriteFile(filepath.Join(spin, "spec.json"), []byte(spec(map[string]any{"kernel": "spin", "args": []any{map[string]any{"buffer": "out"}}})), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(spin, "spec.json"), []byte(sp(map[string]any{"kernel": "spin", "args": []any{map[string]any{"buffer": "out"}}})), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(spin, "expected", "out.bin"), make([]byte, 256), 0o644))
 
 	r := ptxrun(t, "test", filepath.Join(root, "cases"), "--max-inst", "100000")

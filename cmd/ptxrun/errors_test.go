@@ -119,7 +119,7 @@ const badHeaderPTX = `.version 8.0
 
 // spec returns a launch spec of the store kernel of k.ptx, with fields
 // replaced (or removed, when nil) by over.
-func spec(over map[string]any) string {
+func sp(over map[string]any) string {
 	s := map[string]any{
 		"module":  "k.ptx",
 		"kernel":  "store",
@@ -144,7 +144,7 @@ func spec(over map[string]any) string {
 
 // storeSpec launches store with the given offset over a buffer of count u32.
 func storeSpec(off, count int) string {
-	return spec(map[string]any{
+	return sp(map[string]any{
 		"buffers": []any{map[string]any{"name": "out", "type": "u32", "count": count}},
 		"args":    []any{map[string]any{"buffer": "out"}, map[string]any{"u32": off}},
 	})
@@ -174,15 +174,15 @@ func TestBadInput(t *testing.T) {
 			stderr: []string{"is a directory"}},
 		{name: "missing test folder", args: []string{"test", "{dir}/nope"}, code: exitUsage,
 			stderr: []string{"nope", "no such file"}},
-		{name: "test of a file", files: map[string]string{"spec.json": spec(nil)}, args: []string{"test", "{dir}/spec.json"}, code: exitUsage,
+		{name: "test of a file", files: map[string]string{"spec.json": sp(nil)}, args: []string{"test", "{dir}/spec.json"}, code: exitUsage,
 			stderr: []string{"is not a folder"}},
 		{name: "test folder without cases", args: []string{"test", "{dir}"}, code: exitUsage,
 			stderr: []string{"no cases"}},
-		{name: "spec names a missing module", files: map[string]string{"spec.json": spec(map[string]any{"module": "gone.ptx"})},
+		{name: "spec names a missing module", files: map[string]string{"spec.json": sp(map[string]any{"module": "gone.ptx"})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"gone.ptx", "no such file"}},
 
 		// Bad PTX: file:line:col.
-		{name: "malformed PTX, run", files: map[string]string{"bad.ptx": badSyntaxPTX, "spec.json": spec(map[string]any{"module": "bad.ptx", "kernel": "k", "args": []any{map[string]any{"buffer": "out"}}})},
+		{name: "malformed PTX, run", files: map[string]string{"bad.ptx": badSyntaxPTX, "spec.json": sp(map[string]any{"module": "bad.ptx", "kernel": "k", "args": []any{map[string]any{"buffer": "out"}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"bad.ptx:9:15: ", `found ";"`}},
 		{name: "malformed PTX, list --check", files: map[string]string{"bad.ptx": badSyntaxPTX},
 			args: []string{"{dir}/bad.ptx", "--check"}, code: exitFail, stderr: []string{"bad.ptx:9:15: ", "cannot run"}},
@@ -192,7 +192,7 @@ func TestBadInput(t *testing.T) {
 			args: []string{"{dir}/hdr.ptx"}, code: exitUsage, stderr: []string{"hdr.ptx:5:16: ", `","`}},
 		{name: "not PTX at all", files: map[string]string{"bin.ptx": "\x00\x01garbage"},
 			args: []string{"{dir}/bin.ptx"}, code: exitUsage, stderr: []string{"bin.ptx:1:1: "}},
-		{name: "unknown instruction, run", files: map[string]string{"unk.ptx": unknownInstPTX, "spec.json": spec(map[string]any{"module": "unk.ptx", "kernel": "k", "args": []any{map[string]any{"buffer": "out"}}})},
+		{name: "unknown instruction, run", files: map[string]string{"unk.ptx": unknownInstPTX, "spec.json": sp(map[string]any{"module": "unk.ptx", "kernel": "k", "args": []any{map[string]any{"buffer": "out"}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"unk.ptx:9:2: ", "frobnicate"}},
 		{name: "unknown instruction, list --check", files: map[string]string{"unk.ptx": unknownInstPTX},
 			args: []string{"{dir}/unk.ptx", "--check"}, code: exitFail, stderr: []string{"unk.ptx:9:2: ", "frobnicate"}},
@@ -204,65 +204,65 @@ func TestBadInput(t *testing.T) {
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"spec.json", "invalid spec"}},
 		{name: "empty spec", files: map[string]string{"spec.json": ""},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"spec.json", "invalid spec"}},
-		{name: "spec field of the wrong type", files: map[string]string{"spec.json": spec(map[string]any{"grid": "big"})},
+		{name: "spec field of the wrong type", files: map[string]string{"spec.json": sp(map[string]any{"grid": "big"})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"grid"}},
-		{name: "unknown spec field", files: map[string]string{"spec.json": spec(map[string]any{"modul": "k.ptx"})},
+		{name: "unknown spec field", files: map[string]string{"spec.json": sp(map[string]any{"modul": "k.ptx"})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`unknown field "modul"`}},
-		{name: "spec without a module", files: map[string]string{"spec.json": spec(map[string]any{"module": nil})},
+		{name: "spec without a module", files: map[string]string{"spec.json": sp(map[string]any{"module": nil})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`"module" is missing`}},
-		{name: "spec names a missing kernel", files: map[string]string{"spec.json": spec(map[string]any{"kernel": "nope"})},
+		{name: "spec names a missing kernel", files: map[string]string{"spec.json": sp(map[string]any{"kernel": "nope"})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`no kernel named "nope"`, "store, spin, deadlock"}},
-		{name: "unknown buffer type", files: map[string]string{"spec.json": spec(map[string]any{"buffers": []any{map[string]any{"name": "out", "type": "u31", "count": 64}}})},
+		{name: "unknown buffer type", files: map[string]string{"spec.json": sp(map[string]any{"buffers": []any{map[string]any{"name": "out", "type": "u31", "count": 64}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`unknown type "u31"`}},
-		{name: "output that is not a buffer", files: map[string]string{"spec.json": spec(map[string]any{"outputs": []string{"nope"}})},
+		{name: "output that is not a buffer", files: map[string]string{"spec.json": sp(map[string]any{"outputs": []string{"nope"}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`output "nope" is not a buffer`}},
-		{name: "symbol the module lacks", files: map[string]string{"spec.json": spec(map[string]any{"symbols": []any{map[string]any{"name": "coef", "type": "f32", "count": 4}}})},
+		{name: "symbol the module lacks", files: map[string]string{"spec.json": sp(map[string]any{"symbols": []any{map[string]any{"name": "coef", "type": "f32", "count": 4}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`"coef"`}},
 
 		// Input files.
-		{name: "missing input file", files: map[string]string{"spec.json": spec(withInput("in.bin"))},
+		{name: "missing input file", files: map[string]string{"spec.json": sp(withInput("in.bin"))},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"buffer out", "in.bin", "no such file"}},
-		{name: "short input file", files: map[string]string{"spec.json": spec(withInput("in.bin")), "in.bin": strings.Repeat("\x00", 100)},
+		{name: "short input file", files: map[string]string{"spec.json": sp(withInput("in.bin")), "in.bin": strings.Repeat("\x00", 100)},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"buffer out", "in.bin has 100 bytes", "needs 256"}},
-		{name: "long input file", files: map[string]string{"spec.json": spec(withInput("in.bin")), "in.bin": strings.Repeat("\x00", 260)},
+		{name: "long input file", files: map[string]string{"spec.json": sp(withInput("in.bin")), "in.bin": strings.Repeat("\x00", 260)},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"in.bin has 260 bytes", "needs 256"}},
 
 		// Arguments.
-		{name: "too few arguments", files: map[string]string{"spec.json": spec(map[string]any{"args": []any{map[string]any{"buffer": "out"}}})},
+		{name: "too few arguments", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"buffer": "out"}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"kernel store takes 2 parameters, 1 arguments"}},
-		{name: "too many arguments", files: map[string]string{"spec.json": spec(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"u32": 0}, map[string]any{"u32": 1}}})},
+		{name: "too many arguments", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"u32": 0}, map[string]any{"u32": 1}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"kernel store takes 2 parameters, 3 arguments"}},
-		{name: "f64 for a u32 parameter", files: map[string]string{"spec.json": spec(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"f64": 1.5}}})},
+		{name: "f64 for a u32 parameter", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"f64": 1.5}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"parameter 1 (store_param_1, .u32, 4 bytes)", "8 bytes"}},
-		{name: "u32 for a pointer parameter", files: map[string]string{"spec.json": spec(map[string]any{"args": []any{map[string]any{"u32": 5}, map[string]any{"u32": 0}}})},
+		{name: "u32 for a pointer parameter", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"u32": 5}, map[string]any{"u32": 0}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"parameter 0 (store_param_0, .u64, 8 bytes)", "4 bytes"}},
-		{name: "u32 argument out of range", files: map[string]string{"spec.json": spec(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"u32": 1 << 32}}})},
+		{name: "u32 argument out of range", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"u32": 1 << 32}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"args[1]", "4294967296", "out of range"}},
-		{name: "argument names no buffer", files: map[string]string{"spec.json": spec(map[string]any{"args": []any{map[string]any{"buffer": "nope"}, map[string]any{"u32": 0}}})},
+		{name: "argument names no buffer", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"buffer": "nope"}, map[string]any{"u32": 0}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`"nope"`}},
 
 		// Launch limits.
-		{name: "block of 2048 threads", files: map[string]string{"spec.json": spec(map[string]any{"block": []int{32, 32, 2}})},
+		{name: "block of 2048 threads", files: map[string]string{"spec.json": sp(map[string]any{"block": []int{32, 32, 2}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"kernel store", "2048 threads", "1024"}},
-		{name: "block x over the limit", files: map[string]string{"spec.json": spec(map[string]any{"block": []int{2048, 1, 1}})},
+		{name: "block x over the limit", files: map[string]string{"spec.json": sp(map[string]any{"block": []int{2048, 1, 1}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"block (2048,1,1) exceeds the limits"}},
-		{name: "block z over the limit", files: map[string]string{"spec.json": spec(map[string]any{"block": []int{1, 1, 65}})},
+		{name: "block z over the limit", files: map[string]string{"spec.json": sp(map[string]any{"block": []int{1, 1, 65}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"block (1,1,65) exceeds the limits"}},
-		{name: "grid y over the limit", files: map[string]string{"spec.json": spec(map[string]any{"grid": []int{1, 70000, 1}})},
+		{name: "grid y over the limit", files: map[string]string{"spec.json": sp(map[string]any{"grid": []int{1, 70000, 1}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"grid (1,70000,1) exceeds the limits"}},
-		{name: "largest grid, stopped by the budget", files: map[string]string{"spec.json": spec(map[string]any{"grid": []int{1<<31 - 1, 65535, 65535}})},
+		{name: "largest grid, stopped by the budget", files: map[string]string{"spec.json": sp(map[string]any{"grid": []int{1<<31 - 1, 65535, 65535}})},
 			args: []string{"run", "{dir}/spec.json", "--max-inst", "10"}, code: exitFail,
 			stderr: []string{"kernel store", "instruction budget exhausted", "-max-inst 10"}},
-		{name: "empty grid", files: map[string]string{"spec.json": spec(map[string]any{"grid": []int{0, 1, 1}})},
+		{name: "empty grid", files: map[string]string{"spec.json": sp(map[string]any{"grid": []int{0, 1, 1}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`"grid"`, "zero"}},
-		{name: "too much dynamic shared memory", files: map[string]string{"spec.json": spec(map[string]any{"dynamic_shared_bytes": 1 << 30})},
+		{name: "too much dynamic shared memory", files: map[string]string{"spec.json": sp(map[string]any{"dynamic_shared_bytes": 1 << 30})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"shared"}},
 
 		// Faults while running.
-		{name: "kernel that never ends", files: map[string]string{"spec.json": spec(map[string]any{"kernel": "spin", "args": []any{map[string]any{"buffer": "out"}}})},
+		{name: "kernel that never ends", files: map[string]string{"spec.json": sp(map[string]any{"kernel": "spin", "args": []any{map[string]any{"buffer": "out"}}})},
 			args: []string{"run", "{dir}/spec.json", "--max-inst", "1000"}, code: exitFail,
 			stderr: []string{"kernel spin", "instruction budget exhausted", "block (0,0,0)", "-max-inst 1000"}},
-		{name: "deadlock at a barrier", files: map[string]string{"spec.json": spec(map[string]any{"kernel": "deadlock", "args": []any{map[string]any{"buffer": "out"}}})},
+		{name: "deadlock at a barrier", files: map[string]string{"spec.json": sp(map[string]any{"kernel": "deadlock", "args": []any{map[string]any{"buffer": "out"}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitFail,
 			stderr: []string{"kernel deadlock", "deadlock in block (0,0,0)", "barrier 0", "63 of 64 threads"}},
 		{name: "out-of-bounds global store", files: map[string]string{"spec.json": storeSpec(10, 64)},

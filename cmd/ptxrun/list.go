@@ -12,7 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ptxvm/ptxvm/ptx"
 	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/listing"
 )
 
 func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -42,25 +44,25 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 	dev := vm.NewDevice()
 	m, err := dev.LoadModule(pos[0], src)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		ptx.PrintError(stderr, err)
 		return exitUsage
 	}
 	names := m.EntryNames()
 	if *only != "" {
 		names = []string{*only}
 	}
-	var infos []*vm.KernelInfo
+	var infos []*listing.KernelInfo
 	failed := false
 	for _, n := range names {
-		ki, err := m.Info(n)
+		ki, err := listing.Kernel(m, n)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
+			ptx.PrintError(stderr, err)
 			return exitUsage
 		}
 		infos = append(infos, ki)
 		if *check {
 			if _, err := m.Kernel(n); err != nil {
-				fmt.Fprintln(stderr, err)
+				ptx.PrintError(stderr, err)
 				failed = true
 			}
 		}

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// listing is the JSON that `ptxrun FILE.ptx --json` prints.
-type listing struct {
+// listJSONOut is the JSON that `ptxrun FILE.ptx --json` prints.
+type listJSONOut struct {
 	Module  string   `json:"module"`
 	Version string   `json:"ptx_version"`
 	Target  []string `json:"target"`
@@ -37,11 +37,11 @@ type listing struct {
 	} `json:"kernels"`
 }
 
-func listJSON(t *testing.T, args ...string) listing {
+func listJSON(t *testing.T, args ...string) listJSONOut {
 	t.Helper()
 	r := ptxrun(t, append(args, "--json")...)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	var l listing
+	var l listJSONOut
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &l), r.stdout)
 	return l
 }

@@ -109,7 +109,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestCommandLineErrors(t *testing.T) {
-	spec := filepath.Join(casesDir, "collatz", "O3", "spec.json")
+	sp := filepath.Join(casesDir, "collatz", "O3", "spec.json")
 	ptxFile := filepath.Join(nvccDir, "ptx", "control.O3.ptx")
 	tests := []struct {
 		name   string
@@ -120,21 +120,21 @@ func TestCommandLineErrors(t *testing.T) {
 		{"unknown command", []string{"frob"}, []string{`unknown command "frob"`, "Usage:"}},
 		{"unknown command that looks like a flag", []string{"--frob"}, []string{`unknown command "--frob"`}},
 		{"help for an unknown command", []string{"help", "frob"}, []string{`unknown command "frob"`}},
-		{"run: unknown flag", []string{"run", spec, "--bogus"}, []string{"flag provided but not defined: -bogus", "Usage: ptxrun run"}},
+		{"run: unknown flag", []string{"run", sp, "--bogus"}, []string{"flag provided but not defined: -bogus", "Usage: ptxrun run"}},
 		{"test: unknown flag", []string{"test", casesDir, "-x"}, []string{"flag provided but not defined: -x"}},
 		{"demo: unknown flag", []string{"demo", "--fast"}, []string{"flag provided but not defined: -fast"}},
 		{"list: unknown flag", []string{ptxFile, "--regs"}, []string{"flag provided but not defined: -regs"}},
-		{"run: bad flag value", []string{"run", spec, "--workers", "many"}, []string{`invalid value "many" for flag -workers`}},
-		{"run: flag without its value", []string{"run", spec, "--out"}, []string{"flag needs an argument: -out"}},
+		{"run: bad flag value", []string{"run", sp, "--workers", "many"}, []string{`invalid value "many" for flag -workers`}},
+		{"run: flag without its value", []string{"run", sp, "--out"}, []string{"flag needs an argument: -out"}},
 		{"run: no spec", []string{"run"}, []string{"give exactly one spec file", "Usage: ptxrun run"}},
-		{"run: two specs", []string{"run", spec, spec}, []string{"give exactly one spec file"}},
+		{"run: two specs", []string{"run", sp, sp}, []string{"give exactly one spec file"}},
 		{"test: no folder", []string{"test"}, []string{"give at least one folder", "Usage: ptxrun test"}},
 		{"list: no file", []string{"list"}, []string{"give exactly one PTX file"}},
 		{"list: two files", []string{ptxFile, ptxFile}, []string{"give exactly one PTX file"}},
-		{"run: unknown GPU", []string{"run", spec, "--gpu", "a100"}, []string{`unknown GPU "a100"`, "h100"}},
+		{"run: unknown GPU", []string{"run", sp, "--gpu", "a100"}, []string{`unknown GPU "a100"`, "h100"}},
 		{"test: unknown GPU", []string{"test", casesDir, "--gpu", "a100"}, []string{`unknown GPU "a100"`}},
-		{"run: negative workers", []string{"run", spec, "--workers", "-2"}, []string{"-workers must not be negative"}},
-		{"run: negative budget", []string{"run", spec, "--max-inst", "-1"}, []string{"-max-inst must not be negative"}},
+		{"run: negative workers", []string{"run", sp, "--workers", "-2"}, []string{"-workers must not be negative"}},
+		{"run: negative budget", []string{"run", sp, "--max-inst", "-1"}, []string{"-max-inst must not be negative"}},
 		{"test: negative workers", []string{"test", casesDir, "--workers", "-1"}, []string{"-workers must not be negative"}},
 		{"demo: negative workers", []string{"demo", "--workers", "-1"}, []string{"-workers must not be negative"}},
 		{"demo: unknown kernel", []string{"demo", "nosuch"}, []string{`no bundled kernel named "nosuch"`, "matmul_naive"}},

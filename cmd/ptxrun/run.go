@@ -13,6 +13,7 @@ import (
 
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -45,12 +46,12 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 		fmt.Fprintln(stderr, "ptxrun run:", err)
 		return exitUsage
 	}
-	spec, err := vm.LoadSpec(pos[0])
+	sp, err := spec.Load(pos[0])
 	if err != nil {
 		fmt.Fprintln(stderr, "ptxrun run:", err)
 		return exitUsage
 	}
-	run, err := scheduler.RunSpec(ctx, spec, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict}, nil)
+	run, err := scheduler.RunSpec(ctx, sp, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict}, nil)
 	if err != nil {
 		switch {
 		case errors.Is(err, vm.ErrBudget):
@@ -72,7 +73,7 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 			fmt.Fprintln(stderr, "ptxrun run:", err)
 			return exitFail
 		}
-		for _, name := range spec.Outputs {
+		for _, name := range sp.Outputs {
 			p := filepath.Join(*out, name+".bin")
 			if err := os.WriteFile(p, run.Outputs[name], 0o644); err != nil {
 				fmt.Fprintln(stderr, "ptxrun run:", err)
@@ -101,13 +102,13 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	}
 	l := run.Prepared.Launch
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "kernel\t%s\n", spec.Kernel)
+	fmt.Fprintf(tw, "kernel\t%s\n", sp.Kernel)
 	fmt.Fprintf(tw, "launch\tgrid (%d,%d,%d) x block (%d,%d,%d), %d B dynamic shared\n", l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.DynSmem)
 	fmt.Fprintf(tw, "gpu\t%s (%d SMs), functional mode\n", gpu.Name, gpu.SMs)
 	fmt.Fprintf(tw, "warp instructions\t%d\n", run.Result.Stats.Inst)
 	fmt.Fprintf(tw, "thread instructions\t%d\n", run.Result.Stats.ThreadInst)
 	fmt.Fprintf(tw, "time\t%s (%s thread-inst/s)\n", run.Elapsed.Round(time.Microsecond), rate(run.Result.Stats.ThreadInst, run.Elapsed))
-	for _, name := range spec.Outputs {
+	for _, name := range sp.Outputs {
 		if p, ok := written[name]; ok {
 			fmt.Fprintf(tw, "output %s\t%s\n", name, p)
 		}

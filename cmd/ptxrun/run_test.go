@@ -29,9 +29,9 @@ func TestRunOutputs(t *testing.T) {
 	for _, c := range runCases {
 		t.Run(c, func(t *testing.T) {
 			caseDir := filepath.Join(casesDir, filepath.FromSlash(c))
-			spec := filepath.Join(caseDir, "spec.json")
+			sp := filepath.Join(caseDir, "spec.json")
 			out := filepath.Join(t.TempDir(), "out") // created by ptxrun
-			r := ptxrun(t, "run", spec, "--out", out)
+			r := ptxrun(t, "run", sp, "--out", out)
 			require.Equal(t, exitOK, r.code, r.stderr)
 			assert.Empty(t, r.stderr)
 			assert.Regexp(t, `kernel\s+_Z`, r.stdout)
@@ -56,11 +56,11 @@ func TestRunOutputs(t *testing.T) {
 }
 
 func TestRunWorkersSameBytes(t *testing.T) {
-	spec := filepath.Join(casesDir, "collatz", "O3", "spec.json")
+	sp := filepath.Join(casesDir, "collatz", "O3", "spec.json")
 	var outs [][]byte
 	for _, w := range []string{"1", "4"} {
 		dir := t.TempDir()
-		r := ptxrun(t, "run", spec, "--workers", w, "--out", dir)
+		r := ptxrun(t, "run", sp, "--workers", w, "--out", dir)
 		require.Equal(t, exitOK, r.code, r.stderr)
 		var all []byte
 		for _, o := range []string{"steps", "peak"} {
@@ -83,11 +83,11 @@ type runSummary struct {
 }
 
 func TestRunJSONAndMetrics(t *testing.T) {
-	spec := filepath.Join(casesDir, "collatz", "O3", "spec.json")
+	sp := filepath.Join(casesDir, "collatz", "O3", "spec.json")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	metrics := filepath.Join(dir, "m.json")
-	r := ptxrun(t, "run", spec, "--json", "--out", out, "--metrics", metrics)
+	r := ptxrun(t, "run", sp, "--json", "--out", out, "--metrics", metrics)
 	require.Equal(t, exitOK, r.code, r.stderr)
 
 	var s runSummary
@@ -120,7 +120,7 @@ func TestRunJSONAndMetrics(t *testing.T) {
 	checkMetrics(m.Metrics)
 
 	// The counters do not depend on the host.
-	r2 := ptxrun(t, "run", spec, "--json", "--workers", "1")
+	r2 := ptxrun(t, "run", sp, "--json", "--workers", "1")
 	require.Equal(t, exitOK, r2.code, r2.stderr)
 	var s2 runSummary
 	require.NoError(t, json.Unmarshal([]byte(r2.stdout), &s2))
@@ -128,7 +128,7 @@ func TestRunJSONAndMetrics(t *testing.T) {
 	assert.Empty(t, s2.Outputs, "no --out, nothing written")
 
 	// The gf100 profile runs the same kernel to the same counters.
-	r3 := ptxrun(t, "run", spec, "--json", "--gpu", "gf100")
+	r3 := ptxrun(t, "run", sp, "--json", "--gpu", "gf100")
 	require.Equal(t, exitOK, r3.code, r3.stderr)
 	var s3 runSummary
 	require.NoError(t, json.Unmarshal([]byte(r3.stdout), &s3))
@@ -163,10 +163,10 @@ func TestRunSpecRelativeToSpec(t *testing.T) {
 }
 
 func TestRunInterrupted(t *testing.T) {
-	spec := filepath.Join(casesDir, "collatz", "O3", "spec.json")
+	sp := filepath.Join(casesDir, "collatz", "O3", "spec.json")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	r := ptxrunCtx(t, ctx, "run", spec)
+	r := ptxrunCtx(t, ctx, "run", sp)
 	assert.Equal(t, exitFail, r.code, "an interrupted launch is not bad input")
 	assert.Contains(t, r.stderr, "interrupted")
 	assert.Empty(t, r.stdout)

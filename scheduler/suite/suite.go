@@ -19,7 +19,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ptxvm/ptxvm/scheduler"
-	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/compare"
+	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 // Case is one folder with spec.json and expected/.
@@ -87,13 +88,13 @@ const (
 
 // Result is the outcome of one case.
 type Result struct {
-	Name      string           `json:"name"`
-	Status    Status           `json:"status"`
-	Error     string           `json:"error,omitempty"`
-	Outputs   []*vm.Comparison `json:"outputs,omitempty"`
-	Tolerance *vm.Tolerance    `json:"tolerance,omitempty"`
-	Inst      uint64           `json:"warp_instructions"`
-	Duration  time.Duration    `json:"duration_ns"`
+	Name      string                `json:"name"`
+	Status    Status                `json:"status"`
+	Error     string                `json:"error,omitempty"`
+	Outputs   []*compare.Comparison `json:"outputs,omitempty"`
+	Tolerance *compare.Tolerance    `json:"tolerance,omitempty"`
+	Inst      uint64                `json:"warp_instructions"`
+	Duration  time.Duration         `json:"duration_ns"`
 }
 
 // Options for a suite run.
@@ -112,7 +113,7 @@ func Run(ctx context.Context, cases []Case, opt Options, report func(*Result)) [
 	if opt.GPU == nil {
 		opt.GPU = scheduler.H100
 	}
-	cache := vm.NewModuleCache()
+	cache := spec.NewModuleCache()
 	out := make([]*Result, len(cases))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
@@ -138,21 +139,21 @@ func Run(ctx context.Context, cases []Case, opt Options, report func(*Result)) [
 }
 
 // RunCase runs one case and compares its outputs.
-func RunCase(ctx context.Context, c Case, opt Options, cache *vm.ModuleCache) *Result {
+func RunCase(ctx context.Context, c Case, opt Options, cache *spec.ModuleCache) *Result {
 	if opt.GPU == nil {
 		opt.GPU = scheduler.H100
 	}
 	start := time.Now()
 	r := &Result{Name: c.Name}
 	defer func() { r.Duration = time.Since(start) }()
-	spec, err := vm.LoadSpec(filepath.Join(c.Dir, "spec.json"))
+	sp, err := spec.Load(filepath.Join(c.Dir, "spec.json"))
 	if err != nil {
 		r.Status, r.Error = Error, err.Error()
 		return r
 	}
-	r.Tolerance = spec.Tolerance
+	r.Tolerance = sp.Tolerance
 	want := map[string][]byte{}
-	for _, o := range spec.Outputs {
+	for _, o := range sp.Outputs {
 		b, err := os.ReadFile(filepath.Join(c.Dir, "expected", o+".bin"))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -164,17 +165,17 @@ func RunCase(ctx context.Context, c Case, opt Options, cache *vm.ModuleCache) *R
 		}
 		want[o] = b
 	}
-	run, err := scheduler.RunSpec(ctx, spec, opt.GPU, scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict}, cache)
+	run, err := scheduler.RunSpec(ctx, sp, opt.GPU, scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict}, cache)
 	if err != nil {
 		r.Status, r.Error = Error, err.Error()
 		return r
 	}
 	r.Inst = run.Result.Stats.Inst
 	r.Status = Pass
-	for _, o := range spec.Outputs {
-		tol := spec.Tolerance.For(o)
+	for _, o := range sp.Outputs {
+		tol := sp.Tolerance.For(o)
 		tol.ULP += opt.ULP
-		cmp := vm.CompareBuffer(o, spec.BufferType(o), run.Outputs[o], want[o], tol)
+		cmp := compare.CompareBuffer(o, sp.BufferType(o), run.Outputs[o], want[o], tol)
 		r.Outputs = append(r.Outputs, cmp)
 		if !cmp.OK() {
 			r.Status = Fail

@@ -32,7 +32,14 @@ v1 says):
     width*height*depth*channels elements, x fastest, channels interleaved;
   - "stack_bytes": raise cudaLimitStackSize to at least this many bytes per
     thread before the launch (recursion);
-  - "tolerance" (read by the comparison, ignored here).
+  - "tolerance" (read by the comparison, ignored here);
+  - buffers and symbols may carry "fill" instead of "file": contents
+    generated from a rule (rand: splitmix64; iota; const), see fill_array();
+  - outputs larger than HASH_ABOVE bytes are recorded as
+    expected/<name>.sha256 (lowercase hex SHA-256, a space, the byte count)
+    instead of expected/<name>.bin (write_expected);
+  - a launch that fails with a CUDA error can be recorded as the expected
+    result: expected/ERROR (write_error), see ERROR_FILE below.
 
 Set RUNSPEC_FAKE=1 to run without a GPU: a host-memory stand-in for CuPy that
 launches nothing and returns the output buffers' initial contents (for
@@ -83,6 +90,18 @@ STICKY_ERRORS = (
     "ECC_UNCORRECTABLE", "Unknown", "UNKNOWN", "ContextIsDestroyed",
     "CONTEXT_IS_DESTROYED",
 )
+
+
+# Outputs above this many bytes are recorded as a digest (expected/<name>.sha256).
+HASH_ABOVE = 256 * 1024
+FILL_KINDS = ("rand", "iota", "const")
+FLOAT_TYPES = ("f16", "f32", "f64")
+# expected/ERROR: the launch failed, and that failure is the expected result.
+# Line 1: the error's name exactly as CUDA reported it (e.g.
+# cudaErrorIllegalInstruction, CUDA_ERROR_ILLEGAL_INSTRUCTION) or "hang" (the
+# kernel did not finish within the runner's timeout and was killed); the rest
+# is the full message, for people only.
+ERROR_FILE = "ERROR"
 
 
 class SpecError(Exception):
@@ -173,6 +192,11 @@ def validate_spec(spec: dict, spec_dir: str, check_files: bool = True) -> list:
                 continue
             if kind == "buffers":
                 bufs[name] = b
+            if "fill" in b:
+                if "file" in b:
+                    err(f"{where}: fill and file are exclusive")
+                for msg in fill_problems(b["fill"], t):
+                    err(f"{where}: fill: {msg}")
             if "file" in b:
                 if not isinstance(b["file"], str):
                     err(f"{where}: file must be a path")
@@ -282,11 +306,124 @@ def validate_spec(spec: dict, spec_dir: str, check_files: bool = True) -> list:
     return errs
 
 
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def fill_problems(fill, t):
+    """Problems with a buffer's "fill" object for element type t (empty: fine)."""
+    if not isinstance(fill, dict):
+        return ["want an object"]
+    kind = fill.get("kind")
+    if kind not in FILL_KINDS:
+        return [f"kind {kind!r} is not one of {' '.join(FILL_KINDS)}"]
+    if t not in FLOAT_TYPES and t not in INT_RANGES:
+        return [f"not defined for type {t}"]
+    allowed = {"rand": {"kind", "seed", "lo", "hi"}, "iota": {"kind", "start", "step"},
+               "const": {"kind", "value"}}[kind]
+    errs = [f"unknown field {k!r}" for k in fill if k not in allowed]
+    isf = t in FLOAT_TYPES
+    if kind == "rand":
+        seed = fill.get("seed")
+        if not _is_int(seed) or not 0 <= seed < 2**64:
+            errs.append(f"seed {seed!r} is not an unsigned 64-bit integer")
+        if isf:
+            for k in ("lo", "hi"):
+                if not _is_num(fill.get(k)):
+                    errs.append(f"{k} {fill.get(k)!r}: a float fill needs numbers lo and hi")
+        else:
+            lo, hi = INT_RANGES[t]
+            lo, hi = fill.get("lo", lo), fill.get("hi", hi)
+            if not _is_int(lo) or not _is_int(hi):
+                errs.append(f"lo/hi {lo!r}/{hi!r}: an integer fill needs integers")
+            elif not (-2**63 <= lo <= hi < 2**64) or hi - lo >= 2**64:
+                errs.append(f"lo/hi {lo}/{hi}: want -2^63 <= lo <= hi < 2^64, hi - lo < 2^64")
+    elif kind == "iota":
+        for k in ("start", "step"):
+            v = fill.get(k, 0)
+            if not (_is_num(v) if isf else _is_int(v)):
+                errs.append(f"{k} {v!r} is not a{' number' if isf else 'n integer'}")
+    else:
+        v = fill.get("value")
+        if not (_is_num(v) if isf else _is_int(v)):
+            errs.append(f"value {v!r} is not a{' number' if isf else 'n integer'}")
+    return errs
+
+
+_SM_GAMMA = 0x9E3779B97F4A7C15
+_SM_M1 = 0xBF58476D1CE4E5B9
+_SM_M2 = 0x94D049BB133111EB
+
+
+def splitmix64(seed, index):
+    """z = splitmix64(seed, i) for a numpy array of indices (uint64 array out)."""
+    import numpy as np
+    u = np.uint64
+    i = np.asarray(index, dtype=np.uint64)
+    s = (i + u(1)) * u(_SM_GAMMA) + u(seed & (2**64 - 1))   # wraps mod 2^64
+    z = (s ^ (s >> u(30))) * u(_SM_M1)
+    z = (z ^ (z >> u(27))) * u(_SM_M2)
+    return z ^ (z >> u(31))
+
+
+def _wrap_int(v_u64, t):
+    """uint64 values -> element type t, keeping the low bits (two's complement)."""
+    import numpy as np
+    bits = SIZES[t] * 8
+    raw = v_u64.astype(np.dtype(f"<u{bits // 8}"))      # C cast: keeps the low bits
+    return raw.view(np.dtype(DTYPES[t]))
+
+
+def fill_array(fill, t, n):
+    """The n elements of type t that a "fill" object describes (see FILL in
+    the README): rand = splitmix64(seed, i) mapped to [lo, hi); iota =
+    start + i*step; const = value. Floats are computed in float64 and rounded
+    to the type with round-to-nearest-even; integers wrap to the type."""
+    import numpy as np
+    problems = fill_problems(fill, t)
+    if problems:
+        raise SpecError("fill: " + "; ".join(problems))
+    dt = np.dtype(DTYPES[t])
+    kind = fill["kind"]
+    idx = np.arange(n, dtype=np.uint64)
+    if t in FLOAT_TYPES:
+        if kind == "rand":
+            z = splitmix64(fill["seed"], idx)
+            u = (z >> np.uint64(11)).astype(np.float64) * 2.0**-53   # exact: < 2^53
+            lo, hi = float(fill["lo"]), float(fill["hi"])
+            v = lo + (hi - lo) * u
+        elif kind == "iota":
+            v = float(fill.get("start", 0)) + idx.astype(np.float64) * float(fill.get("step", 1))
+        else:
+            v = np.full(n, float(fill["value"]), dtype=np.float64)
+        return v.astype(dt)
+    mod = 2**64
+    if kind == "rand":
+        z = splitmix64(fill["seed"], idx)
+        lo_t, hi_t = INT_RANGES[t]
+        lo, hi = fill.get("lo", lo_t), fill.get("hi", hi_t)
+        width = (hi - lo + 1) % mod
+        off = z if width == 0 else z % np.uint64(width)
+        v = off + np.uint64(lo % mod)
+    elif kind == "iota":
+        start, step = fill.get("start", 0), fill.get("step", 1)
+        v = idx * np.uint64(step % mod) + np.uint64(start % mod)
+    else:
+        v = np.full(n, fill["value"] % mod, dtype=np.uint64)
+    return _wrap_int(v, t)
+
+
 def _read_array(spec_dir, item):
-    """The host contents of a buffer or symbol: from its file, or zeros."""
+    """The host contents of a buffer or symbol: from its file or fill rule, or zeros."""
     import numpy as np
     dt = np.dtype(DTYPES[item["type"]])
     n = item["count"]
+    if "fill" in item:
+        return fill_array(item["fill"], item["type"], n)
     if "file" in item:
         a = np.fromfile(os.path.join(spec_dir, item["file"]), dtype=dt)
         if a.size != n:
@@ -295,13 +432,66 @@ def _read_array(spec_dir, item):
     return np.zeros(n, dtype=dt)
 
 
-def write_expected(spec_path: str, outputs: dict) -> None:
-    """Write <spec dir>/expected/<name>.bin for each output."""
+def sha256_line(data: bytes) -> str:
+    """The contents of an expected/<name>.sha256 file for these bytes."""
+    import hashlib
+    return f"{hashlib.sha256(data).hexdigest()} {len(data)}\n"
+
+
+def write_expected(spec_path: str, outputs: dict, hash_above: int = HASH_ABOVE) -> None:
+    """Write <spec dir>/expected/<name>.bin for each output, or
+    expected/<name>.sha256 for an output of more than hash_above bytes (a
+    stale file of the other kind, and a stale expected/ERROR, are removed)."""
     d = os.path.join(os.path.dirname(os.path.abspath(spec_path)), "expected")
     os.makedirs(d, exist_ok=True)
+    _remove(os.path.join(d, ERROR_FILE))
     for name, data in outputs.items():
-        with open(os.path.join(d, name + ".bin"), "wb") as f:
-            f.write(data)
+        binp, shap = os.path.join(d, name + ".bin"), os.path.join(d, name + ".sha256")
+        if len(data) > hash_above:
+            _remove(binp)
+            with open(shap, "w") as f:
+                f.write(sha256_line(data))
+        else:
+            _remove(shap)
+            with open(binp, "wb") as f:
+                f.write(data)
+
+
+def _remove(path):
+    if os.path.exists(path):
+        os.remove(path)
+
+
+_ERR_NAME_RE = None
+
+
+def error_name(message: str) -> str:
+    """The CUDA error name in an exception text (cudaErrorX or CUDA_ERROR_X),
+    or "hang" for a timeout, or "unknown"."""
+    global _ERR_NAME_RE
+    import re
+    if _ERR_NAME_RE is None:
+        _ERR_NAME_RE = re.compile(r"\b(cudaError[A-Za-z]+|CUDA_ERROR_[A-Z_]+)\b")
+    m = _ERR_NAME_RE.search(message)
+    if m:
+        return m.group(1)
+    if message.startswith("timeout") or "hang" in message:
+        return "hang"
+    return "unknown"
+
+
+def write_error(spec_path: str, message: str) -> str:
+    """Record that this spec's launch failed, as its expected result:
+    expected/ERROR holds the error's name on the first line (error_name) and
+    the message after it; expected output files are removed. Returns the name."""
+    d = os.path.join(os.path.dirname(os.path.abspath(spec_path)), "expected")
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        _remove(os.path.join(d, f))
+    name = error_name(message)
+    with open(os.path.join(d, ERROR_FILE), "w") as f:
+        f.write(name + "\n" + " ".join(message.split()) + "\n")
+    return name
 
 
 # ---------------------------------------------------------------------------
@@ -547,7 +737,7 @@ def run_spec(spec_path: str) -> dict:
 # ---------------------------------------------------------------------------
 # Batches: a worker subprocess, restarted after a fatal error or a crash.
 
-def _worker(list_path, status_path, start, write):
+def _worker(list_path, status_path, start, write, record_errors=False):
     with open(list_path) as f:
         paths = [line.rstrip("\n") for line in f if line.strip()]
     with open(status_path, "a", buffering=1) as st:
@@ -563,12 +753,16 @@ def _worker(list_path, status_path, start, write):
             except FatalGPUError as e:
                 rec.update(status="error", error=f"fatal: {e}")
                 fatal = True
+                if write and record_errors:
+                    rec.update(status="expected-error", error=write_error(paths[i], str(e)))
             except SpecError as e:
                 rec.update(status="error", error=f"spec: {e}")
             except Exception as e:
                 tb = traceback.format_exc(limit=3).strip().splitlines()
                 rec.update(status="error",
                            error=f"{type(e).__name__}: {e} [{' | '.join(tb[-3:])}]")
+                if write and record_errors and error_name(str(e)) not in ("unknown", "hang"):
+                    rec.update(status="expected-error", error=write_error(paths[i], str(e)))
             st.write(json.dumps(rec) + "\n")
             st.flush()
             if fatal:
@@ -581,12 +775,16 @@ def _one_line(s, limit=400):
     return s if len(s) <= limit else s[:limit] + "..."
 
 
-def run_batch(spec_paths, write=True, timeout=120.0, log=None, python=None):
+def run_batch(spec_paths, write=True, timeout=120.0, log=None, python=None, record_errors=False):
     """Run specs in order in worker subprocesses; return {path: "ok" | error}.
 
     A worker that dies (fatal CUDA error, crash) or hangs (no progress for
     `timeout` seconds on one spec) is replaced by a fresh one that continues
-    with the next spec. This process never touches CUDA."""
+    with the next spec. This process never touches CUDA.
+
+    record_errors (with write): a launch that fails with a CUDA error, or
+    hangs, has that failure recorded as its expected result (expected/ERROR,
+    see write_error); its status is then "expected-error <name>"."""
     paths = [os.path.abspath(p) for p in spec_paths]
     result = {}
     if not paths:
@@ -604,7 +802,7 @@ def run_batch(spec_paths, write=True, timeout=120.0, log=None, python=None):
     while start < len(paths):
         first = start
         cmd = [python, os.path.abspath(__file__), "--worker", list_path, status_path,
-               str(start), "1" if write else "0"]
+               str(start), "1" if write else "0", "1" if record_errors else "0"]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, start_new_session=True)
         out_chunks = []
@@ -630,6 +828,12 @@ def run_batch(spec_paths, write=True, timeout=120.0, log=None, python=None):
                 i = rec["i"]
                 if rec["event"] == "start":
                     current, started_at, any_started = i, time.time(), True
+                elif rec["status"] == "expected-error":
+                    st = "expected-error " + rec["error"]
+                    result[paths[i]] = st
+                    log("err  " + paths[i] + ": " + st)
+                    current = None
+                    start = i + 1
                 else:
                     st = "ok" if rec["status"] == "ok" else _one_line(rec.get("error", "error"))
                     result[paths[i]] = st
@@ -646,6 +850,10 @@ def run_batch(spec_paths, write=True, timeout=120.0, log=None, python=None):
                     pass
                 proc.wait()
                 result[paths[current]] = f"timeout after {timeout:.0f}s"
+                if write and record_errors:
+                    result[paths[current]] = "expected-error " + write_error(
+                        paths[current], f"timeout after {timeout:.0f}s: the kernel did not finish "
+                        "(hang); the runner killed it")
                 log(f"FAIL {paths[current]}: timeout after {timeout:.0f}s")
                 start = current + 1
                 current = None
@@ -677,8 +885,9 @@ def run_batch(spec_paths, write=True, timeout=120.0, log=None, python=None):
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "--worker":
-        _, list_path, status_path, start, write = argv
-        sys.exit(_worker(list_path, status_path, int(start), write == "1"))
+        _, list_path, status_path, start, write, *rest = argv
+        sys.exit(_worker(list_path, status_path, int(start), write == "1",
+                         bool(rest) and rest[0] == "1"))
     import argparse
     ap = argparse.ArgumentParser(description="Run launch specs on the GPU and write "
                                              "<spec dir>/expected/<output>.bin.")
@@ -690,6 +899,9 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=120.0,
                     help="seconds one spec may run before its worker is killed")
     ap.add_argument("--status-json", help="write {spec: status} here")
+    ap.add_argument("--record-errors", action="store_true",
+                    help="record a launch's CUDA error or hang as its expected result "
+                         "(expected/ERROR)")
     args = ap.parse_args(argv)
     paths = list(args.specs)
     for lf in args.list:
@@ -697,13 +909,16 @@ def main(argv=None):
             paths += [line.strip() for line in f if line.strip() and not line.startswith("#")]
     if not paths:
         ap.error("no specs given")
-    res = run_batch(paths, write=not args.no_write, timeout=args.timeout)
+    res = run_batch(paths, write=not args.no_write, timeout=args.timeout,
+                    record_errors=args.record_errors)
     if args.status_json:
         with open(args.status_json, "w") as f:
             json.dump(res, f, indent=1)
     nok = sum(1 for v in res.values() if v == "ok")
-    print(f"{nok} ok, {len(res) - nok} failed", flush=True)
-    return 0 if nok == len(res) else 1
+    nerr = sum(1 for v in res.values() if v.startswith("expected-error"))
+    print(f"{nok} ok, {len(res) - nok - nerr} failed"
+          + (f", {nerr} expected errors recorded" if nerr else ""), flush=True)
+    return 0 if nok + nerr == len(res) else 1
 
 
 if __name__ == "__main__":

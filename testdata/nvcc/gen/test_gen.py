@@ -153,6 +153,32 @@ class FakeBatch(unittest.TestCase):
             self.assertEqual(len(f.read()), 32)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "b", "expected")))
 
+    def test_record_errors_and_fill(self):
+        import numpy as np
+        os.environ["RUNSPEC_FAKE"] = "1"
+        os.environ["RUNSPEC_FAKE_FATAL"] = "boom"
+        os.environ["RUNSPEC_FAKE_HANG"] = "hang"
+        specs = [self._spec("a", "boom"), self._spec("b", "hang"), self._spec("c", "k")]
+        # c: a filled output of 2^17 u32 (512 KiB) is recorded as a digest
+        with open(specs[2]) as f:
+            spec = json.load(f)
+        spec["buffers"] = [{"name": "out", "type": "u32", "count": 1 << 17,
+                            "fill": {"kind": "iota", "start": 3}}]
+        with open(specs[2], "w") as f:
+            json.dump(spec, f)
+        res = runspec.run_batch(specs, write=True, timeout=3, log=lambda s: None, record_errors=True)
+        st = {os.path.basename(os.path.dirname(p)): s for p, s in res.items()}
+        self.assertEqual(st["a"], "expected-error cudaErrorIllegalAddress")
+        self.assertEqual(st["b"], "expected-error hang")
+        self.assertEqual(st["c"], "ok")
+        with open(os.path.join(self.dir, "a", "expected", "ERROR")) as f:
+            self.assertEqual(f.readline().strip(), "cudaErrorIllegalAddress")
+        with open(os.path.join(self.dir, "b", "expected", "ERROR")) as f:
+            self.assertEqual(f.readline().strip(), "hang")
+        want = np.arange(3, 3 + (1 << 17), dtype="<u4").tobytes()
+        with open(os.path.join(self.dir, "c", "expected", "out.sha256")) as f:
+            self.assertEqual(f.read(), runspec.sha256_line(want))
+
     def test_cli(self):
         env = dict(os.environ, RUNSPEC_FAKE="1")
         p1 = self._spec("x", "k")
@@ -165,6 +191,130 @@ class FakeBatch(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("1 ok, 0 failed", r.stdout)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "x", "expected")))
+
+
+def _splitmix64_scalar(seed, i):
+    """An independent scalar splitmix64 (Python integers), as FILL.md words it."""
+    m = 2**64 - 1
+    s = (seed + (i + 1) * 0x9E3779B97F4A7C15) & m
+    z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return z ^ (z >> 31)
+
+
+class Fill(unittest.TestCase):
+    """The "fill" buffer field and hashed expected outputs (FILL.md)."""
+
+    # Computed with a separate C program (uint64_t arithmetic) for this test.
+    KNOWN = [(0, 0, 0xe220a8397b1dcdaf), (0, 1, 0x6e789e6aa1b965f4), (0, 2, 0x06c45d188009454f),
+             (7, 0, 0x63cbe1e459320dd7), (7, 2, 0xe6984080bab12a02),
+             (2**64 - 1, 0, 0xe4d971771b652c20), (2**64 - 1, 1, 0xe99ff867dbf682c9),
+             (12345, 1, 0x346edce5f713f8ed), (7, 1000000, 0xa266b3da0c52b8bc)]
+
+    def test_splitmix64_known(self):
+        import numpy as np
+        for seed, i, want in self.KNOWN:
+            self.assertEqual(_splitmix64_scalar(seed, i), want, (seed, i))
+            got = int(runspec.splitmix64(seed, np.array([i], dtype=np.uint64))[0])
+            self.assertEqual(got, want, (seed, i))
+
+    def test_splitmix64_matches_scalar(self):
+        import numpy as np
+        for seed in (1, 99, 2**63 + 5, 0xDEADBEEFCAFEBABE):
+            z = runspec.splitmix64(seed, np.arange(300, dtype=np.uint64))
+            self.assertEqual([int(x) for x in z], [_splitmix64_scalar(seed, i) for i in range(300)])
+
+    def test_float_rand(self):
+        import numpy as np
+        a = runspec.fill_array({"kind": "rand", "seed": 7, "lo": -1, "hi": 1}, "f32", 3)
+        self.assertEqual(a.dtype, np.dtype("<f4"))
+        self.assertEqual([int(x) for x in a.view("<u4")], [0xbe61a0f1, 0xbf776786, 0x3f4d3081])
+        d = runspec.fill_array({"kind": "rand", "seed": 7, "lo": -1, "hi": 1}, "f64", 2)
+        self.assertEqual(float(d[0]), -0.22034050321745702)
+        for i in range(2):
+            u = (_splitmix64_scalar(7, i) >> 11) * 2.0**-53
+            self.assertEqual(float(d[i]), -1.0 + 2.0 * u)
+        h = runspec.fill_array({"kind": "rand", "seed": 3, "lo": 0, "hi": 1000}, "f16", 64)
+        for i in range(64):
+            u = (_splitmix64_scalar(3, i) >> 11) * 2.0**-53
+            self.assertEqual(h[i].tobytes(), np.float16(0.0 + 1000.0 * u).tobytes())
+
+    def test_int_rand(self):
+        import numpy as np
+        a = runspec.fill_array({"kind": "rand", "seed": 3, "lo": 10, "hi": 20}, "u32", 3)
+        self.assertEqual(a.tolist(), [14, 19, 16])
+        full = runspec.fill_array({"kind": "rand", "seed": 5}, "u64", 4)
+        self.assertEqual(full.tolist(), [_splitmix64_scalar(5, i) for i in range(4)])
+        s64 = runspec.fill_array({"kind": "rand", "seed": 5}, "s64", 4)
+        def signed(v, bits):
+            v %= 2**bits
+            return v - 2**bits if v >= 2**(bits - 1) else v
+        self.assertEqual(s64.tolist(), [signed(-2**63 + _splitmix64_scalar(5, i), 64) for i in range(4)])
+        s8 = runspec.fill_array({"kind": "rand", "seed": 9, "lo": -3, "hi": 3}, "s8", 200)
+        self.assertEqual(s8.dtype, np.dtype("i1"))
+        self.assertEqual(s8.tolist(), [-3 + _splitmix64_scalar(9, i) % 7 for i in range(200)])
+        u8 = runspec.fill_array({"kind": "rand", "seed": 9}, "u8", 50)
+        self.assertEqual(u8.tolist(), [_splitmix64_scalar(9, i) % 256 for i in range(50)])
+        # lo beyond the type: wrapped to the element's width
+        w = runspec.fill_array({"kind": "rand", "seed": 1, "lo": 250, "hi": 260}, "u8", 20)
+        self.assertEqual(w.tolist(), [(250 + _splitmix64_scalar(1, i) % 11) % 256 for i in range(20)])
+
+    def test_iota_const(self):
+        import numpy as np
+        self.assertEqual(runspec.fill_array({"kind": "iota", "start": 5, "step": -2}, "u16", 4).tolist(),
+                         [5, 3, 1, 65535])
+        self.assertEqual(runspec.fill_array({"kind": "iota"}, "s32", 3).tolist(), [0, 1, 2])
+        f = runspec.fill_array({"kind": "iota", "start": 0.5, "step": 0.1}, "f32", 3)
+        self.assertEqual(f.tolist(), [float(np.float32(0.5 + i * 0.1)) for i in range(3)])
+        c = runspec.fill_array({"kind": "const", "value": 0.1}, "f16", 2)
+        self.assertEqual(c.view("<u2").tolist(), [0x2E66, 0x2E66])
+        self.assertEqual(runspec.fill_array({"kind": "const", "value": -1}, "u32", 2).tolist(),
+                         [0xFFFFFFFF] * 2)
+
+    def test_validate(self):
+        base = {"module": "m.ptx", "kernel": "k", "grid": [1], "block": [1],
+                "args": [{"buffer": "a"}], "outputs": ["a"]}
+        ok = dict(base, buffers=[{"name": "a", "type": "f32", "count": 1 << 20,
+                                  "fill": {"kind": "rand", "seed": 7, "lo": -1, "hi": 1}}])
+        self.assertEqual(runspec.validate_spec(ok, "/nonexistent"), [])
+        bad = [
+            {"name": "a", "type": "f32", "count": 4, "fill": {"kind": "rand", "seed": 1}},
+            {"name": "a", "type": "f32", "count": 4, "file": "x.bin", "fill": {"kind": "iota"}},
+            {"name": "a", "type": "u32", "count": 4, "fill": {"kind": "gauss", "seed": 1}},
+            {"name": "a", "type": "u32", "count": 4, "fill": {"kind": "rand", "seed": -1}},
+            {"name": "a", "type": "u32", "count": 4, "fill": {"kind": "rand", "seed": 1, "lo": 5, "hi": 2}},
+            {"name": "a", "type": "u32", "count": 4, "fill": {"kind": "const", "value": 0.5}},
+            {"name": "a", "type": "bf16", "count": 4, "fill": {"kind": "iota"}},
+            {"name": "a", "type": "u32", "count": 4, "fill": {"kind": "iota", "stride": 2}},
+        ]
+        for b in bad:
+            self.assertNotEqual(runspec.validate_spec(dict(base, buffers=[b]), "/nonexistent",
+                                                      check_files=False), [], b)
+
+    def test_write_expected_hash_and_error(self):
+        import hashlib
+        d = tempfile.mkdtemp(prefix="fill.")
+        try:
+            sp = os.path.join(d, "spec.json")
+            big, small = bytes(range(256)) * 1025, b"\x01\x02"
+            runspec.write_expected(sp, {"big": big, "small": small})
+            e = os.path.join(d, "expected")
+            self.assertEqual(sorted(os.listdir(e)), ["big.sha256", "small.bin"])
+            with open(os.path.join(e, "big.sha256")) as f:
+                self.assertEqual(f.read(), hashlib.sha256(big).hexdigest() + " 262400\n")
+            name = runspec.write_error(sp, "CUDARuntimeError: cudaErrorIllegalInstruction: an "
+                                           "illegal instruction was encountered")
+            self.assertEqual(name, "cudaErrorIllegalInstruction")
+            self.assertEqual(os.listdir(e), ["ERROR"])
+            with open(os.path.join(e, "ERROR")) as f:
+                self.assertEqual(f.readline(), "cudaErrorIllegalInstruction\n")
+            runspec.write_expected(sp, {"small": small})
+            self.assertEqual(os.listdir(e), ["small.bin"])
+            self.assertEqual(runspec.error_name("timeout after 5s"), "hang")
+            self.assertEqual(runspec.error_name("CUDADriverError: CUDA_ERROR_ILLEGAL_ADDRESS: x"),
+                             "CUDA_ERROR_ILLEGAL_ADDRESS")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
 
 
 PTX = r"""

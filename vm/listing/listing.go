@@ -1,17 +1,18 @@
-package vm
+package listing
 
 import (
 	"sort"
 
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx"
+	"github.com/ptxvm/ptxvm/vm"
 )
 
 // KernelInfo describes a kernel as `ptxas -v` would, from what the PTX
 // declares: parameters, registers by type, shared, local and constant bytes.
 type KernelInfo struct {
 	Name         string
-	Params       []ParamSlot
+	Params       []vm.ParamSlot
 	ParamBytes   uint64
 	Registers    []RegClass // declared registers of the entry, by type
 	SharedStatic uint64     // static shared memory of the kernel
@@ -24,29 +25,28 @@ type KernelInfo struct {
 
 // RegClass is a count of declared registers of one type.
 type RegClass struct {
-	Type  Type
+	Type  vm.Type
 	Count int
 }
 
-// Info describes a kernel from a token scan of its body and of the bodies
-// it calls, without parsing or lowering them: listing every kernel of a
-// large module costs about as much as reading it once. Kernel lowers and
-// checks the code itself.
-func (m *Module) Info(name string) (*KernelInfo, error) {
-	fn := m.funcs[name]
-	if fn == nil || !fn.Entry {
-		_, err := m.lowerKernel(name) // the "no kernel named" error
+// Kernel describes kernel name of m from a token scan of its body and of the
+// bodies it calls, without parsing or lowering them: listing every kernel of
+// a large module costs about as much as reading it once. vm.Module.Kernel
+// lowers and checks the code itself.
+func Kernel(m *vm.Module, name string) (*KernelInfo, error) {
+	fn, err := m.EntryDecl(name)
+	if err != nil {
 		return nil, err
 	}
-	ki := &KernelInfo{Name: name, ConstBytes: m.constSize, Perf: map[string][]int64{}}
+	ki := &KernelInfo{Name: name, ConstBytes: m.ConstBytes(), Perf: map[string][]int64{}}
 	for _, p := range fn.Perf {
 		ki.Perf[p.Name] = p.Values
 	}
 	var off uint64
 	for _, p := range fn.Params {
-		slot, err := paramSlot(p)
+		slot, err := vm.ParamLayout(p)
 		if err != nil {
-			return nil, &PosError{Pos: p.Pos, Msg: err.Error()}
+			return nil, &ptx.Error{Pos: p.Pos, Msg: err.Error()}
 		}
 		off = alignUp(off, slot.Align)
 		slot.Offset = off
@@ -57,7 +57,7 @@ func (m *Module) Info(name string) (*KernelInfo, error) {
 	// The entry and every function it can reach.
 	order := []*ptx.Function{fn}
 	seen := map[string]bool{name: true}
-	usedShared := map[*Symbol]bool{}
+	usedShared := map[*vm.Symbol]bool{}
 	var sharedVars []*ptx.VarDecl
 	for i := 0; i < len(order); i++ {
 		f := order[i]
@@ -65,7 +65,7 @@ func (m *Module) Info(name string) (*KernelInfo, error) {
 		ki.Instructions += d.Instructions
 		if i == 0 {
 			for t, n := range d.Regs {
-				if ty, ok := typeNames[t]; ok {
+				if ty, ok := vm.ParseType(t); ok {
 					ki.Registers = append(ki.Registers, RegClass{ty, n})
 				}
 			}
@@ -76,7 +76,7 @@ func (m *Module) Info(name string) (*KernelInfo, error) {
 				sharedVars = append(sharedVars, v)
 			case ".local":
 				if i == 0 {
-					size, align, _, err := varLayout(v)
+					size, align, _, err := vm.VarLayout(v)
 					if err == nil {
 						ki.LocalBytes = alignUp(ki.LocalBytes, align) + size
 					}
@@ -84,10 +84,10 @@ func (m *Module) Info(name string) (*KernelInfo, error) {
 			}
 		}
 		for n := range d.Names {
-			if s := m.syms[n]; s != nil && s.Space == memspace.Shared {
+			if s := m.LookupSymbol(n); s != nil && s.Space == memspace.Shared {
 				usedShared[s] = true
 			}
-			if cf := m.funcs[n]; cf != nil && !cf.Entry && cf.HasBody && !seen[n] {
+			if cf := m.FuncDecl(n); cf != nil && !cf.Entry && cf.HasBody && !seen[n] {
 				seen[n] = true
 				order = append(order, cf)
 				ki.Callees = append(ki.Callees, n)
@@ -96,16 +96,23 @@ func (m *Module) Info(name string) (*KernelInfo, error) {
 	}
 	sort.Slice(ki.Registers, func(i, j int) bool { return ki.Registers[i].Type < ki.Registers[j].Type })
 	var sh uint64
-	for _, s := range m.symList {
+	for _, s := range m.Symbols() {
 		if usedShared[s] && !s.Dynamic {
 			sh = alignUp(sh, s.Align) + s.Size
 		}
 	}
 	for _, v := range sharedVars {
-		if size, align, _, err := varLayout(v); err == nil && size > 0 {
+		if size, align, _, err := vm.VarLayout(v); err == nil && size > 0 {
 			sh = alignUp(sh, align) + size
 		}
 	}
 	ki.SharedStatic = sh
 	return ki, nil
+}
+
+func alignUp(x, a uint64) uint64 {
+	if a <= 1 {
+		return x
+	}
+	return (x + a - 1) &^ (a - 1)
 }

@@ -1,4 +1,4 @@
-package vm
+package compare
 
 import (
 	"encoding/binary"
@@ -8,6 +8,59 @@ import (
 
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
+
+// Tolerance says how far an output may be from the expected one. An
+// element passes if it is bit-identical; or, when any criterion is set, if
+// both values are NaN, or they are at most ULP units in the last place
+// apart, or |got - want| <= max(Abs, Rel*|want|). Outputs and Default give
+// per-output criteria instead of one for all.
+type Tolerance struct {
+	ULP uint64  `json:"ulp,omitempty"`
+	Abs float64 `json:"abs,omitempty"`
+	Rel float64 `json:"rel,omitempty"`
+	// AnyNaN accepts a NaN for a NaN whatever their payloads (for results
+	// where the GPU's choice among several NaN operands follows ptxas's
+	// register order, which PTX does not fix).
+	AnyNaN  bool                  `json:"any_nan,omitempty"`
+	Outputs map[string]*Tolerance `json:"outputs,omitempty"`
+	Default *Tolerance            `json:"default,omitempty"`
+}
+
+// For returns the criterion that applies to one output.
+func (t *Tolerance) For(output string) Tolerance {
+	if t == nil {
+		return Tolerance{}
+	}
+	if o, ok := t.Outputs[output]; ok && o != nil {
+		return *o
+	}
+	if t.Outputs != nil || t.Default != nil {
+		if t.Default != nil {
+			return *t.Default
+		}
+		return Tolerance{}
+	}
+	return Tolerance{ULP: t.ULP, Abs: t.Abs, Rel: t.Rel, AnyNaN: t.AnyNaN}
+}
+
+// Active reports whether any criterion is set.
+func (t Tolerance) Active() bool { return t.ULP > 0 || t.Abs > 0 || t.Rel > 0 || t.AnyNaN }
+
+// ElemSize is the size of one element of a buffer type (u8 s8 u16 s16 f16
+// bf16 u32 s32 f32 u64 s64 f64); 0 if unknown.
+func ElemSize(t string) int {
+	switch t {
+	case "u8", "s8":
+		return 1
+	case "u16", "s16", "f16", "bf16":
+		return 2
+	case "u32", "s32", "f32":
+		return 4
+	case "u64", "s64", "f64":
+		return 8
+	}
+	return 0
+}
 
 // Diff is one differing element of an output buffer.
 type Diff struct {

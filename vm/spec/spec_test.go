@@ -1,7 +1,6 @@
-package vm_test
+package spec_test
 
 import (
-	"context"
 	"encoding/binary"
 	"math"
 	"os"
@@ -10,20 +9,36 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 func TestSpecRuns(t *testing.T) {
-	s, err := vm.LoadSpec("testdata/spec/spec.json")
+	s, err := spec.Load("testdata/spec.json")
 	require.NoError(t, err)
-	run, err := scheduler.RunSpec(context.Background(), s, scheduler.H100, scheduler.Options{}, nil)
+	p, err := s.Prepare(vm.NewDevice(), nil)
 	require.NoError(t, err)
-	c := run.Outputs["C"]
+	require.NoError(t, runAll(p.Launch, 0))
+	out, err := p.Outputs()
+	require.NoError(t, err)
+	c := out["C"]
 	require.Len(t, c, 256)
 	for i := 0; i < 64; i++ {
 		require.Equal(t, float32(i)*2.5, math.Float32frombits(binary.LittleEndian.Uint32(c[4*i:])))
 	}
+}
+
+// runAll runs every block of l in order on one runner, stopping after
+// maxInst warp instructions (0: no limit).
+func runAll(l *vm.Launch, maxInst int64) error {
+	l.MaxInst = maxInst
+	r := l.NewRunner()
+	for i := 0; i < l.NumCTAs(); i++ {
+		if err := r.RunCTA(l.CTAID(i), 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // specWith writes the test spec's files into a temporary folder with the
@@ -32,7 +47,7 @@ func specWith(t *testing.T, text string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"vecadd.ptx", "A.bin", "B.bin"} {
-		b, err := os.ReadFile(filepath.Join("testdata/spec", f))
+		b, err := os.ReadFile(filepath.Join("testdata", f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
 	}
@@ -77,7 +92,7 @@ func TestSpecErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := specWith(t, c.text)
-			s, err := vm.LoadSpec(p)
+			s, err := spec.Load(p)
 			if !c.atPrepare {
 				require.ErrorContains(t, err, c.want)
 				return
@@ -92,7 +107,7 @@ func TestSpecErrors(t *testing.T) {
 // TestPrepareChecksDims: a spec built or changed in Go (not loaded from
 // JSON) is checked when it is prepared.
 func TestPrepareChecksDims(t *testing.T) {
-	s, err := vm.LoadSpec("testdata/spec/spec.json")
+	s, err := spec.Load("testdata/spec.json")
 	require.NoError(t, err)
 	s.Grid = []uint32{0, 7, 1}
 	_, err = s.Prepare(vm.NewDevice(), nil)
@@ -115,9 +130,9 @@ func TestSpecScalarArgs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.arg, func(t *testing.T) {
-			var a vm.ArgSpec
+			var a spec.Arg
 			require.NoError(t, a.UnmarshalJSON([]byte(c.arg)))
-			b, err := vm.ArgBytes(&a)
+			b, err := spec.ArgBytes(&a)
 			require.NoError(t, err)
 			require.Equal(t, c.want, b)
 		})
@@ -127,14 +142,14 @@ func TestSpecScalarArgs(t *testing.T) {
 // FuzzSpec feeds arbitrary specs through the loader, the preparation and a
 // short run: any outcome but a panic or a hang is acceptable.
 func FuzzSpec(f *testing.F) {
-	seed, err := os.ReadFile("testdata/spec/spec.json")
+	seed, err := os.ReadFile("testdata/spec.json")
 	require.NoError(f, err)
 	f.Add(seed)
 	f.Add([]byte(`{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [65535, 65535, 65535], "block": [1024], "args": []}`))
 	f.Add([]byte(`{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [1], "block": [32], "buffers": [{"name": "C", "type": "u8", "count": 3}], "args": [{"buffer": "C"}, {"buffer": "C"}, {"buffer": "C"}, {"s32": 2147483647}], "outputs": ["C"]}`))
 	dir := f.TempDir()
 	for _, n := range []string{"vecadd.ptx", "A.bin", "B.bin"} {
-		b, err := os.ReadFile(filepath.Join("testdata/spec", n))
+		b, err := os.ReadFile(filepath.Join("testdata", n))
 		require.NoError(f, err)
 		require.NoError(f, os.WriteFile(filepath.Join(dir, n), b, 0o644))
 	}
@@ -142,7 +157,7 @@ func FuzzSpec(f *testing.F) {
 		if len(data) > 1<<16 {
 			return
 		}
-		s, err := vm.ParseSpec(data, dir)
+		s, err := spec.Parse(data, dir)
 		if err != nil {
 			return
 		}
@@ -155,7 +170,7 @@ func FuzzSpec(f *testing.F) {
 		if p.Launch.NumCTAs() > 4096 {
 			return // valid but too slow for a fuzz iteration
 		}
-		_, _ = scheduler.RunFunctional(context.Background(), p.Launch, scheduler.H100, scheduler.Options{Workers: 1, MaxInst: 1 << 16})
+		_ = runAll(p.Launch, 1<<16)
 		_, _ = p.Outputs()
 	})
 }

@@ -1,4 +1,4 @@
-package vm
+package spec
 
 import (
 	"bytes"
@@ -16,25 +16,27 @@ import (
 	"sync"
 
 	"github.com/ptxvm/ptxvm/ptx"
+	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/compare"
 )
 
 // Spec is a launch spec, version 1 (see DESIGN.md): a module, a kernel, the
 // launch geometry, buffers with their initial contents, arguments, and the
 // buffers to write back.
 type Spec struct {
-	Module             string        `json:"module"`
-	Kernel             string        `json:"kernel"`
-	Grid               []uint32      `json:"grid"`
-	Block              []uint32      `json:"block"`
-	DynamicSharedBytes uint64        `json:"dynamic_shared_bytes,omitempty"`
-	Buffers            []BufferSpec  `json:"buffers,omitempty"`
-	Symbols            []BufferSpec  `json:"symbols,omitempty"`
-	Textures           []TextureSpec `json:"textures,omitempty"`
-	Args               []ArgSpec     `json:"args"`
-	Outputs            []string      `json:"outputs,omitempty"`
+	Module             string    `json:"module"`
+	Kernel             string    `json:"kernel"`
+	Grid               []uint32  `json:"grid"`
+	Block              []uint32  `json:"block"`
+	DynamicSharedBytes uint64    `json:"dynamic_shared_bytes,omitempty"`
+	Buffers            []Buffer  `json:"buffers,omitempty"`
+	Symbols            []Buffer  `json:"symbols,omitempty"`
+	Textures           []Texture `json:"textures,omitempty"`
+	Args               []Arg     `json:"args"`
+	Outputs            []string  `json:"outputs,omitempty"`
 	// Optional fields beyond v1's core (they never change its meaning).
-	Tolerance   *Tolerance `json:"tolerance,omitempty"`
-	Description string     `json:"description,omitempty"`
+	Tolerance   *compare.Tolerance `json:"tolerance,omitempty"`
+	Description string             `json:"description,omitempty"`
 	// StackBytes is the per-thread stack the kernel needs (cudaLimitStackSize);
 	// this emulator sizes local memory itself and only checks it is sane.
 	StackBytes uint64 `json:"stack_bytes,omitempty"`
@@ -45,53 +47,16 @@ type Spec struct {
 	Dir  string `json:"-"`
 }
 
-// Tolerance says how far an output may be from the expected one. An
-// element passes if it is bit-identical; or, when any criterion is set, if
-// both values are NaN, or they are at most ULP units in the last place
-// apart, or |got - want| <= max(Abs, Rel*|want|). Outputs and Default give
-// per-output criteria instead of one for all.
-type Tolerance struct {
-	ULP uint64  `json:"ulp,omitempty"`
-	Abs float64 `json:"abs,omitempty"`
-	Rel float64 `json:"rel,omitempty"`
-	// AnyNaN accepts a NaN for a NaN whatever their payloads (for results
-	// where the GPU's choice among several NaN operands follows ptxas's
-	// register order, which PTX does not fix).
-	AnyNaN  bool                  `json:"any_nan,omitempty"`
-	Outputs map[string]*Tolerance `json:"outputs,omitempty"`
-	Default *Tolerance            `json:"default,omitempty"`
-}
-
-// For returns the criterion that applies to one output.
-func (t *Tolerance) For(output string) Tolerance {
-	if t == nil {
-		return Tolerance{}
-	}
-	if o, ok := t.Outputs[output]; ok && o != nil {
-		return *o
-	}
-	if t.Outputs != nil || t.Default != nil {
-		if t.Default != nil {
-			return *t.Default
-		}
-		return Tolerance{}
-	}
-	return Tolerance{ULP: t.ULP, Abs: t.Abs, Rel: t.Rel, AnyNaN: t.AnyNaN}
-}
-
-// Active reports whether any criterion is set.
-func (t Tolerance) Active() bool { return t.ULP > 0 || t.Abs > 0 || t.Rel > 0 || t.AnyNaN }
-
-// BufferSpec is a device buffer (or, under "symbols", a module variable).
-type BufferSpec struct {
+// Buffer is a device buffer (or, under "symbols", a module variable).
+type Buffer struct {
 	Name  string `json:"name"`
 	Type  string `json:"type"`
 	Count uint64 `json:"count"`
 	File  string `json:"file,omitempty"`
 }
 
-// TextureSpec is a texture object over a buffer.
-type TextureSpec struct {
+// Texture is a texture object over a buffer.
+type Texture struct {
 	Name       string   `json:"name"`
 	Buffer     string   `json:"buffer"`
 	Dims       []uint32 `json:"dims"`
@@ -105,9 +70,9 @@ type TextureSpec struct {
 	Gather     bool     `json:"gather,omitempty"` // the array allows tex2Dgather (no effect here)
 }
 
-// ArgSpec is one kernel argument: a buffer's address, a texture handle, or
+// Arg is one kernel argument: a buffer's address, a texture handle, or
 // a typed scalar.
-type ArgSpec struct {
+type Arg struct {
 	Kind  string // "buffer", "texture", or a scalar type
 	Name  string // buffer or texture name
 	Value json.Number
@@ -115,7 +80,7 @@ type ArgSpec struct {
 }
 
 // UnmarshalJSON reads {"buffer": "A"}, {"u32": 5}, {"f32": "0x3f800000"}, ...
-func (a *ArgSpec) UnmarshalJSON(b []byte) error {
+func (a *Arg) UnmarshalJSON(b []byte) error {
 	var m map[string]json.RawMessage
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
@@ -152,7 +117,7 @@ func (a *ArgSpec) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes the one-key form.
-func (a ArgSpec) MarshalJSON() ([]byte, error) {
+func (a Arg) MarshalJSON() ([]byte, error) {
 	switch {
 	case a.Kind == "buffer" || a.Kind == "texture":
 		return json.Marshal(map[string]string{a.Kind: a.Name})
@@ -164,28 +129,13 @@ func (a ArgSpec) MarshalJSON() ([]byte, error) {
 
 var scalarSize = map[string]int{"u8": 1, "s8": 1, "u16": 2, "s16": 2, "u32": 4, "s32": 4, "u64": 8, "s64": 8, "f32": 4, "f64": 8}
 
-// ElemSize is the size of one element of a buffer type; 0 if unknown.
-func ElemSize(t string) int {
-	switch t {
-	case "u8", "s8":
-		return 1
-	case "u16", "s16", "f16", "bf16":
-		return 2
-	case "u32", "s32", "f32":
-		return 4
-	case "u64", "s64", "f64":
-		return 8
-	}
-	return 0
-}
-
-// LoadSpec reads and checks a launch spec file.
-func LoadSpec(path string) (*Spec, error) {
+// Load reads and checks a launch spec file.
+func Load(path string) (*Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ParseSpec(data, filepath.Dir(path))
+	s, err := Parse(data, filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -193,8 +143,8 @@ func LoadSpec(path string) (*Spec, error) {
 	return s, nil
 }
 
-// ParseSpec parses and checks a launch spec; dir resolves relative paths.
-func ParseSpec(data []byte, dir string) (*Spec, error) {
+// Parse parses and checks a launch spec; dir resolves relative paths.
+func Parse(data []byte, dir string) (*Spec, error) {
 	var s Spec
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
@@ -291,7 +241,7 @@ func (s *Spec) check() error {
 			return fmt.Errorf("%s: name %q is used twice", what, b.Name)
 		}
 		names[b.Name] = "buffer"
-		if ElemSize(b.Type) == 0 {
+		if compare.ElemSize(b.Type) == 0 {
 			return fmt.Errorf("%s (%s): unknown type %q (want u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64)", what, b.Name, b.Type)
 		}
 		if b.Count == 0 || b.Count > 1<<34 {
@@ -299,7 +249,7 @@ func (s *Spec) check() error {
 		}
 	}
 	for i, b := range s.Symbols {
-		if b.Name == "" || ElemSize(b.Type) == 0 || b.Count == 0 {
+		if b.Name == "" || compare.ElemSize(b.Type) == 0 || b.Count == 0 {
 			return fmt.Errorf("symbols[%d]: needs a name, a known type and a positive count", i)
 		}
 	}
@@ -353,7 +303,7 @@ func dims3(what string, v []uint32) ([3]uint32, error) {
 }
 
 // bytes encodes a scalar argument.
-func (a *ArgSpec) bytes() ([]byte, error) {
+func (a *Arg) bytes() ([]byte, error) {
 	n := scalarSize[a.Kind]
 	buf := make([]byte, n)
 	var bitsv uint64
@@ -460,9 +410,9 @@ func (c *ModuleCache) get(path string) (*ptx.Module, error) {
 // Prepared is a spec made ready to run on a device.
 type Prepared struct {
 	Spec    *Spec
-	Device  *Device
-	Module  *Module
-	Launch  *Launch
+	Device  *vm.Device
+	Module  *vm.Module
+	Launch  *vm.Launch
 	Buffers map[string]uint64 // device addresses
 }
 
@@ -476,15 +426,15 @@ func (s *Spec) resolve(p string) string {
 // Prepare loads the module, allocates and fills the buffers, writes the
 // symbols and the arguments, and returns a launch ready to run. cache may
 // be nil.
-func (s *Spec) Prepare(dev *Device, cache *ModuleCache) (*Prepared, error) {
+func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 	mpath := s.resolve(s.Module)
-	var m *Module
+	var m *vm.Module
 	if cache != nil {
 		ast, err := cache.get(mpath)
 		if err != nil {
 			return nil, err
 		}
-		m, err = dev.loadAST(mpath, ast)
+		m, err = dev.LoadAST(mpath, ast)
 		if err != nil {
 			return nil, err
 		}
@@ -500,7 +450,7 @@ func (s *Spec) Prepare(dev *Device, cache *ModuleCache) (*Prepared, error) {
 	}
 	p := &Prepared{Spec: s, Device: dev, Module: m, Buffers: map[string]uint64{}}
 	for _, b := range s.Buffers {
-		n := b.Count * uint64(ElemSize(b.Type))
+		n := b.Count * uint64(compare.ElemSize(b.Type))
 		addr, err := dev.Malloc(n, "buffer "+b.Name)
 		if err != nil {
 			return nil, err
@@ -517,7 +467,7 @@ func (s *Spec) Prepare(dev *Device, cache *ModuleCache) (*Prepared, error) {
 		}
 	}
 	for _, b := range s.Symbols {
-		n := b.Count * uint64(ElemSize(b.Type))
+		n := b.Count * uint64(compare.ElemSize(b.Type))
 		var data []byte
 		if b.File != "" {
 			var err error
@@ -562,7 +512,7 @@ func (s *Spec) Prepare(dev *Device, cache *ModuleCache) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := m.PrepareLaunch(s.Kernel, LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
+	l, err := m.PrepareLaunch(s.Kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
 	if err != nil {
 		return nil, err
 	}
@@ -570,7 +520,7 @@ func (s *Spec) Prepare(dev *Device, cache *ModuleCache) (*Prepared, error) {
 	return p, nil
 }
 
-func (s *Spec) readFile(b BufferSpec, n uint64) ([]byte, error) {
+func (s *Spec) readFile(b Buffer, n uint64) ([]byte, error) {
 	path := s.resolve(b.File)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -586,13 +536,13 @@ func (s *Spec) readFile(b BufferSpec, n uint64) ([]byte, error) {
 func (p *Prepared) Outputs() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	for _, name := range p.Spec.Outputs {
-		var b *BufferSpec
+		var b *Buffer
 		for i := range p.Spec.Buffers {
 			if p.Spec.Buffers[i].Name == name {
 				b = &p.Spec.Buffers[i]
 			}
 		}
-		data := make([]byte, b.Count*uint64(ElemSize(b.Type)))
+		data := make([]byte, b.Count*uint64(compare.ElemSize(b.Type)))
 		if err := p.Device.MemcpyDtoH(data, p.Buffers[name]); err != nil {
 			return nil, err
 		}
@@ -625,9 +575,9 @@ func (p *Prepared) SortedBuffers() []string {
 }
 
 // ArgBytes encodes a scalar argument as the kernel parameter bytes.
-func ArgBytes(a *ArgSpec) ([]byte, error) { return a.bytes() }
+func ArgBytes(a *Arg) ([]byte, error) { return a.bytes() }
 
-func (s *Spec) makeTexture(dev *Device, p *Prepared, t TextureSpec) (uint64, error) {
+func (s *Spec) makeTexture(dev *vm.Device, p *Prepared, t Texture) (uint64, error) {
 	addr := p.Buffers[t.Buffer]
 	var bt string
 	for _, b := range s.Buffers {
@@ -639,24 +589,24 @@ func (s *Spec) makeTexture(dev *Device, p *Prepared, t TextureSpec) (uint64, err
 	if format == "" {
 		format = bt
 	}
-	if ElemSize(format) != ElemSize(bt) {
+	if compare.ElemSize(format) != compare.ElemSize(bt) {
 		return 0, fmt.Errorf("format %s does not match buffer %s of type %s", format, t.Buffer, bt)
 	}
 	a := dev.Mem.Find(addr, 1)
-	desc := TextureDesc{Linear: t.Linear, Format: format, Channels: t.Channels, Normalized: t.Normalized,
+	desc := vm.TextureDesc{Linear: t.Linear, Format: format, Channels: t.Channels, Normalized: t.Normalized,
 		Data: a.Data, Base: addr}
 	for _, d := range t.Dims {
 		desc.Dims = append(desc.Dims, int(d))
 	}
 	switch t.Address {
 	case "", "clamp":
-		desc.Address = AddrClamp
+		desc.Address = vm.AddrClamp
 	case "wrap":
-		desc.Address = AddrWrap
+		desc.Address = vm.AddrWrap
 	case "mirror":
-		desc.Address = AddrMirror
+		desc.Address = vm.AddrMirror
 	case "border":
-		desc.Address = AddrBorder
+		desc.Address = vm.AddrBorder
 	default:
 		return 0, fmt.Errorf("address mode %q is not one of clamp, wrap, mirror, border", t.Address)
 	}
@@ -674,7 +624,7 @@ func (s *Spec) makeTexture(dev *Device, p *Prepared, t TextureSpec) (uint64, err
 	default:
 		return 0, fmt.Errorf("read mode %q is not element or normalized", t.Read)
 	}
-	if (desc.Address == AddrWrap || desc.Address == AddrMirror) && !desc.Normalized && !desc.Linear {
+	if (desc.Address == vm.AddrWrap || desc.Address == vm.AddrMirror) && !desc.Normalized && !desc.Linear {
 		return 0, fmt.Errorf("%s addressing needs normalized coordinates", t.Address)
 	}
 	return dev.CreateTexture(desc)

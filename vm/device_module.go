@@ -1,0 +1,311 @@
+package vm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/ptx"
+)
+
+// Module is a PTX module loaded into a device: its variables placed, its
+// kernels lowered on first use.
+type Module struct {
+	dev       *Device
+	Filename  string
+	AST       *ptx.Module
+	funcs     map[string]*ptx.Function
+	syms      map[string]*Symbol
+	symList   []*Symbol
+	files     map[int]string
+	constBank *memspace.Allocation
+	constSize uint64
+
+	mu      sync.Mutex
+	kernels map[string]*Kernel
+}
+
+// LoadModule parses src (function bodies on demand) and places its
+// module-scope variables: .global variables in their own allocations,
+// .const variables in a 64 KiB constant bank, initialisers written.
+func (d *Device) LoadModule(filename string, src []byte) (*Module, error) {
+	ast, err := ptx.ParseLazy(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	return d.LoadAST(filename, ast)
+}
+
+// LoadAST loads a module that was parsed already (ptx.Parse or ptx.ParseLazy):
+// callers that launch one module many times parse it once. The tree must not
+// be modified afterwards; function bodies not yet parsed are parsed on first
+// use.
+func (d *Device) LoadAST(filename string, ast *ptx.Module) (*Module, error) {
+	m := &Module{dev: d, Filename: filename, AST: ast, funcs: map[string]*ptx.Function{},
+		syms: map[string]*Symbol{}, files: map[int]string{}, kernels: map[string]*Kernel{}}
+	for _, f := range ast.Files {
+		m.files[f.Index] = f.Name
+	}
+	var errs ptx.ErrorList
+	for _, fn := range ast.Funcs {
+		if old := m.funcs[fn.Name]; old != nil {
+			if old.HasBody && fn.HasBody {
+				errs = append(errs, &ptx.Error{Pos: fn.Pos, Msg: "function " + fn.Name + " is defined twice"})
+			}
+			if !fn.HasBody {
+				continue // a declaration after the definition
+			}
+		}
+		m.funcs[fn.Name] = fn
+	}
+	bank, err := d.Mem.Malloc(memspace.ConstBankSize, "the constant bank of "+filename)
+	if err != nil {
+		return nil, err
+	}
+	m.constBank = bank
+	for _, v := range ast.Vars {
+		size, align, t, err := VarLayout(v)
+		if err != nil {
+			errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: err.Error()})
+			continue
+		}
+		if _, dup := m.syms[v.Name]; dup {
+			errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: "variable " + v.Name + " is declared twice"})
+			continue
+		}
+		s := &Symbol{Name: v.Name, Size: size, Align: max(align, 1), Type: t, Decl: v, Extern: v.Linkage == ".extern"}
+		switch v.Space {
+		case ".global":
+			s.Space = memspace.Global
+			if s.Extern {
+				errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: "extern .global variable " + v.Name + " is defined in another module; linking modules is not supported"})
+				continue
+			}
+			a, err := d.Mem.Malloc(max(size, 1), "global variable "+v.Name)
+			if err != nil {
+				return nil, err
+			}
+			s.Addr, s.Alloc = a.Base, a
+		case ".const":
+			s.Space = memspace.Const
+			off := alignUp(m.constSize, s.Align)
+			if off+size > memspace.ConstBankSize {
+				errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: fmt.Sprintf("constant variable %s does not fit in the 64 KiB constant bank", v.Name)})
+				continue
+			}
+			s.Addr = off
+			m.constSize = off + size
+		case ".shared":
+			s.Space = memspace.Shared
+			s.Dynamic = s.Extern && size == 0
+		case ".tex", ".surf", ".sampler":
+			continue // texture references: not supported by this model
+		default:
+			if t == TexRef {
+				continue
+			}
+			errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: "module-scope " + v.Space + " variables are not supported"})
+			continue
+		}
+		m.syms[v.Name] = s
+		m.symList = append(m.symList, s)
+	}
+	// Initialisers, once every address is known.
+	for _, s := range m.symList {
+		v := s.Decl
+		if !v.HasInit || len(v.Init) == 0 {
+			continue
+		}
+		var buf []byte
+		switch s.Space {
+		case memspace.Global:
+			buf = s.Alloc.Data
+		case memspace.Const:
+			buf = bank.Data[s.Addr : s.Addr+s.Size]
+		default:
+			errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: "initialisers are allowed only on .global and .const variables"})
+			continue
+		}
+		if err := m.writeInit(buf, s); err != nil {
+			errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: err.Error()})
+		}
+	}
+	errs.Sort()
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	d.modules = append(d.modules, m)
+	return m, nil
+}
+
+func (m *Module) writeInit(buf []byte, s *Symbol) error {
+	t := s.Type
+	esz := t.Size()
+	if esz == 0 {
+		return fmt.Errorf("variable %s of type %s cannot be initialised", s.Name, t)
+	}
+	for i, e := range s.Decl.Init {
+		off := i * esz
+		if off+esz > len(buf) {
+			return fmt.Errorf("variable %s: %d initialisers for %d elements", s.Name, len(s.Decl.Init), len(buf)/esz)
+		}
+		var v uint64
+		switch e.Kind {
+		case ptx.InitInt:
+			v = e.Int
+			switch t {
+			case F32:
+				v = uint64(math.Float32bits(float32(int64(e.Int))))
+			case F64:
+				v = math.Float64bits(float64(int64(e.Int)))
+			}
+		case ptx.InitFloat:
+			v = e.Float
+			switch {
+			case t == F32 && e.Double:
+				v = uint64(math.Float32bits(float32(math.Float64frombits(e.Float))))
+			case t == F64 && !e.Double:
+				v = math.Float64bits(float64(math.Float32frombits(uint32(e.Float))))
+			}
+		case ptx.InitSymbol:
+			target := m.syms[e.Symbol]
+			if target == nil {
+				if _, isFunc := m.funcs[e.Symbol]; isFunc {
+					return fmt.Errorf("variable %s: function pointers in initialisers are not supported", s.Name)
+				}
+				return fmt.Errorf("variable %s: initialiser names unknown symbol %s", s.Name, e.Symbol)
+			}
+			switch target.Space {
+			case memspace.Global:
+				v = target.Addr
+			case memspace.Const:
+				v = m.constBank.Base + target.Addr
+				if !e.Generic {
+					v = target.Addr
+				}
+			default:
+				return fmt.Errorf("variable %s: the address of %s variable %s is not a link-time constant here", s.Name, target.Space, e.Symbol)
+			}
+			v += uint64(e.Offset)
+		}
+		switch esz {
+		case 1:
+			buf[off] = byte(v)
+		case 2:
+			binary.LittleEndian.PutUint16(buf[off:], uint16(v))
+		case 4:
+			binary.LittleEndian.PutUint32(buf[off:], uint32(v))
+		case 8:
+			binary.LittleEndian.PutUint64(buf[off:], v)
+		default:
+			return fmt.Errorf("variable %s: cannot initialise %d-byte elements", s.Name, esz)
+		}
+	}
+	return nil
+}
+
+// EntryNames lists the kernels of the module in source order.
+func (m *Module) EntryNames() []string {
+	var out []string
+	for _, f := range m.AST.Funcs {
+		if f.Entry && f.HasBody {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// Symbol returns a module-scope variable.
+func (m *Module) Symbol(name string) (*Symbol, error) {
+	s := m.syms[name]
+	if s == nil {
+		var names []string
+		for _, t := range m.symList {
+			if t.Space == memspace.Global || t.Space == memspace.Const {
+				names = append(names, t.Name)
+			}
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("%s: no .global or .const variable named %q (variables: %v)", m.Filename, name, names)
+	}
+	return s, nil
+}
+
+// WriteSymbol copies data into a .global or .const variable, as
+// cudaMemcpyToSymbol does.
+func (m *Module) WriteSymbol(name string, data []byte) error {
+	s, err := m.Symbol(name)
+	if err != nil {
+		return err
+	}
+	if uint64(len(data)) > s.Size {
+		return fmt.Errorf("symbol %s holds %d bytes; %d were given", name, s.Size, len(data))
+	}
+	switch s.Space {
+	case memspace.Global:
+		copy(s.Alloc.Data, data)
+	case memspace.Const:
+		copy(m.constBank.Data[s.Addr:], data)
+	default:
+		return fmt.Errorf("symbol %s is a %s variable; only .global and .const variables can be written from the host", name, s.Space)
+	}
+	return nil
+}
+
+// ReadSymbol returns a copy of a .global or .const variable's bytes.
+func (m *Module) ReadSymbol(name string) ([]byte, error) {
+	s, err := m.Symbol(name)
+	if err != nil {
+		return nil, err
+	}
+	switch s.Space {
+	case memspace.Global:
+		return append([]byte(nil), s.Alloc.Data...), nil
+	case memspace.Const:
+		return append([]byte(nil), m.constBank.Data[s.Addr:s.Addr+s.Size]...), nil
+	}
+	return nil, fmt.Errorf("symbol %s is a %s variable", name, s.Space)
+}
+
+// EntryDecl returns the declaration of kernel name (its AST; the body may
+// not be parsed yet), or an error naming the module's kernels.
+func (m *Module) EntryDecl(name string) (*ptx.Function, error) {
+	fn := m.funcs[name]
+	if fn == nil || !fn.Entry {
+		return nil, fmt.Errorf("%s: no kernel named %q (entries: %s)", m.Filename, name, strings.Join(m.EntryNames(), ", "))
+	}
+	return fn, nil
+}
+
+// FuncDecl returns the function or kernel called name (the definition when
+// there is one), or nil.
+func (m *Module) FuncDecl(name string) *ptx.Function { return m.funcs[name] }
+
+// Symbols lists the module-scope variables in source order.
+func (m *Module) Symbols() []*Symbol { return m.symList }
+
+// LookupSymbol returns the module-scope variable called name, or nil.
+func (m *Module) LookupSymbol(name string) *Symbol { return m.syms[name] }
+
+// ConstBytes is the size of the module's constant bank in use.
+func (m *Module) ConstBytes() uint64 { return m.constSize }
+
+// Kernel lowers (once) and returns the named entry.
+func (m *Module) Kernel(name string) (*Kernel, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if k := m.kernels[name]; k != nil {
+		return k, nil
+	}
+	k, err := m.lowerKernel(name)
+	if err != nil {
+		return nil, err
+	}
+	k.linkCalls()
+	m.kernels[name] = k
+	return k, nil
+}

@@ -1,0 +1,84 @@
+package vm
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// execTex performs tex and tld4 for the lanes of exec.
+func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
+	dev := w.cta.launch.Module.dev
+	h := f.r(in.A)
+	acc := &w.acc
+	acc.Space, acc.Kind, acc.Size, acc.Mask = memspace.Texture, memspace.Load, 16, exec
+	intCoords := !in.T2.Float()
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		t := dev.texture(h[l])
+		if t == nil {
+			return w.fault(f, pc, l, fmt.Sprintf("%#x is not a texture object of this device", h[l]))
+		}
+		var c [3]float64
+		geom := int(in.Imm)
+		first := 0
+		if geom == geomA1D || geom == geomA2D {
+			first = 1 // layered textures: the layer index is ignored (single layer)
+		}
+		for i := 0; i < 3 && first+i < 4; i++ {
+			r := in.W[first+i]
+			if r == NoReg {
+				break
+			}
+			v := f.r(r)[l]
+			if intCoords {
+				c[i] = float64(int32(v))
+			} else {
+				c[i] = float64(math.Float32frombits(uint32(v)))
+			}
+		}
+		res := t.sample(c, intCoords, int(in.Off))
+		for i := 0; i < 4; i++ {
+			f.r(in.V[i])[l] = uint64(res[i])
+		}
+		acc.Addr[l] = t.Base
+	}
+	if o := w.view.Observer; o != nil {
+		o.Observe(acc)
+	}
+	return nil
+}
+
+// execTxq answers texture queries.
+func (w *Warp) execTxq(in *Inst, f *frame, exec uint32, pc int32) error {
+	dev := w.cta.launch.Module.dev
+	h, d := f.r(in.A), f.r(in.D)
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		t := dev.texture(h[l])
+		if t == nil {
+			return w.fault(f, pc, l, fmt.Sprintf("%#x is not a texture object of this device", h[l]))
+		}
+		var v uint64
+		switch in.Imm {
+		case 0, 1, 2:
+			v = uint64(t.dims[in.Imm])
+		case 3:
+			if t.Normalized {
+				v = 1
+			}
+		case 4:
+			if t.FilterLin {
+				v = 1
+			}
+		case 5, 6, 7:
+			v = uint64(t.Address)
+		case 8, 9:
+			v = 1
+		}
+		d[l] = v
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package vm
+
+import "github.com/ptxvm/ptxvm/ptx"
+
+// Texture geometries (Inst.Imm of OpTex).
+const (
+	geom1D = iota + 1
+	geom2D
+	geom3D
+	geomA1D
+	geomA2D
+)
+
+var geomNames = map[string]uint64{".1d": geom1D, ".2d": geom2D, ".3d": geom3D, ".a1d": geomA1D, ".a2d": geomA2D}
+
+// Texture queries (Inst.Imm of OpTxq).
+var txqNames = map[string]uint64{".width": 0, ".height": 1, ".depth": 2, ".normalized_coords": 3, ".filter_mode": 4,
+	".addr_mode_0": 5, ".addr_mode_1": 6, ".addr_mode_2": 7, ".num_mipmap_levels": 8, ".num_samples": 9}
+
+// lowerTex lowers tex, tld4 and txq.
+func (l *fnLower) lowerTex(pi *ptx.Instruction, in *Inst, m *mods) bool {
+	ops := pi.Operands
+	if pi.Opcode == "txq" {
+		q, ok := takeOne(m, txqNames)
+		if !ok || len(ops) != 2 || ops[1].Kind != ptx.OpAddress {
+			l.errorf(pi.Pos, "txq needs a query (.width, .height, .depth, ...) and operands d, [texture]")
+			return false
+		}
+		in.Op, in.Imm = OpTxq, q
+		in.D = l.dst(ops[0])
+		in.A = l.texHandle(ops[1])
+		return true
+	}
+	comp := int64(-1)
+	if pi.Opcode == "tld4" {
+		c, ok := takeOne(m, map[string]uint64{".r": 0, ".g": 1, ".b": 2, ".a": 3})
+		if !ok {
+			l.errorf(pi.Pos, "tld4 needs a component (.r, .g, .b, .a)")
+			return false
+		}
+		comp = int64(c)
+	}
+	g, ok := takeOne(m, geomNames)
+	if !ok {
+		l.errorf(pi.Pos, "%s: unsupported or missing geometry (1d, 2d, 3d, a1d, a2d are supported)", pi.Opcode)
+		return false
+	}
+	if m.vec != 4 || len(m.types) != 2 {
+		l.errorf(pi.Pos, "%s needs .v4 and a destination and coordinate type", pi.Opcode)
+		return false
+	}
+	if len(ops) != 2 || ops[0].Kind != ptx.OpVector || len(ops[0].Elems) != 4 || ops[1].Kind != ptx.OpAddress ||
+		len(ops[1].Elems) != 1 || ops[1].Elems[0].Kind != ptx.OpVector {
+		l.errorf(pi.Pos, "%s takes {d0, d1, d2, d3}, [texture, {coordinates}] (offsets and depth compares are not supported)", pi.Opcode)
+		return false
+	}
+	in.Op, in.Imm = OpTex, g
+	in.T, in.T2 = m.types[0], m.types[1]
+	in.Off = comp
+	for i, e := range ops[0].Elems {
+		in.V[i] = l.dst(e)
+	}
+	in.A = l.texHandle(ops[1])
+	coords := ops[1].Elems[0].Elems
+	for i := range in.W {
+		in.W[i] = NoReg
+	}
+	for i, e := range coords {
+		if i >= 4 {
+			break
+		}
+		t := in.T2
+		if i == 0 && (g == geomA1D || g == geomA2D) {
+			t = S32 // the array index
+		}
+		in.W[i] = l.src(e, t)
+	}
+	return true
+}
+
+func (l *fnLower) texHandle(o *ptx.Operand) int32 {
+	if o.Name == "" || o.Int != 0 {
+		l.errorf(o.Pos, "a texture operand must be a register holding a texture object")
+		return 0
+	}
+	r, ok := l.reg(o.Name)
+	if !ok || r.pred {
+		l.errorf(o.Pos, "%s is not a register holding a texture object (texture references are not supported)", o.Name)
+		return 0
+	}
+	return r.off
+}

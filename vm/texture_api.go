@@ -1,0 +1,93 @@
+package vm
+
+import "fmt"
+
+// Texture addressing and filtering, as cudaTextureDesc sets them.
+const (
+	AddrClamp = iota
+	AddrWrap
+	AddrMirror
+	AddrBorder
+)
+
+// TextureDesc describes a texture object (cudaResourceDesc +
+// cudaTextureDesc).
+type TextureDesc struct {
+	Linear     bool   // a tex1Dfetch object over linear memory (else a CUDA array)
+	Dims       []int  // 1 to 3 extents, in texels
+	Format     string // element type: u8 s8 u16 s16 u32 s32 f16 f32
+	Channels   int    // 1, 2 or 4
+	Address    int    // AddrClamp, AddrWrap, AddrMirror, AddrBorder
+	FilterLin  bool   // linear (bilinear, trilinear) filtering
+	Normalized bool   // coordinates in [0, 1)
+	ReadNorm   bool   // 8/16-bit integers read as normalized floats
+	// Data holds the texels (x fastest, channels interleaved). For a CUDA
+	// array it is a copy taken when the object is created; for a linear
+	// object it aliases device memory.
+	Data []byte
+	Base uint64 // device address of the data, for the memory model
+}
+
+// Texture is a texture object of a device.
+type Texture struct {
+	TextureDesc
+	esz  int // bytes per channel
+	dims [3]int
+	nd   int
+}
+
+// CreateTexture makes a texture object and returns its handle (the value
+// a kernel receives as cudaTextureObject_t).
+func (d *Device) CreateTexture(desc TextureDesc) (uint64, error) {
+	t := &Texture{TextureDesc: desc}
+	switch desc.Format {
+	case "u8", "s8":
+		t.esz = 1
+	case "u16", "s16", "f16":
+		t.esz = 2
+	case "u32", "s32", "f32":
+		t.esz = 4
+	default:
+		return 0, fmt.Errorf("texture format %q is not supported (u8 s8 u16 s16 u32 s32 f16 f32)", desc.Format)
+	}
+	if desc.Channels == 0 {
+		t.Channels = 1
+	}
+	if c := t.Channels; c != 1 && c != 2 && c != 4 {
+		return 0, fmt.Errorf("texture channels must be 1, 2 or 4, not %d", c)
+	}
+	if len(desc.Dims) < 1 || len(desc.Dims) > 3 || desc.Linear && len(desc.Dims) != 1 {
+		return 0, fmt.Errorf("texture dims %v: want 1 to 3 extents (1 for linear memory)", desc.Dims)
+	}
+	t.nd = len(desc.Dims)
+	t.dims = [3]int{1, 1, 1}
+	n := t.esz * t.Channels
+	for i, x := range desc.Dims {
+		if x <= 0 || x > 1<<16 && !desc.Linear {
+			return 0, fmt.Errorf("texture extent %d is out of range", x)
+		}
+		t.dims[i] = x
+		n *= x
+	}
+	if len(desc.Data) < n {
+		return 0, fmt.Errorf("texture of %v texels × %d channels of %s needs %d bytes; its buffer has %d", desc.Dims, t.Channels, desc.Format, n, len(desc.Data))
+	}
+	if desc.ReadNorm && t.esz == 4 || desc.ReadNorm && desc.Format == "f16" {
+		return 0, fmt.Errorf("normalized-float reads need an 8- or 16-bit integer format, not %s", desc.Format)
+	}
+	if desc.FilterLin && !desc.ReadNorm && desc.Format != "f32" && desc.Format != "f16" {
+		return 0, fmt.Errorf("linear filtering needs a float format or normalized-float reads")
+	}
+	if !desc.Linear {
+		t.Data = append([]byte(nil), desc.Data[:n]...)
+	}
+	d.textures = append(d.textures, t)
+	return uint64(len(d.textures)), nil
+}
+
+func (d *Device) texture(h uint64) *Texture {
+	if h == 0 || h > uint64(len(d.textures)) {
+		return nil
+	}
+	return d.textures[h-1]
+}
