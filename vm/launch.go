@@ -259,9 +259,9 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 		Shared:    c.shared,
 		Local:     &w.local,
 		ConstBase: l.Module.constBank.Base,
-		ConstSize: uint64(len(l.Module.constBank.Data)),
+		ConstSize: l.Module.constBank.Size,
 		ParamBase: l.params.Base,
-		ParamSize: uint64(len(l.params.Data)),
+		ParamSize: l.params.Size,
 	}
 	f := w.pushFrame(k.Entry, w.live, 0)
 	w.view.FParam, w.view.FParamStride = f.params, int(k.Entry.ParamBlock)

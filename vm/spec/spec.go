@@ -593,8 +593,17 @@ func (s *Spec) makeTexture(dev *vm.Device, p *Prepared, t Texture) (uint64, erro
 		return 0, fmt.Errorf("format %s does not match buffer %s of type %s", format, t.Buffer, bt)
 	}
 	a := dev.Mem.Find(addr, 1)
+	data := a.Data
+	if data == nil {
+		// A sparse buffer: the texture reads a snapshot (on the GPU too,
+		// texture reads of memory the same kernel writes are undefined).
+		data = make([]byte, a.Size)
+		if err := a.ReadAt(data, 0); err != nil {
+			return 0, err
+		}
+	}
 	desc := vm.TextureDesc{Linear: t.Linear, Format: format, Channels: t.Channels, Normalized: t.Normalized,
-		Data: a.Data, Base: addr}
+		Data: data, Base: addr}
 	for _, d := range t.Dims {
 		desc.Dims = append(desc.Dims, int(d))
 	}
