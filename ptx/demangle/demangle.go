@@ -1350,3 +1350,38 @@ func (st *state) expression() node {
 	}
 	return &binary{op: op.sym, a: a, b: b}
 }
+
+// Signature splits a function's mangled name into its qualified name (as
+// NoParams prints it) and its parameter types, one string each (none for
+// f(void)). A name that is not a function's has no parameters.
+func Signature(mangled string) (name string, params []string, err error) {
+	if name, err = Demangle(mangled, NoParams); err != nil {
+		return "", nil, err
+	}
+	st := &state{s: mangled, pos: 2}
+	e, ok := st.encoding().(*encoding)
+	if !ok || st.err != nil {
+		return name, nil, nil
+	}
+	for _, t := range e.params {
+		// A pack expansion is as many parameters as its pack has elements.
+		n, pattern, pack := 1, t, -1
+		if x, ok := t.(*expansion); ok {
+			if k := packSize(x.pattern, &printer{pack: -1}, 0); k >= 0 {
+				n, pattern, pack = k, x.pattern, 0
+			}
+		}
+		for i := 0; i < n; i++ {
+			p := &printer{pack: -1}
+			if pack >= 0 {
+				p.pack = i
+			}
+			p.print(pattern)
+			if p.err != "" {
+				return "", nil, &Error{Name: mangled, Offset: len(mangled), Msg: p.err}
+			}
+			params = append(params, p.b.String())
+		}
+	}
+	return name, params, nil
+}

@@ -334,3 +334,26 @@ func FuzzDemangle(f *testing.F) {
 		}
 	})
 }
+
+func TestSignature(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		name   string
+		params []string
+	}{
+		{"_Z12matmul_tiledPfPKfS1_j", "matmul_tiled", []string{"float*", "float const*", "float const*", "unsigned int"}},
+		{"_Z5applyPfPKfPFfffEi", "apply", []string{"float*", "float const*", "float (*)(float, float)", "int"}},
+		{"_Z3foov", "foo", nil},
+		{"_ZN5outer5inner4fillIfLi16EEEvPNS0_4TileIT_XT0_EEES3_", "outer::inner::fill<float, 16>", []string{"outer::inner::Tile<float, 16>*", "float"}},
+		{"_ZSt4cout", "std::cout", nil},
+		{"_Z8variadicIJifcEEvPiDpT_", "variadic<int, float, char>", []string{"int*", "int", "float", "char"}},
+		{"_Z1fIJEEvDpT_", "f<>", nil},
+	} {
+		name, params, err := Signature(c.in)
+		require.NoError(t, err, c.in)
+		assert.Equal(t, c.name, name, c.in)
+		assert.Equal(t, c.params, params, c.in)
+	}
+	_, _, err := Signature("matmul")
+	assert.ErrorIs(t, err, ErrNotMangled)
+}

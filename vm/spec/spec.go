@@ -15,9 +15,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/compare"
+	"github.com/ptxvm/ptxvm/vm/listing"
 )
 
 // Spec is a launch spec, version 1 (see DESIGN.md): a module, a kernel, the
@@ -47,12 +49,15 @@ type Spec struct {
 	Dir  string `json:"-"`
 }
 
-// Buffer is a device buffer (or, under "symbols", a module variable).
+// Buffer is a device buffer (or, under "symbols", a module variable). Its
+// contents come from File (a raw little-endian array, or a NumPy .npy
+// file), from Fill, or are zeros.
 type Buffer struct {
 	Name  string `json:"name"`
 	Type  string `json:"type"`
 	Count uint64 `json:"count"`
 	File  string `json:"file,omitempty"`
+	Fill  *Fill  `json:"fill,omitempty"`
 }
 
 // Texture is a texture object over a buffer.
@@ -244,13 +249,19 @@ func (s *Spec) check() error {
 		if compare.ElemSize(b.Type) == 0 {
 			return fmt.Errorf("%s (%s): unknown type %q (want u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64)", what, b.Name, b.Type)
 		}
-		if b.Count == 0 || b.Count > 1<<34 {
-			return fmt.Errorf("%s (%s): count %d is out of range", what, b.Name, b.Count)
+		if b.Count == 0 || b.Count > memspace.MaxAllocation/uint64(compare.ElemSize(b.Type)) {
+			return fmt.Errorf("%s (%s): count %d is out of range (1 to %d elements of %s)", what, b.Name, b.Count, memspace.MaxAllocation/uint64(compare.ElemSize(b.Type)), b.Type)
+		}
+		if err := checkContents(what, b); err != nil {
+			return err
 		}
 	}
 	for i, b := range s.Symbols {
-		if b.Name == "" || compare.ElemSize(b.Type) == 0 || b.Count == 0 {
+		if b.Name == "" || compare.ElemSize(b.Type) == 0 || b.Count == 0 || b.Count > 1<<32 {
 			return fmt.Errorf("symbols[%d]: needs a name, a known type and a positive count", i)
+		}
+		if err := checkContents(fmt.Sprintf("symbols[%d]", i), b); err != nil {
+			return err
 		}
 	}
 	for i, t := range s.Textures {
@@ -284,6 +295,20 @@ func (s *Spec) check() error {
 	}
 	if s.DynamicSharedBytes > 1<<20 {
 		return fmt.Errorf("dynamic_shared_bytes %d is out of range", s.DynamicSharedBytes)
+	}
+	return nil
+}
+
+// checkContents checks a buffer's fill rule.
+func checkContents(what string, b Buffer) error {
+	if b.Fill == nil {
+		return nil
+	}
+	if b.File != "" {
+		return fmt.Errorf("%s (%s): fill and file are exclusive", what, b.Name)
+	}
+	if errs := b.Fill.check(b.Type); len(errs) > 0 {
+		return fmt.Errorf("%s (%s): fill: %s", what, b.Name, strings.Join(errs, "; "))
 	}
 	return nil
 }
@@ -412,6 +437,7 @@ type Prepared struct {
 	Spec    *Spec
 	Device  *vm.Device
 	Module  *vm.Module
+	Kernel  string // the kernel's mangled name (the spec may give another name for it; see listing.Resolve)
 	Launch  *vm.Launch
 	Buffers map[string]uint64 // device addresses
 }
@@ -448,7 +474,15 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	p := &Prepared{Spec: s, Device: dev, Module: m, Buffers: map[string]uint64{}}
+	kernel, err := listing.Resolve(m.EntryNames(), s.Kernel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	fn, err := m.EntryDecl(kernel)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{Spec: s, Device: dev, Module: m, Kernel: kernel, Buffers: map[string]uint64{}}
 	for _, b := range s.Buffers {
 		n := b.Count * uint64(compare.ElemSize(b.Type))
 		addr, err := dev.Malloc(n, "buffer "+b.Name)
@@ -456,25 +490,17 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 			return nil, err
 		}
 		p.Buffers[b.Name] = addr
-		if b.File != "" {
-			data, err := s.readFile(b, n)
-			if err != nil {
-				return nil, err
-			}
-			if err := dev.MemcpyHtoD(addr, data); err != nil {
-				return nil, err
-			}
+		if err := s.fillBuffer(b, dev.Mem.Find(addr, 1)); err != nil {
+			return nil, err
 		}
 	}
 	for _, b := range s.Symbols {
 		n := b.Count * uint64(compare.ElemSize(b.Type))
-		var data []byte
-		if b.File != "" {
-			var err error
-			if data, err = s.readFile(b, n); err != nil {
-				return nil, err
-			}
-		} else {
+		data, err := s.initialBytes(b)
+		if err != nil {
+			return nil, fmt.Errorf("symbol %w", err)
+		}
+		if data == nil {
 			data = make([]byte, n)
 		}
 		if err := m.WriteSymbol(b.Name, data); err != nil {
@@ -488,6 +514,9 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 			return nil, fmt.Errorf("textures[%d] (%s): %w", i, t.Name, err)
 		}
 		texHandles[t.Name] = h
+	}
+	if err := s.checkArgs(kernel, fn); err != nil {
+		return nil, err
 	}
 	args := make([][]byte, len(s.Args))
 	for i, a := range s.Args {
@@ -512,24 +541,12 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := m.PrepareLaunch(s.Kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
+	l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
 	if err != nil {
 		return nil, err
 	}
 	p.Launch = l
 	return p, nil
-}
-
-func (s *Spec) readFile(b Buffer, n uint64) ([]byte, error) {
-	path := s.resolve(b.File)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("buffer %s: %w", b.Name, err)
-	}
-	if uint64(len(data)) != n {
-		return nil, fmt.Errorf("buffer %s: file %s has %d bytes; %d × %s needs %d", b.Name, b.File, len(data), b.Count, b.Type, n)
-	}
-	return data, nil
 }
 
 // Outputs reads back the spec's output buffers.
