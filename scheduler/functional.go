@@ -23,6 +23,16 @@ type Options struct {
 	// Strict makes behaviour the PTX ISA leaves undefined a fault (see
 	// vm.Launch.Strict).
 	Strict bool
+	// AnyTarget runs a module whose .target the GPU cannot run (PTX for a
+	// newer architecture) with the GPU's limits, instead of refusing it.
+	AnyTarget bool
+	// Done, if not nil, counts the blocks that have finished, for a
+	// progress display.
+	Done *atomic.Uint64
+	// StreamOutputs leaves a spec's outputs on the device for
+	// SpecRun.WriteOutput instead of reading them into SpecRun.Outputs
+	// (RunSpec only).
+	StreamOutputs bool
 }
 
 // Result is what a functional run reports.
@@ -62,6 +72,11 @@ var errStoppedEarlier = errors.New("the launch was stopped by an earlier failure
 // the middle of a block. A launch may be run again once it has completed;
 // opt.MaxInst counts the instructions of this run only.
 func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
+	if !opt.AnyTarget {
+		if err := gpu.CheckTarget(l.Module.AST.Target); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Module.Filename, err)
+		}
+	}
 	if err := gpu.CheckLaunch(l); err != nil {
 		return nil, err
 	}
@@ -119,6 +134,9 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 						errs = append(errs, ctaErr{i, err})
 						mu.Unlock()
 						return nil
+					}
+					if opt.Done != nil {
+						opt.Done.Add(1)
 					}
 				}
 			}

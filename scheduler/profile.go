@@ -3,6 +3,7 @@ package scheduler
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ptxvm/ptxvm/vm"
@@ -28,6 +29,9 @@ type Profile struct {
 	// of 9.0).
 	MaxThreadsPerBlock int
 	MaxGridX           int
+	// MemoryBytes is the device's global memory: what a launch may
+	// allocate.
+	MemoryBytes uint64
 }
 
 // H100 is the NVIDIA H100 SXM5 (compute capability 9.0), the GPU the ground
@@ -37,6 +41,9 @@ var H100 = &Profile{
 	RegistersPerSM: 65536, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10,
 	L2Bytes: 50 << 20, ClockMHz: 1980, SubPartitions: 4, RegAllocUnit: 256, SharedAllocUnit: 128,
 	MaxThreadsPerBlock: 1024, MaxGridX: 1<<31 - 1,
+	// Nsight Compute's device__attribute_total_memory on the H100 80GB
+	// HBM3 the corpora were recorded on.
+	MemoryBytes: 85_017_493_504,
 }
 
 // GF100 is the Fermi GF100 (GTX 480, compute capability 2.0) the source
@@ -46,6 +53,7 @@ var GF100 = &Profile{
 	RegistersPerSM: 32768, SharedPerSM: 48 << 10, SharedPerBlock: 48 << 10,
 	L2Bytes: 768 << 10, ClockMHz: 1401, SubPartitions: 2, RegAllocUnit: 64, SharedAllocUnit: 128,
 	MaxThreadsPerBlock: 1024, MaxGridX: 65535,
+	MemoryBytes: 1536 << 20, // the GTX 480's 1536 MiB
 }
 
 var profiles = map[string]*Profile{"h100": H100, "gf100": GF100}
@@ -61,6 +69,59 @@ func LookupProfile(name string) (*Profile, error) {
 	}
 	sort.Strings(names)
 	return nil, fmt.Errorf("unknown GPU %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// TargetError is a module written for a GPU the profile is not.
+type TargetError struct {
+	Target string // the module's .target, e.g. sm_90
+	GPU    *Profile
+	Why    string
+}
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("the module targets %s; the %s (compute capability %s) %s", e.Target, e.GPU.Name, e.GPU.ComputeCap, e.Why)
+}
+
+// CheckTarget reports whether PTX whose .target lists targets can run on
+// this GPU, as the driver decides when it compiles PTX: sm_XY needs compute
+// capability X.Y or later, sm_XYa exactly X.Y, sm_XYf the same major
+// version at X.Y or later. Other entries (texmode_*, debug, map_f64_to_f32)
+// are not architectures.
+func (p *Profile) CheckTarget(targets []string) error {
+	cc, ok := ccNumber(p.ComputeCap)
+	if !ok {
+		return nil
+	}
+	for _, t := range targets {
+		if !strings.HasPrefix(t, "sm_") {
+			continue
+		}
+		num := strings.TrimRight(t[3:], "af")
+		suffix := t[3+len(num):]
+		v, err := strconv.Atoi(num)
+		if err != nil {
+			continue
+		}
+		switch {
+		case suffix == "a" && cc != v:
+			return &TargetError{Target: t, GPU: p, Why: fmt.Sprintf("cannot run it: %s code runs only on compute capability %d.%d", t, v/10, v%10)}
+		case suffix == "f" && (cc/10 != v/10 || cc < v):
+			return &TargetError{Target: t, GPU: p, Why: fmt.Sprintf("cannot run it: %s code runs only on compute capability %d.x from %d.%d", t, v/10, v/10, v%10)}
+		case cc < v:
+			return &TargetError{Target: t, GPU: p, Why: fmt.Sprintf("cannot run it: %s code needs compute capability %d.%d or later", t, v/10, v%10)}
+		}
+	}
+	return nil
+}
+
+func ccNumber(s string) (int, bool) {
+	maj, min, ok := strings.Cut(s, ".")
+	a, err1 := strconv.Atoi(maj)
+	b, err2 := strconv.Atoi(min)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return a*10 + b, true
 }
 
 // CheckLaunch reports whether l can run on this GPU: a block must fit on
