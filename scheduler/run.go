@@ -62,7 +62,7 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 }
 
 // Metrics returns the run's counters under Nsight Compute's metric names
-// (DESIGN.md): in functional mode, instruction counts and launch figures.
+// (docs/launch-spec.md): in functional mode, instruction counts and launch figures.
 func (r *SpecRun) Metrics() map[string]float64 {
 	l := r.Prepared.Launch
 	st := r.Result.Stats

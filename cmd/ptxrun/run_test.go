@@ -108,7 +108,7 @@ func TestRunJSONAndMetrics(t *testing.T) {
 	}
 	checkMetrics(s.Metrics)
 
-	// --metrics FILE: the DESIGN.md shape.
+	// --metrics FILE: the shape docs/launch-spec.md gives.
 	data, err := os.ReadFile(metrics)
 	require.NoError(t, err)
 	var mf map[string]json.RawMessage

@@ -270,3 +270,34 @@ func TestTestRefusesTarget(t *testing.T) {
 	r = ptxrun(t, "test", filepath.Join(casesDir, "collatz"), "--gpu", "gf100", "--any-target")
 	assert.Equal(t, exitOK, r.code, r.stdout)
 }
+
+// TestDocsExample runs the worked example of docs/launch-spec.md, from its
+// spec and as the quick launch the page shows, and checks the output
+// against the formula of rowscale.cu.
+func TestDocsExample(t *testing.T) {
+	ex := filepath.Join("..", "..", "docs", "example")
+	dir := t.TempDir()
+	r := ptxrun(t, "run", filepath.Join(ex, "spec.json"), "--out", filepath.Join(dir, "a"))
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "rowscale(float*, float const*, float const*, float, int, int)  (_Z8rowscalePfPKfS1_fii)")
+	assert.Contains(t, r.stdout, "warp instructions    32760\nthread instructions  1022320\n", "the figures the page shows")
+	got, err := os.ReadFile(filepath.Join(dir, "a", "out.bin"))
+	require.NoError(t, err)
+	require.Len(t, got, 4*30000)
+	for r := 0; r < 100; r++ {
+		for c := 0; c < 300; c++ {
+			want := float32(r*300+c)*(0.5*float32(r)) + 1 // exact: no rounding to differ on
+			require.Equal(t, want, f32At(got, r*300+c), "out[%d][%d]", r, c)
+		}
+	}
+	spec := filepath.Join(dir, "saved.json")
+	r = ptxrun(t, "run", filepath.Join(ex, "rowscale.ptx"), "--kernel", "rowscale", "--grid", "10,13", "--block", "32,8",
+		"--arg", "out=f32[30000]", "--arg", "in=f32[30000]:iota", "--arg", "scale=f32[100]:iota(0,0.5)",
+		"--arg", "bias=f32:1", "--arg", "rows=s32:100", "--arg", "cols=s32:300", "--out", filepath.Join(dir, "b"), "--save-spec", spec)
+	require.Equal(t, exitOK, r.code, r.stderr)
+	again, err := os.ReadFile(filepath.Join(dir, "b", "out.bin"))
+	require.NoError(t, err)
+	assert.Equal(t, got, again)
+	_, err = os.Stat(spec)
+	assert.NoError(t, err)
+}

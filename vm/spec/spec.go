@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ import (
 	"github.com/ptxvm/ptxvm/vm/listing"
 )
 
-// Spec is a launch spec, version 1 (see DESIGN.md): a module, a kernel, the
+// Spec is a launch spec, version 1 (docs/launch-spec.md): a module, a kernel, the
 // launch geometry, buffers with their initial contents, arguments, and the
 // buffers to write back.
 type Spec struct {
@@ -566,6 +567,21 @@ func (p *Prepared) Outputs() (map[string][]byte, error) {
 		out[name] = data
 	}
 	return out, nil
+}
+
+// WriteOutput writes output buffer name to w a page at a time, so that a
+// large output need not be held in host memory.
+func (p *Prepared) WriteOutput(name string, w io.Writer) error {
+	addr, ok := p.Buffers[name]
+	if !ok {
+		return fmt.Errorf("no buffer %q", name)
+	}
+	a := p.Device.Mem.Find(addr, 1)
+	if a == nil {
+		return fmt.Errorf("buffer %s is no longer allocated", name)
+	}
+	_, err := a.WriteTo(w)
+	return err
 }
 
 // OutputNames lists the outputs in spec order.
