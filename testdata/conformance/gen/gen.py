@@ -35,6 +35,11 @@ import forms_cvt  # noqa: E402
 import forms_cmp  # noqa: E402
 import forms_warp  # noqa: E402
 import forms_atom  # noqa: E402
+import forms_fma  # noqa: E402
+import forms_addr  # noqa: E402
+import forms_carry  # noqa: E402
+import forms_warpdiv  # noqa: E402
+import forms_ptxforms  # noqa: E402
 
 REPO = HERE.parents[2]
 RUNSPEC_DIR = Path(os.environ.get('CONFORMANCE_RUNSPEC_DIR', REPO / 'testdata' / 'nvcc' / 'gen'))
@@ -53,7 +58,19 @@ FAMILY_BUILDERS = [
     ('select', forms_cmp.select_forms, ''),
     ('warp', forms_warp.warp_forms, ''),
     ('atom', forms_atom.atom_forms, forms_atom.HEADER),
+    # issue 7: what ptxas and the GPU do to PTX nobody here wrote
+    ('fma', forms_fma.fma_forms, ''),          # splits into fma_f32, fma_f64, fma_half
+    ('addr', forms_addr.addr_forms, ''),
+    ('carry', forms_carry.carry_forms, ''),
+    ('warpdiv', forms_warpdiv.warpdiv_forms, ''),
+    ('barerr', forms_warpdiv.barerr_forms, ''),
+    ('ptxforms', forms_ptxforms.ptx_forms, ''),
+    ('video', forms_ptxforms.video_forms, ''),
 ]
+
+# Families whose SASS (nvdisasm -c of ptxas -arch=sm_90) and ptxas -v report
+# are recorded (sass/<family>.sass, ptxas/<family>.txt, forms.json "sass").
+SASS_FAMILIES = ('fma_f32', 'fma_f64', 'fma_half', 'addr', 'carry', 'warpdiv', 'barerr', 'ptxforms', 'video')
 
 
 def all_forms(only=None):
@@ -175,6 +192,10 @@ def form_record(f, status):
         rec['nonmember_sentinel'] = 'lanes outside member_mask branch around the instruction; their outputs hold 0xDEADBEEF (0xDEAD for 16-bit)'
     if f.note:
         rec['note'] = f.note
+    if f.record_error:
+        rec['record_error'] = True
+    if f.hang_risk:
+        rec['hang_risk'] = int(f.hang_risk)
     return rec
 
 
@@ -192,7 +213,7 @@ def write_modules(out, fams, header):
 def clean(out, fams, full):
     """Remove what a previous run of this generator wrote for these families."""
     if full:
-        for sub in ('ptx', 'cases'):
+        for sub in ('ptx', 'cases', 'sass', 'ptxas'):
             p = out / sub
             if p.exists():
                 shutil.rmtree(p)
@@ -201,9 +222,10 @@ def clean(out, fams, full):
         p = out / 'cases' / fam
         if p.exists():
             shutil.rmtree(p)
-        m = out / 'ptx' / ('%s.ptx' % fam)
-        if m.exists():
-            m.unlink()
+        for m in (out / 'ptx' / ('%s.ptx' % fam), out / 'sass' / ('%s.sass' % fam),
+                  out / 'ptxas' / ('%s.txt' % fam)):
+            if m.exists():
+                m.unlink()
 
 
 # ------------------------------------------------------------------ checking
@@ -400,7 +422,7 @@ def worker(manifest, results, start):
     items = json.loads(Path(manifest).read_text())
     with open(results, 'a') as res:
         for i in range(start, len(items)):
-            fid, spec = items[i]
+            fid, spec, record_error = items[i]
             t0 = time.time()
             try:
                 outs = runspec.run_spec(spec)
@@ -409,7 +431,12 @@ def worker(manifest, results, start):
                 res.flush()
             except Exception as e:  # noqa: BLE001
                 msg = '%s: %s' % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else '')
-                res.write(json.dumps({'i': i, 'id': fid, 'status': 'failed', 'error': msg[:500]}) + '\n')
+                rec = {'i': i, 'id': fid, 'status': 'failed', 'error': msg[:500]}
+                if record_error and not isinstance(e, runspec.SpecError) and \
+                        runspec.error_name(str(e)) not in ('unknown', 'hang'):
+                    rec.update(status='error', error=runspec.write_error(spec, '%s: %s' % (type(e).__name__, e)),
+                               s=round(time.time() - t0, 4))
+                res.write(json.dumps(rec) + '\n')
                 res.flush()
                 if not context_healthy():
                     sys.exit(3)
@@ -451,79 +478,196 @@ def watch(cmd, results, stall):
     return rc, err
 
 
-def run_gpu(out, live, log, stall=120):
+def run_gpu(out, live, log, stall=120, max_hangs=6):
     """Runs every spec in one worker process.  If a launch leaves the CUDA
     context unusable (or the worker dies or hangs), a fresh worker resumes
-    after the form it was on.  Returns {form id: status}."""
+    after the form it was on.  Forms with record_error have a CUDA error or a
+    hang recorded as their expected result (expected/ERROR); forms with
+    hang_risk run last and are skipped once max_hangs hangs were seen.
+    Returns {form id: status}: "ok", "error: <name>" (recorded), "failed:
+    ...", "not run: ..."."""
+    sys.path.insert(0, str(RUNSPEC_DIR))
+    import runspec  # noqa: E402
     status = {}
-    items, fam_of = [], {}
+    forms, fam_of = {}, {}
+    order = []
     for fam, fs in sorted(live.items()):
         for f in fs:
-            items.append((f.id, str(out / 'cases' / f.family / f.id / 'spec.json')))
+            order.append(f)
             fam_of[f.id] = fam
+            forms[f.id] = f
+    order.sort(key=lambda f: (int(f.hang_risk), fam_of[f.id]))   # likely hangs last
+    items = [(f.id, str(out / 'cases' / f.family / f.id / 'spec.json'), bool(f.record_error)) for f in order]
     if not items:
         return status
     tmp = Path(tempfile.mkdtemp(prefix='conf_run_'))
+    secs = {}
+    hangs = 0
+    t0 = time.time()
     try:
-        manifest = tmp / 'manifest.json'
-        manifest.write_text(json.dumps(items))
-        results = tmp / 'results.jsonl'
-        start, stuck, t0 = 0, 0, time.time()
-        while start < len(items):
-            cmd = [sys.executable, str(Path(__file__).resolve()), '--_worker', str(manifest), str(results),
-                   str(start)]
-            rc, err = watch(cmd, results, stall)
-            done = {}
-            if results.exists():
-                for line in results.read_text().splitlines():
-                    try:
-                        j = json.loads(line)
-                    except ValueError:
-                        continue
-                    done[j['i']] = j
-            for j in done.values():
-                status[j['id']] = 'ok' if j['status'] == 'ok' else 'failed: ' + j.get('error', '')
-            last = max(done) if done else -1
-            if rc == 0 and last == len(items) - 1:
-                break
-            nxt = max(last + 1, start)
-            if rc == 3:
-                log('  CUDA context unusable after %s; restarting the worker' % items[last][0])
-                stuck = 0
-            else:
-                # died or hung on items[nxt]: record it and go on after it
-                msg = 'worker exited rc=%s: %s' % (rc, err[-400:])
-                log('  worker rc=%s at %s: %s' % (rc, items[nxt][0], err[-400:]))
-                status[items[nxt][0]] = 'failed: ' + msg
-                stuck = stuck + 1 if last < start else 0
-                nxt += 1
-                if stuck >= 3:
-                    log('  worker makes no progress; giving up on the remaining %d specs' % (len(items) - nxt))
-                    for fid, _ in items[nxt:]:
-                        status.setdefault(fid, 'failed: not run (worker fails to start: %s)' % err[-200:])
+        seg = 0
+        while items:
+            manifest = tmp / ('manifest%d.json' % seg)
+            manifest.write_text(json.dumps(items))
+            results = tmp / ('results%d.jsonl' % seg)
+            seg += 1
+            start, stuck, restart = 0, 0, None
+            while start < len(items):
+                cmd = [sys.executable, str(Path(__file__).resolve()), '--_worker', str(manifest), str(results),
+                       str(start)]
+                rc, err = watch(cmd, results, stall)
+                done = {}
+                if results.exists():
+                    for line in results.read_text().splitlines():
+                        try:
+                            j = json.loads(line)
+                        except ValueError:
+                            continue
+                        done[j['i']] = j
+                for j in done.values():
+                    if j['status'] == 'ok':
+                        status[j['id']] = 'ok'
+                    elif j['status'] == 'error':
+                        status[j['id']] = 'error: ' + j.get('error', '')
+                    else:
+                        status[j['id']] = 'failed: ' + j.get('error', '')
+                    secs[fam_of[j['id']]] = secs.get(fam_of[j['id']], 0.0) + j.get('s', 0.0)
+                last = max(done) if done else -1
+                if rc == 0 and last == len(items) - 1:
                     break
-            start = nxt
-        secs = {}
-        if results.exists():
-            for line in results.read_text().splitlines():
-                try:
-                    j = json.loads(line)
-                except ValueError:
-                    continue
-                secs[fam_of[j['id']]] = secs.get(fam_of[j['id']], 0.0) + j.get('s', 0.0)
+                nxt = max(last + 1, start)
+                if rc == 3:
+                    log('  CUDA context unusable after %s; restarting the worker' % items[last][0])
+                    stuck = 0
+                else:
+                    # died or hung on items[nxt]: record it and go on after it
+                    fid, spec, rec_err = items[nxt]
+                    hung = rc == -9
+                    msg = 'worker exited rc=%s: %s' % (rc, err[-400:])
+                    log('  worker rc=%s at %s: %s' % (rc, fid, err[-400:]))
+                    if hung:
+                        hangs += 1
+                    if hung and rec_err:
+                        status[fid] = 'error: ' + runspec.write_error(
+                            spec, 'timeout after %ds: the kernel did not finish (hang); the runner killed it'
+                            % stall)
+                    else:
+                        status[fid] = 'failed: ' + msg
+                    stuck = stuck + 1 if last < start else 0
+                    nxt += 1
+                    if stuck >= 3:
+                        log('  worker makes no progress; giving up on the remaining %d specs' % (len(items) - nxt))
+                        for it in items[nxt:]:
+                            status.setdefault(it[0], 'failed: not run (worker fails to start: %s)' % err[-200:])
+                        nxt = len(items)
+                    elif hangs >= max_hangs and any(forms[it[0]].hang_risk for it in items[nxt:]):
+                        rest = items[nxt:]
+                        skipped = [it for it in rest if forms[it[0]].hang_risk]
+                        log('  %d hangs: skipping the remaining %d hang-prone forms' % (hangs, len(skipped)))
+                        for it in skipped:
+                            status[it[0]] = 'not run: skipped after %d hangs' % hangs
+                        restart = [it for it in rest if not forms[it[0]].hang_risk]
+                        break
+                start = nxt
+            items = restart or []
         for fam, fs in sorted(live.items()):
             if fs:
                 nok = sum(1 for f in fs if status.get(f.id) == 'ok')
-                log('run %-9s %4d/%4d ok (%.1fs in launches)' % (fam, nok, len(fs), secs.get(fam, 0.0)))
-        log('GPU runs took %.1fs' % (time.time() - t0))
+                nerr = sum(1 for f in fs if status.get(f.id, '').startswith('error'))
+                log('run %-9s %4d/%4d ok, %d expected errors recorded (%.1fs in launches)' % (
+                    fam, nok, len(fs), nerr, secs.get(fam, 0.0)))
+        log('GPU runs took %.1fs (%d hangs)' % (time.time() - t0, hangs))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return status
 
 
+# ------------------------------------------------------------------ SASS
+
+SASS_FUNC = re.compile(r'^\s*\.section\s+\.text\.([A-Za-z_$][\w$]*),')
+SASS_INSN = re.compile(r'/\*[0-9a-f]{4,}\*/\s*(.*?)\s*;?\s*$')
+
+
+def split_sass(text):
+    """{function name: [instruction text, ...]} from nvdisasm -c output."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = SASS_FUNC.match(line)
+        if m:
+            cur = m.group(1)
+            out[cur] = []
+            continue
+        if cur is None:
+            continue
+        m = SASS_INSN.search(line)
+        if m and m.group(1):
+            out[cur].append(' '.join(m.group(1).rstrip(' ;').split()))
+    return out
+
+
+def record_sass(out, fams, header, jobs, log):
+    """ptxas -v and nvdisasm -c of each SASS family module: writes
+    ptxas/<family>.txt and sass/<family>.sass; returns {form id: [SASS]}."""
+    ptxas = find_ptxas()
+    nvdisasm = shutil.which('nvdisasm') or os.path.join(os.path.dirname(ptxas), 'nvdisasm')
+    cuobjdump = shutil.which('cuobjdump') or os.path.join(os.path.dirname(ptxas), 'cuobjdump')
+    (out / 'sass').mkdir(parents=True, exist_ok=True)
+    (out / 'ptxas').mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix='conf_sass_'))
+    per_form = {}
+
+    def one(fam):
+        src = out / 'ptx' / ('%s.ptx' % fam)
+        cubin = tmp / ('%s.cubin' % fam)
+        r = subprocess.run([ptxas, '-arch=' + PTX_TARGET, '-v', str(src), '-o', str(cubin)],
+                           capture_output=True, text=True, timeout=900)
+        (out / 'ptxas' / ('%s.txt' % fam)).write_text('ptxas -arch=%s -v %s.ptx\n' % (PTX_TARGET, fam) +
+                                                      r.stdout + r.stderr)
+        if r.returncode != 0:
+            return fam, 'ptxas failed: ' + (r.stdout + r.stderr)[-300:], {}
+        tool = [nvdisasm, '-c', str(cubin)]
+        d = subprocess.run(tool, capture_output=True, text=True, timeout=900)
+        if d.returncode != 0:
+            tool = [cuobjdump, '-sass', str(cubin)]
+            d = subprocess.run(tool, capture_output=True, text=True, timeout=900)
+        if d.returncode != 0:
+            return fam, 'disassembly failed: ' + d.stderr[-300:], {}
+        (out / 'sass' / ('%s.sass' % fam)).write_text('// %s of ptxas -arch=%s %s.ptx\n' % (
+            ' '.join([os.path.basename(tool[0])] + tool[1:-1]), PTX_TARGET, fam) + d.stdout)
+        return fam, 'ok', split_sass(d.stdout)
+
+    todo = [fam for fam in fams if fam in SASS_FAMILIES and fams[fam]]
+    with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
+        for fam, st, funcs in ex.map(one, todo):
+            log('sass %-9s %s (%d functions)' % (fam, st, len(funcs)))
+            for f in fams[fam]:
+                if f.id in funcs:
+                    per_form[f.id] = funcs[f.id]
+    shutil.rmtree(tmp, ignore_errors=True)
+    return per_form
+
+
+def toolchain_info():
+    info = {}
+    for key, cmd in (('ptxas', ['ptxas', '--version']), ('nvdisasm', ['nvdisasm', '--version']),
+                     ('nvcc', ['nvcc', '--version']),
+                     ('gpu', ['nvidia-smi', '--query-gpu=name,driver_version', '--format=csv,noheader']),
+                     ('cupy', [sys.executable, '-c', 'import cupy; print(cupy.__version__)'])):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+            txt = (r.stdout or r.stderr).strip().splitlines()
+            info[key] = txt[-1] if txt else 'unavailable'
+        except (OSError, subprocess.TimeoutExpired) as e:
+            info[key] = 'unavailable: %s' % e
+    return info
+
+
 # ------------------------------------------------------------------ main
 
-def make_tar(out, path):
+def make_tar(out, path, families=None):
+    """A .tgz of the suite (paths relative to the repository root when --out
+    is inside it); with families, only those families' ptx/, cases/, sass/
+    and ptxas/ files plus forms.json and run.log."""
     out = out.resolve()
     try:
         arc = str(out.relative_to(REPO))
@@ -532,7 +676,13 @@ def make_tar(out, path):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(path, 'w:gz', compresslevel=9) as tf:
-        for sub in ('forms.json', 'ptx', 'cases', 'run.log'):
+        if families:
+            subs = ['forms.json', 'run.log']
+            for fam in sorted(families):
+                subs += ['ptx/%s.ptx' % fam, 'cases/%s' % fam, 'sass/%s.sass' % fam, 'ptxas/%s.txt' % fam]
+        else:
+            subs = ['forms.json', 'ptx', 'cases', 'run.log', 'sass', 'ptxas']
+        for sub in subs:
             p = out / sub
             if p.exists():
                 tf.add(p, arcname='%s/%s' % (arc, sub))
@@ -548,6 +698,10 @@ def main():
     ap.add_argument('--tar', help='write a .tgz of the generated suite here')
     ap.add_argument('--jobs', type=int, default=os.cpu_count() or 4)
     ap.add_argument('--list', action='store_true', help='print the families and form counts')
+    ap.add_argument('--stall', type=float, default=120.0,
+                    help='seconds without progress before a launch counts as hung and its worker is killed')
+    ap.add_argument('--max-hangs', type=int, default=6,
+                    help='after this many hangs the remaining hang-prone forms are skipped')
     ap.add_argument('--_worker', nargs=3, help=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -587,14 +741,19 @@ def main():
         raise SystemExit('%d self-consistency problems' % len(problems))
 
     status = {f.id: 'not run' for f in forms}
-    dropped, warnings = {}, {}
+    dropped, warnings, sass = {}, {}, {}
+    tool = None
     if args.run:
+        tool = toolchain_info()
+        for k, v in tool.items():
+            log('toolchain %s: %s' % (k, v))
         dropped, warnings, live = ptxas_fix(out, fams, header, args.jobs, log)
         for fid in dropped:
             f = next(x for x in forms if x.id == fid)
             shutil.rmtree(out / 'cases' / f.family / f.id, ignore_errors=True)
             status[fid] = 'dropped'
-        status.update(run_gpu(out, live, log))
+        sass = record_sass(out, live, header, args.jobs, log)
+        status.update(run_gpu(out, live, log, stall=args.stall, max_hangs=args.max_hangs))
 
     # forms.json (merged with other families' records under --only)
     records = []
@@ -609,8 +768,18 @@ def main():
             del rec['spec']
         if f.id in warnings:
             rec['ptxas_warnings'] = warnings[f.id]
+        if f.id in sass:
+            if f.family.startswith('fma_'):
+                rec['sass'] = sass[f.id]            # the contraction evidence, per probe
+            else:
+                rec['sass_lines'] = len(sass[f.id])
+        if status[f.id].startswith('error: '):
+            rec['expected_error'] = status[f.id][len('error: '):]
         records.append(rec)
     records.sort(key=lambda r: (r['family'], r['id']))
+    old_tool = {}
+    if args.only and fpath.exists():
+        old_tool = json.loads(fpath.read_text()).get('toolchain', {})
     meta = {
         'generator': 'testdata/conformance/gen/gen.py',
         'ptx_version': PTX_VERSION,
@@ -618,6 +787,12 @@ def main():
         'block': BLOCK,
         'forms': records,
     }
+    if tool or old_tool:
+        # --only merges: the toolchain of the last run of each family group
+        meta['toolchain'] = dict(old_tool)
+        if tool:
+            meta['toolchain'].update(tool)
+            meta['toolchain']['families'] = sorted(set(meta['toolchain'].get('families', [])) | set(fams))
     with open(fpath, 'w') as fh:
         json.dump(meta, fh, indent=1)
         fh.write('\n')
@@ -626,7 +801,7 @@ def main():
     log('suite size: %.1f MB raw (cases %.1f MB, ptx %.1f MB, forms.json %.1f MB)' % (
         raw / 1e6, dir_bytes(out / 'cases') / 1e6, dir_bytes(out / 'ptx') / 1e6, fpath.stat().st_size / 1e6))
     if args.tar:
-        size = make_tar(out, args.tar)
+        size = make_tar(out, args.tar, families=set(fams) if args.only else None)
         log('tarball %s: %.2f MiB' % (args.tar, size / 2 ** 20))
     elif args.dry_run or not args.run:
         tmp = Path(tempfile.mkdtemp(prefix='conf_tar_'))
@@ -636,24 +811,26 @@ def main():
 
     per = {}
     for r in records:
-        per.setdefault(r['family'], [0, 0, 0, 0])
+        per.setdefault(r['family'], [0, 0, 0, 0, 0])
         c = per[r['family']]
         c[0] += 1
         c[1] += r['status'] == 'dropped'
         c[2] += r['status'] == 'ok'
-        c[3] += r['status'].startswith('failed')
-    log('family      forms dropped   ok failed')
+        c[3] += r['status'].startswith('error')
+        c[4] += r['status'].startswith('failed')
+    log('family      forms dropped   ok errors failed')
     for fam in sorted(per):
         c = per[fam]
-        log('%-10s %6d %7d %4d %6d' % (fam, *c))
+        log('%-10s %6d %7d %4d %6d %6d' % (fam, *c))
     total = len(records)
     ndrop = sum(c[1] for c in per.values())
     nok = sum(c[2] for c in per.values())
-    nfail = sum(c[3] for c in per.values())
+    nerr = sum(c[3] for c in per.values())
+    nfail = sum(c[4] for c in per.values())
     nvec = sum(r['vectors'] for r in records if r['status'] != 'dropped')
     log('elapsed %.1fs' % (time.time() - t_start))
-    log('SUMMARY forms generated: %d, dropped: %d, run ok: %d, failed: %d, not run: %d, vectors total: %d' % (
-        total, ndrop, nok, nfail, total - ndrop - nok - nfail, nvec))
+    log('SUMMARY forms generated: %d, dropped: %d, run ok: %d, expected errors: %d, failed: %d, not run: %d, '
+        'vectors total: %d' % (total, ndrop, nok, nerr, nfail, total - ndrop - nok - nerr - nfail, nvec))
     logf.close()
 
 

@@ -76,11 +76,20 @@ class Form:
     vecgen   optional callable(form) -> dict name -> list of raw ints
     extra    dict of extra vector rows for default generation
     kind     'lane' (default), 'warp', 'atom_own', 'atom_cont', ... (informational)
+    prelude  module-scope PTX emitted just before this form's entry (helper
+             .func definitions, .shared/.const variables); it belongs to the
+             form, so a ptxas error in it drops only this form
+    record_error  True: a launch that fails (CUDA error) or hangs is this
+             form's expected result, recorded as expected/ERROR
+    hang_risk     0, 1 (may hang the GPU) or 2 (likely to): forms run in that
+             order, and hang-prone ones are skipped once the run has seen
+             --max-hangs hangs
     """
 
     def __init__(self, fid, family, body, ins, outs, temps=(), n=256, mask=None,
                  approx=False, tol=None, vecgen=None, extra=None, kind='lane',
-                 emit=None, bufs=None, note=None, guard=True, opcode=None):
+                 emit=None, bufs=None, note=None, guard=True, opcode=None, prelude='',
+                 record_error=False, hang_risk=False):
         self.id = fid
         self.family = family
         self.body = [body] if isinstance(body, str) else list(body)
@@ -99,6 +108,9 @@ class Form:
         self.note = note
         self.guard = guard
         self.opcode = opcode
+        self.prelude = prelude
+        self.record_error = record_error
+        self.hang_risk = hang_risk
 
     def out_format(self):
         for (_, t) in self.outs:
@@ -145,7 +157,7 @@ class Form:
         for line in self.body:
             try:
                 out.append(line.format(**names).strip())
-            except (KeyError, IndexError):
+            except (KeyError, IndexError, ValueError):
                 out.append(line.strip())
         return '\n'.join(out)
 
@@ -296,8 +308,9 @@ def emit_entry(form):
     params = ['\t.param .u64 p_%s' % b[0] for b in form.buffers()]
     params.append('\t.param .u32 p_n')
     head = ['.visible .entry %s(' % form.id, ',\n'.join(params), ')', '{']
-    body = ctx.regs.decls() + [''] + ctx.lines + ['$L_end:', '\tret;', '}', '']
-    return '\n'.join(head + body)
+    body = ctx.regs.decls() + getattr(ctx, 'decls', []) + [''] + ctx.lines + ['$L_end:', '\tret;', '}', '']
+    pre = [form.prelude.rstrip('\n')] if form.prelude else []
+    return '\n'.join(pre + head + body)
 
 
 def module_header(extra=''):

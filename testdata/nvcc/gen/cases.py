@@ -28,11 +28,15 @@ import numpy as np
 
 
 class Buf:
-    """A buffer or symbol. data=None means zero-filled (count required)."""
+    """A buffer or symbol. data=None means zero-filled (count required), or
+    generated on the runner from a "fill" rule (runspec.fill_array)."""
 
-    def __init__(self, name, type, count=None, data=None):
+    def __init__(self, name, type, count=None, data=None, fill=None):
         self.name = name
         self.type = type
+        self.fill = fill
+        if fill is not None and (data is not None or count is None):
+            raise ValueError(f"{name}: a fill buffer takes a count and no data")
         if data is not None:
             data = np.ascontiguousarray(data)
             if count is not None and data.size != count:

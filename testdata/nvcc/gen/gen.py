@@ -20,6 +20,11 @@ Phases (each prints its elapsed time):
 --dry-run skips nvcc, ptxas and the GPU (inputs and specs only, kernel names
 unresolved) so the generator can be checked on a machine without CUDA;
 --compile-only also compiles (needs nvcc) but runs nothing on a GPU.
+
+The same pipeline builds other corpora laid out the same way: configure()
+takes the case list, the kernels directory, the compile variants and the
+default output directory (testdata/apps/gen/gen.py uses it for the
+application-style corpus with four builds).
 """
 
 from __future__ import annotations
@@ -49,13 +54,30 @@ import numpy as np  # noqa: E402
 import cases as C  # noqa: E402
 import runspec  # noqa: E402
 
-GEN_VERSION = "1.0"
+GEN_VERSION = "1.1"
 KERNELS_DIR = os.path.join(HERE, "kernels")
 ARCH = "sm_90"
 VARIANTS = {
     "O3": ["-O3", "-lineinfo"],
     "G": ["-G"],
 }
+CORPUS = "nvcc"
+DEFAULT_OUT = os.path.dirname(HERE)
+SASS_GZIP = False      # sass/<module>.<variant>.sass (plain) or .sass.gz
+
+
+def configure(name, cases_module, kernels_dir, variants, default_out, sass_gzip=False):
+    """Point the pipeline at another corpus: its case list (a module with
+    CASES, TARGET_MODULES, TARGET_ARCHS), kernel sources, compile variants
+    ({name: nvcc flags}, the first is profiled first), output directory, and
+    whether SASS listings are written gzip-compressed (.sass.gz)."""
+    global C, KERNELS_DIR, VARIANTS, CORPUS, DEFAULT_OUT, SASS_GZIP
+    C = cases_module
+    KERNELS_DIR = kernels_dir
+    VARIANTS = dict(variants)
+    CORPUS = name
+    DEFAULT_OUT = default_out
+    SASS_GZIP = sass_gzip
 NCU_METRICS = [
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
@@ -361,6 +383,10 @@ def toolchain(dry):
     info["nvcc_version"] = out.strip() if rc == 0 else f"unavailable: {out.strip()}"
     rc, out = run(["ptxas", "--version"], timeout=60)
     info["ptxas_version"] = out.strip().splitlines()[-1] if rc == 0 and out.strip() else "unavailable"
+    for tool in ("nvdisasm", "cuobjdump"):
+        rc, out = run([tool, "--version"], timeout=60)
+        info[f"{tool}_version"] = (out.strip().splitlines()[-1] if rc == 0 and out.strip()
+                                   else "unavailable")
     rc, out = run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"], timeout=60)
     if rc == 0 and out.strip():
         first = out.strip().splitlines()[0]
@@ -400,7 +426,7 @@ def compile_all(out, mods, jobs, targets=True):
             dst = os.path.join(ptx_dir, f"{m}.{v}.ptx")
             tasks.append(((m, v), ["nvcc", "-ptx", f"-arch={ARCH}", *flags, "-std=c++17",
                                    "-I", KERNELS_DIR, src, "-o", dst], dst))
-        if targets and m in C.TARGET_MODULES:
+        if targets and m in getattr(C, "TARGET_MODULES", ()):
             os.makedirs(tgt_dir, exist_ok=True)
             for arch in C.TARGET_ARCHS:
                 dst = os.path.join(tgt_dir, f"{m}.{arch}.ptx")
@@ -452,9 +478,15 @@ def compile_all(out, mods, jobs, targets=True):
             tool = ["cuobjdump", "-sass", cubin]
             rc, sass = run(tool, timeout=300)
         if rc == 0:
-            with open(os.path.join(sass_dir, f"{m}.{v}.sass"), "w") as f:
-                f.write(f"// {tool[0]} {' '.join(tool[1:-1])} of ptxas -arch={ARCH} {m}.{v}.ptx\n")
-                f.write(sass)
+            text = f"// {tool[0]} {' '.join(tool[1:-1])} of ptxas -arch={ARCH} {m}.{v}.ptx\n" + sass
+            if SASS_GZIP:
+                import gzip
+                with open(os.path.join(sass_dir, f"{m}.{v}.sass.gz"), "wb") as raw:
+                    with gzip.GzipFile(filename=f"{m}.{v}.sass", mode="wb", fileobj=raw, mtime=0) as f:
+                        f.write(text.encode())
+            else:
+                with open(os.path.join(sass_dir, f"{m}.{v}.sass"), "w") as f:
+                    f.write(text)
         os.remove(cubin)
         return key, "ok" if rc == 0 else f"nvdisasm/cuobjdump failed (exit {rc})"
 
@@ -476,6 +508,8 @@ def write_case(out, case, dry, ptx_info, compile_status):
     os.makedirs(idir)
     files = {}
     for b in case.buffers:
+        if getattr(b, "fill", None) is not None:
+            continue
         if b.data is not None:
             arr = np.ascontiguousarray(b.data).astype(runspec.DTYPES[b.type], copy=False)
             assert arr.size == b.count, (case.name, b.name)
@@ -486,6 +520,8 @@ def write_case(out, case, dry, ptx_info, compile_status):
             arr = np.ascontiguousarray(s.data).astype(runspec.DTYPES[s.type], copy=False)
             arr.tofile(os.path.join(idir, "sym_" + s.name + ".bin"))
             files["sym:" + s.name] = "sym_" + s.name + ".bin"
+    if not os.listdir(idir):
+        os.rmdir(idir)
     res = {}
     for v in VARIANTS:
         vdir = os.path.join(cdir, v)
@@ -520,6 +556,8 @@ def write_case(out, case, dry, ptx_info, compile_status):
             d = {"name": b.name, "type": b.type, "count": b.count}
             if b.name in files:
                 d["file"] = "../inputs/" + files[b.name]
+            elif getattr(b, "fill", None) is not None:
+                d["fill"] = dict(b.fill)
             spec["buffers"].append(d)
         if case.symbols:
             spec["symbols"] = []
@@ -801,7 +839,7 @@ def make_tar(out, tar_path, exclude=()):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=os.path.dirname(HERE), help="output directory (testdata/nvcc)")
+    ap.add_argument("--out", default=DEFAULT_OUT, help=f"output directory (default {DEFAULT_OUT})")
     ap.add_argument("--tar", help="write a gzip tarball of the outputs here")
     ap.add_argument("--only", help="comma-separated case names")
     ap.add_argument("--dry-run", action="store_true", help="no nvcc, ptxas or GPU")
@@ -809,7 +847,7 @@ def main(argv=None):
     ap.add_argument("--no-ncu", action="store_true", help="skip Nsight Compute")
     ap.add_argument("--ncu-only", action="store_true",
                     help="only collect ncu counters for an existing run (reads manifest.json)")
-    ap.add_argument("--ncu-variants", default="O3,G", help="variants to profile, in order")
+    ap.add_argument("--ncu-variants", default=",".join(VARIANTS), help="variants to profile, in order")
     ap.add_argument("--ncu-chunk", type=int, default=60, help="specs per ncu process")
     ap.add_argument("--no-targets", action="store_true", help="skip the parse-only ptx_targets/")
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 4))
@@ -888,6 +926,7 @@ def main(argv=None):
         "generator": {"version": GEN_VERSION, "command": " ".join([os.path.basename(sys.argv[0])] +
                                                                    (argv if argv is not None else sys.argv[1:]))},
         "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "corpus": CORPUS,
         "dry_run": dry,
         "toolchain": tool,
         "arch": ARCH,
@@ -952,6 +991,31 @@ def main(argv=None):
     return 0
 
 
+CYCLES_METRIC = "sm__cycles_elapsed.max"
+
+
+def ncu_column(csv_path, metric):
+    """{launch index: value} of one metric column of ncu/<variant>.csv
+    (numbers as int or float; absent file or column: {})."""
+    if not os.path.isfile(csv_path):
+        return {}
+    with open(csv_path, newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows or metric not in rows[0]:
+        return {}
+    j = rows[0].index(metric)
+    out = {}
+    for r in rows[1:]:
+        if not r or not r[0].isdigit() or j >= len(r):
+            continue
+        v = r[j].replace(",", "")
+        try:
+            out[int(r[0])] = int(v) if v.isdigit() else float(v)
+        except ValueError:
+            pass
+    return out
+
+
 def collect_ncu(out, manifest, selected, args, deadline):
     names = {c.name for c in selected}
     with Phase("ncu"):
@@ -976,11 +1040,16 @@ def collect_ncu(out, manifest, selected, args, deadline):
                 info["variants"][v] = {"errors": [ncu.fatal]}
                 continue
             launch_of, errors = ncu.variant(v, specs)
+            cycles = ncu_column(os.path.join(out, "ncu", f"{v}.csv"), CYCLES_METRIC)
             for e in manifest["cases"]:
                 if e["name"] in names:
                     e.get("ncu", {}).pop(v, None)
                 if e["name"] in launch_of:
-                    e.setdefault("ncu", {})[v] = {"launch": launch_of[e["name"]]}
+                    rec = {"launch": launch_of[e["name"]]}
+                    c = cycles.get(launch_of[e["name"]])
+                    if c is not None:
+                        rec[CYCLES_METRIC] = c
+                    e.setdefault("ncu", {})[v] = rec
             vinfo = {"profiled": len(launch_of), "of": len(specs), "errors": errors}
             if os.path.isfile(os.path.join(out, "ncu", f"{v}.csv")):
                 vinfo.update(csv=f"ncu/{v}.csv", launches=f"ncu/{v}.launches.json")
@@ -1022,9 +1091,20 @@ def finish(out, manifest, args):
         log("not ok:")
         for n, v, s in failed:
             log(f"  {n} [{v}]: {s[:300]}")
-    n2 = sum(1 for e in cases if e["issue"] == 2)
-    n3 = sum(1 for e in cases if e["issue"] == 3)
-    log(f"cases: {len(cases)} (issue 2: {n2}, issue 3: {n3}); elapsed {manifest['elapsed_s']}s")
+    big = [(e["name"], e["ncu"][v][CYCLES_METRIC]) for e in cases for v in list(VARIANTS)[:1]
+           if CYCLES_METRIC in e.get("ncu", {}).get(v, {})]
+    if big:
+        first = list(VARIANTS)[0]
+        big.sort(key=lambda x: -x[1])
+        n30 = sum(1 for _, c in big if c >= 30000)
+        log(f"{CYCLES_METRIC} [{first}]: {n30} launches >= 30000 cycles; largest: " +
+            ", ".join(f"{n} {c:.0f}" for n, c in big[:16]))
+    issues = {}
+    for e in cases:
+        issues[e["issue"]] = issues.get(e["issue"], 0) + 1
+    log(f"{CORPUS} cases: {len(cases)} (" +
+        ", ".join(f"issue {k}: {n}" for k, n in sorted(issues.items())) +
+        f"); elapsed {manifest['elapsed_s']}s")
     log(f"{'variant':8} {'cases':>6} {'ok':>6} {'failed':>7} {'unrun':>6} {'ncu':>6}")
     for v in VARIANTS:
         sts = [e["status"].get(v, "") for e in cases]
