@@ -29,7 +29,8 @@ ptxas allocates physical registers itself. A malformed module is reported
 error by error (the first ten, then how many more) and exits 2.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	only := fs.String("kernel", "", "describe only the kernel `NAME` (mangled, C++ name or signature, or a unique part of one)")
-	check := fs.Bool("check", false, "also parse and lower every kernel, reporting what this emulator cannot run")
+	check := fs.Bool("check", false, "also lower every kernel, reporting what this emulator cannot run")
+	headers := fs.Bool("headers", false, "list from the declarations alone, without parsing the bodies: fast for modules of many megabytes, but errors inside bodies go unreported")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
@@ -46,7 +47,11 @@ error by error (the first ten, then how many more) and exits 2.`, stderr)
 	}
 	// Every body is parsed: a listing of a module that does not parse
 	// would be a lie.
-	ast, err := ptx.ParseMode(pos[0], src, ptx.AllErrors)
+	mode := ptx.AllErrors
+	if *headers {
+		mode |= ptx.Lazy
+	}
+	ast, err := ptx.ParseMode(pos[0], src, mode)
 	if err != nil {
 		printErrors(stderr, err)
 		return exitUsage

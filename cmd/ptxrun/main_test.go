@@ -61,7 +61,7 @@ var flagNames = map[string][]string{
 		"-kernel", "-grid", "-block", "-arg", "-outputs", "-save-spec", "-dynamic-shared"},
 	"test": {"-ulp", "-json", "-workers", "-max-inst", "-v", "-gpu", "-strict", "-any-target"},
 	"demo": {"-json", "-workers", "-seed"},
-	"list": {"-json", "-kernel", "-check"},
+	"list": {"-json", "-kernel", "-check", "-headers"},
 }
 
 func TestHelp(t *testing.T) {

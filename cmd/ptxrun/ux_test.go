@@ -131,6 +131,11 @@ func TestListMalformedModule(t *testing.T) {
 		assert.Contains(t, lines[i], fmt.Sprintf("bad.ptx:%d:", 7+i))
 	}
 	assert.Equal(t, "and 3 more errors", lines[10])
+
+	// --headers lists from the declarations alone, bodies unchecked.
+	r = ptxrun(t, filepath.Join(dir, "bad.ptx"), "--headers")
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "1 kernel(s)")
 }
 
 func f32At(b []byte, i int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])) }
