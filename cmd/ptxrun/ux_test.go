@@ -306,3 +306,36 @@ func TestDocsExample(t *testing.T) {
 	_, err = os.Stat(spec)
 	assert.NoError(t, err)
 }
+
+// TestTestProgressOnATerminal: ptxrun test counts cases on the terminal,
+// and lines it prints are not mixed with the progress line.
+func TestTestProgressOnATerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	fastProgress(t)
+	var got bytes.Buffer
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = io.Copy(&got, master)
+	}()
+	var out bytes.Buffer
+	code := doMain(context.Background(), []string{"test", filepath.Join(casesDir, "f64_arith"), filepath.Join(casesDir, "collatz"), "--workers", "1"}, &out, slave)
+	require.Equal(t, exitOK, code, out.String())
+	time.Sleep(50 * time.Millisecond)
+	slave.Close()
+	master.Close()
+	wg.Wait()
+	assert.Regexp(t, `\rcases \d/4 \(\d+%\)`, got.String())
+	assert.Contains(t, out.String(), "4 cases: 4 passed (2 through their tolerance)")
+}
+
+// TestRunHugeBuffer: a launch that allocates 40 GiB, more than the test
+// machine has, and writes 28 KiB of it, holds a few hundred KiB of host
+// memory, and says so beside the setup time.
+func TestRunHugeBuffer(t *testing.T) {
+	r := ptxrun(t, "run", filepath.Join(nvccDir, "ptx", "memspace.O3.ptx"), "--kernel", "saxpy_grid_stride", "--grid", "8", "--block", "128",
+		"--arg", "y=f32[10737418240]", "--arg", "x=f32[7168]:1", "--arg", "a=f32:2.5", "--arg", "n=u32:7168", "--outputs", "x")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Regexp(t, `setup\s+[\d.]+[µm]?s \(module, buffers, arguments; device memory held: \d+(\.\d)? KiB\)`, r.stdout)
+}
