@@ -88,14 +88,36 @@ func (e *Example) Prepare(dev *vm.Device, seed uint64) (*Setup, error) {
 
 // Check reads the outputs back and compares them with the Go reference.
 func (s *Setup) Check() error {
+	out, err := s.read()
+	if err != nil {
+		return err
+	}
+	return s.inst.check(out)
+}
+
+// Outputs reads the output buffers back, in argument order.
+func (s *Setup) Outputs() ([][]byte, error) {
+	out, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	var res [][]byte
+	for _, i := range s.inst.outputs {
+		res = append(res, out[i])
+	}
+	return res, nil
+}
+
+// read returns the device buffers, the outputs read back (others nil).
+func (s *Setup) read() ([][]byte, error) {
 	out := make([][]byte, len(s.inst.buffers))
 	for _, i := range s.inst.outputs {
 		out[i] = make([]byte, len(s.inst.buffers[i]))
 		if err := s.dev.MemcpyDtoH(out[i], s.addrs[i]); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return s.inst.check(out)
+	return out, nil
 }
 
 var all = []*Example{

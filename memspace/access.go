@@ -61,6 +61,10 @@ type TexFootprint struct {
 	Addr  [32][8]uint64
 	// TexelSize is the bytes of one texel (all channels).
 	TexelSize uint8
+	// Linear marks a fetch from a texture over linear memory (tex1Dfetch),
+	// which the texture unit serves in larger groups of lanes than
+	// filtered fetches from CUDA arrays.
+	Linear bool
 }
 
 // CacheOp is a memory instruction's cache operator (PTX ISA, "Cache

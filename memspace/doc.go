@@ -1,7 +1,12 @@
 // Package memspace owns the GPU address spaces (global, shared, local, const,
-// param) with bounds-checked storage, and the warp-wide access type through
-// which every memory instruction reaches them. The memory-hierarchy models
-// (coalescer, caches, banks, DRAM) and their counters plug in here.
+// param) with bounds-checked storage, generic address windows, and the
+// contract between the VM and the memory-hierarchy models: Access (one
+// warp-wide access with its per-lane addresses, kind, cache operator,
+// eviction hints, texel footprint and origin), Outcome and Observer. The VM
+// hands every validated access to the Observer installed on the SM that made
+// it (vm.SM.Observer); local addresses come in the interleaved physical layout
+// of local.go. The hierarchy models (coalescer, caches, banks, DRAM) live in
+// memspace/hier and see only these types.
 //
 // Global memory is sparse above DenseLimit: an allocation's storage is
 // 64 KiB pages allocated on first write, and a page never written reads as
@@ -12,5 +17,5 @@
 // out of it is an error naming the buffer (HostMemoryError), never the
 // operating system's out-of-memory killer.
 //
-// It does not decide who runs next.
+// It does not decide who runs next, and it does not call observers itself.
 package memspace

@@ -17,8 +17,6 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 	if n != 4 && n != 8 {
 		return false
 	}
-	// The observer hears of the access only once the fast path has taken
-	// it: a refused access goes on to Load, which reports it.
 	switch a.Space {
 	case Shared:
 		sh := v.Shared
@@ -34,9 +32,6 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 			} else {
 				dst[l] = binary.LittleEndian.Uint64(sh[p:])
 			}
-		}
-		if v.Observer != nil {
-			v.Observer.Observe(a)
 		}
 		return true
 	case Global:
@@ -75,9 +70,6 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 			dst[l] = h.load(p-h.Base, n)
 		}
 		v.hint = h
-		if v.Observer != nil {
-			v.Observer.Observe(a)
-		}
 		return true
 	}
 	return false
@@ -98,9 +90,6 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 			if p&(n-1) != 0 || p >= lim || lim-p < n {
 				return false
 			}
-		}
-		if v.Observer != nil {
-			v.Observer.Observe(a)
 		}
 		sh := v.Shared
 		for x := a.Mask; x != 0; x &= x - 1 {
@@ -134,9 +123,6 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 					return false
 				}
 			}
-		}
-		if v.Observer != nil {
-			v.Observer.Observe(a)
 		}
 		if dense {
 			for x := a.Mask; x != 0; x &= x - 1 {

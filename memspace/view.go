@@ -22,16 +22,11 @@ type View struct {
 
 	FParam       []byte // the current call frame's function parameters, lane-major
 	FParamStride int    // bytes per lane in FParam
-
-	Observer Observer
 }
 
 // Load performs a load of nelem elements of a.Size/nelem bytes for each lane
 // in a.Mask and writes them zero- or sign-extended to 64 bits into dst[e][lane].
 func (v *View) Load(a *Access, nelem int, signed bool, dst *[4][]uint64) *Fault {
-	if v.Observer != nil {
-		v.Observer.Observe(a)
-	}
 	esz := uint64(a.Size) / uint64(nelem)
 	for m := a.Mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
@@ -49,9 +44,6 @@ func (v *View) Load(a *Access, nelem int, signed bool, dst *[4][]uint64) *Fault 
 // Store writes nelem elements of a.Size/nelem bytes for each lane in a.Mask,
 // taking the low bytes of src[e][lane].
 func (v *View) Store(a *Access, nelem int, src *[4][]uint64) *Fault {
-	if v.Observer != nil {
-		v.Observer.Observe(a)
-	}
 	esz := uint64(a.Size) / uint64(nelem)
 	for m := a.Mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)

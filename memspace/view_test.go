@@ -406,20 +406,3 @@ func snapshot(tv *testView) [][]byte {
 	}
 	return out
 }
-
-type countingObserver struct{ n map[Kind]int }
-
-func (o *countingObserver) Observe(a *Access) Outcome { o.n[a.Kind]++; return Outcome{} }
-
-func TestObserverSeesEachAccessOnce(t *testing.T) {
-	tv := newTestView(t)
-	o := &countingObserver{n: map[Kind]int{}}
-	tv.Observer = o
-	a := &Access{Space: Global, Kind: Load, Size: 4, Mask: 3}
-	a.Addr[0], a.Addr[1] = tv.buf.Base, tv.buf.Base+4
-	dst := newDst()
-	require.Nil(t, tv.Load(a, 1, false, dst))
-	a.Kind = Store
-	require.Nil(t, tv.Store(a, 1, dst))
-	assert.Equal(t, map[Kind]int{Load: 1, Store: 1}, o.n)
-}

@@ -1,6 +1,11 @@
-// Package scheduler places CTAs on emulated SMs of a GPU profile and runs
-// them: in fast functional mode on all host cores, with identical results for
-// any core count. The cycle-level timing model plugs in here.
+// Package scheduler places CTAs on the emulated SMs of a GPU profile and runs
+// them: in fast functional mode on all host cores (one vm.SM per worker, which
+// runs each block to completion with vm.SM.RunCTA), with identical results
+// for any core count. A cycle-level timing model drives the same vm.SM one
+// warp instruction at a time (vm.SM.Step) and wires the SMs to the memory
+// hierarchy (memspace/hier) through vm.SM.Observer. Run counters are named
+// as Nsight Compute names them only where they mean what ncu means
+// (SpecRun.Metrics).
 //
 // It does not interpret instructions itself: it calls package vm.
 package scheduler

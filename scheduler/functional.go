@@ -112,19 +112,22 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	g, gctx := errgroup.WithContext(ctx)
 	for wk := 0; wk < workers; wk++ {
 		g.Go(func() error {
-			r := l.NewRunner()
+			// One vm.SM per worker stands for each of the worker's SMs in
+			// turn, so that their blocks reuse its storage.
+			s := l.NewSM(wk)
 			defer func() {
 				mu.Lock()
-				res.Stats.Add(r.Stats)
+				res.Stats.Add(s.Stats)
 				mu.Unlock()
 			}()
 			for sm := wk; sm < nsm; sm += workers {
+				s.ID = sm
 				// SM sm runs blocks sm, sm+nsm, sm+2·nsm, ... (Placement).
 				for i := sm; i < n; i += nsm {
 					if gctx.Err() != nil {
 						return nil
 					}
-					if err := r.RunCTA(l.CTAID(i), sm); err != nil {
+					if err := s.RunCTA(i); err != nil {
 						if vm.IsStopped(err) {
 							stopped.Store(true)
 							return nil

@@ -69,7 +69,14 @@ func TestMetricsMatchNsightCompute(t *testing.T) {
 			require.NoError(t, err, "%s: %s", c.Name, m)
 			require.Equal(t, want, got[m], "%s: %s", c.Name, m)
 		}
-		require.Equal(t, float64(run.Result.Stats.Inst), got["smsp__inst_executed.sum"], c.Name)
+		require.Equal(t, float64(run.Result.Stats.Inst), got["ptxvm__ptx_inst_executed.sum"], c.Name)
+		require.Equal(t, float64(run.Result.Stats.ThreadInst), got["ptxvm__ptx_thread_inst_executed.sum"], c.Name)
+		for name := range got {
+			// An ncu name only for a figure checked against ncu above.
+			if !strings.HasPrefix(name, "ptxvm__") {
+				require.Contains(t, metrics, name, "%s is reported under an Nsight Compute name but not checked against ncu", name)
+			}
+		}
 		checked++
 	}
 	require.Greater(t, checked, 100)

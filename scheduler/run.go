@@ -61,14 +61,18 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 	return run, nil
 }
 
-// Metrics returns the run's counters under Nsight Compute's metric names
-// (docs/launch-spec.md): in functional mode, instruction counts and launch figures.
+// Metrics returns the run's counters: under Nsight Compute's metric name
+// where the figure means exactly what ncu means by it (the launch figures),
+// and under a ptxvm__ name of our own where it is computed differently. In
+// functional mode: the PTX instructions executed (ncu's smsp__inst_executed
+// counts machine instructions, which PTX instructions are not) and the
+// launch figures.
 func (r *SpecRun) Metrics() map[string]float64 {
 	l := r.Prepared.Launch
 	st := r.Result.Stats
 	return map[string]float64{
-		"smsp__inst_executed.sum":              float64(st.Inst),
-		"smsp__thread_inst_executed.sum":       float64(st.ThreadInst),
+		"ptxvm__ptx_inst_executed.sum":         float64(st.Inst),
+		"ptxvm__ptx_thread_inst_executed.sum":  float64(st.ThreadInst),
 		"launch__grid_size":                    float64(l.NumCTAs()),
 		"launch__block_size":                   float64(l.ThreadsPerCTA()),
 		"launch__shared_mem_per_block_dynamic": float64(l.DynSmem),

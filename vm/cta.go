@@ -7,12 +7,13 @@ import (
 	"strings"
 )
 
-// CTA is one thread block in execution: its warps, shared memory and
-// barriers. A Runner reuses one CTA's storage for every block it runs.
+// CTA is one thread block resident on an SM: its warps, shared memory and
+// barriers. An SM reuses a retired block's storage for the next one.
 type CTA struct {
 	launch      *Launch
+	sm          *SM
+	index       int // linear block index
 	ctaid       [3]uint32
-	smid        int
 	warps       []*Warp
 	shared      []byte
 	bars        [16]barrier
@@ -138,8 +139,8 @@ func (c *CTA) deadlock() string {
 		}
 		if f := w.top(); f.syncHeld != 0 {
 			l := bits.TrailingZeros32(f.syncHeld)
-			in := &f.code[f.pc[l]]
-			parts = append(parts, fmt.Sprintf("warp %d: lanes %#08x wait at a warp-synchronous instruction (PTX line %d) for lanes of its membermask that never arrive", w.id, f.syncHeld, in.Line))
+			info := &f.fn.Info[f.pc[l]]
+			parts = append(parts, fmt.Sprintf("warp %d: lanes %#08x wait at a warp-synchronous instruction (PTX line %d) for lanes of its membermask that never arrive", w.id, f.syncHeld, info.Line))
 		}
 	}
 	sort.Strings(parts)

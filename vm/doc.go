@@ -1,16 +1,24 @@
 // Package vm lowers a parsed PTX module once into a flat, pre-decoded program
 // and executes it: the semantics of every supported instruction, warps of 32
-// lanes with SIMT reconvergence, CTAs with shared memory and barriers, and the
-// device API a host program uses.
+// lanes with SIMT reconvergence, CTAs with shared memory and barriers resident
+// on emulated SMs, and the device API a host program uses.
 //
 // Files by job:
 //
 //   - lower*.go: lowering (names resolved, operands become register offsets,
-//     labels become PCs); inst.go and types.go: the lowered instruction.
+//     labels become PCs); inst.go and types.go: the lowered instruction (Inst,
+//     kept small for the interpreter); inst_info.go: what lowering computes
+//     once beside it for everyone else (InstInfo: a kernel-wide id, a Class a
+//     timing model can cost, the exact registers, predicates and carry flag
+//     read and written, cache operators, PTX and CUDA lines).
 //   - exec*.go, approx.go, fp8.go: interpretation, one switch per warp
 //     instruction over lane-contiguous registers.
-//   - warp.go, cta.go, launch.go: the runtime: warps, call frames, CTAs,
-//     barriers, launches and the runner that executes CTAs.
+//   - sm.go, warp.go, cta.go, launch.go: the runtime. An SM keeps any number
+//     of CTAs resident (Admit, Retire), runs one to completion (RunCTA, the
+//     functional mode) or executes one warp instruction of a warp the caller
+//     picks (Step, for a timing model: Warp.State and Warp.Next say what can
+//     issue). Every memory access reaches the SM's Observer once, after it is
+//     validated, with its origin (SM, block, warp, instruction id).
 //   - device*.go, texture_api.go: the device API (Malloc, copies, LoadModule,
 //     symbols, PrepareLaunch, texture objects); texture_sample.go: texel
 //     addressing and filtering as the GPU does it.
@@ -18,7 +26,8 @@
 // Host tooling lives in subpackages: vm/spec (launch specs), vm/compare
 // (typed output comparison with tolerances), vm/listing (kernel listings).
 //
-// It does not know about cycles or caches: package scheduler decides when a
-// warp runs, and memory accesses are handed to package memspace one warp-wide
-// access at a time. Positioned errors are ptx.Error/ptx.ErrorList.
+// It does not know about cycles or caches: a caller (package scheduler)
+// decides which warp issues when and supplies the clock %clock reads; memory
+// hierarchy models see memspace.Access values through memspace.Observer and
+// never instructions. Positioned errors are ptx.Error/ptx.ErrorList.
 package vm

@@ -234,7 +234,7 @@ func (w *Warp) run(limit int) error {
 			if exec == 0 {
 				break
 			}
-			tab := f.fn.BrxTables[in.Imm]
+			tab := in.BrxTable(f.fn)
 			a := f.r(in.A)
 			for x := exec; x != 0; x &= x - 1 {
 				l := bits.TrailingZeros32(x) & 31
@@ -279,7 +279,7 @@ func (w *Warp) run(limit int) error {
 			}
 		case OpBar:
 			if exec != 0 {
-				id := int(in.Imm)
+				id := in.BarrierID()
 				if in.A != NoReg {
 					id = int(f.r(in.A)[bits.TrailingZeros32(exec)] & 15)
 				}
@@ -317,6 +317,7 @@ func (w *Warp) run(limit int) error {
 					return err
 				}
 				if grp == 0 {
+					w.syncActive, w.syncExec = mask, 0
 					f.cur, f.curPC = 0, pc
 					goto resched
 				}
@@ -329,6 +330,7 @@ func (w *Warp) run(limit int) error {
 					}
 					exec &= p
 				}
+				w.syncActive, w.syncExec = mask, exec
 				if err := w.execWarpOp(in, f, exec, pc); err != nil {
 					f.cur, f.curPC = mask, pc
 					return err
@@ -373,7 +375,7 @@ func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 	if w.depth >= maxCallDepth {
 		return w.fault(f, pc, bits.TrailingZeros32(exec), "call stack overflow: more than 1024 nested calls")
 	}
-	cs := &f.fn.Calls[in.Imm]
+	cs := in.CallSite(f.fn)
 	callee := cs.Callee
 	f.park(mask&^exec, pc+1)
 	f.cur = 0

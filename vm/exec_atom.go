@@ -25,11 +25,15 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 		acc.Kind = memspace.Reduction
 	}
 	w.addresses(in, f, exec)
-	if o := w.view.Observer; o != nil {
-		o.Observe(acc)
-	}
 	if in.Vec > 1 {
-		return w.execVecAtom(in, f, exec, pc)
+		acc.Size = uint8(in.T.Size() * int(in.Vec))
+		if err := w.execVecAtom(in, f, exec, pc); err != nil {
+			return err
+		}
+		if w.watch {
+			w.observe(f, pc)
+		}
+		return nil
 	}
 	n := uint64(in.T.Size())
 	b := f.r(in.B)
@@ -62,7 +66,7 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 			// .b128 exch and cas: registers are (low, high) slot pairs.
 			oldLo, oldHi := readN(mem, 8), readN(mem[8:], 8)
 			newLo, newHi := f.r(in.B)[l], f.r(in.B + 32)[l]
-			if in.Imm == atomCas {
+			if in.AtomOp() == atomCas {
 				if oldLo == newLo && oldHi == newHi {
 					newLo, newHi = f.r(in.C)[l], f.r(in.C + 32)[l]
 				} else {
@@ -91,6 +95,9 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 		if d != nil {
 			d[l] = old
 		}
+	}
+	if w.watch {
+		w.observe(f, pc)
 	}
 	return nil
 }
@@ -123,7 +130,7 @@ func atomApply(in *Inst, sp memspace.Space, old, b, c uint64) uint64 {
 	msk := sizeMask(t)
 	old &= msk
 	b &= msk
-	switch in.Imm {
+	switch in.AtomOp() {
 	case atomAnd:
 		return old & b
 	case atomOr:
@@ -149,13 +156,13 @@ func atomApply(in *Inst, sp memspace.Space, old, b, c uint64) uint64 {
 		return old - 1
 	case atomMin, atomMax:
 		if t.Float() {
-			return atomFloatMinMax(t, old, b, in.Imm == atomMax)
+			return atomFloatMinMax(t, old, b, in.AtomOp() == atomMax)
 		}
 		less := old < b
 		if t.Signed() {
 			less = sext(old, n) < sext(b, n)
 		}
-		if (in.Imm == atomMin) == less {
+		if (in.AtomOp() == atomMin) == less {
 			return old
 		}
 		return b
@@ -187,7 +194,7 @@ func atomApply(in *Inst, sp memspace.Space, old, b, c uint64) uint64 {
 // execVecAtom performs a vector atomic: element e of each lane is an atomic
 // on its own at address + e*size.
 func (w *Warp) execVecAtom(in *Inst, f *frame, exec uint32, pc int32) error {
-	list := f.fn.RegLists[in.Target]
+	list := in.RegList(f.fn)
 	nv := int(in.Vec)
 	n := uint64(in.T.Size())
 	acc := &w.acc

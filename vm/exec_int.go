@@ -79,17 +79,15 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		}
 	case OpClock:
 		d := f.r(in.D)
-		// A monotonic count: warp instructions executed so far stand in for
-		// cycles in functional mode.
-		v := w.Inst
-		switch in.Imm {
+		v := w.clock()
+		switch in.ClockKind() {
 		case clock32:
 			v &= 0xffffffff
 		case globaltimer, globaltimerLo, globaltimerHi:
 			v *= 1000 // nanoseconds at a nominal 1 GHz
-			if in.Imm == globaltimerLo {
+			if in.ClockKind() == globaltimerLo {
 				v &= 0xffffffff
-			} else if in.Imm == globaltimerHi {
+			} else if in.ClockKind() == globaltimerHi {
 				v >>= 32
 			}
 		}
@@ -130,13 +128,9 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign:
 		w.execFloat(in, f, exec)
 	default:
-		return w.fault(f, pc, bits.TrailingZeros32(exec), "internal error: operation "+opName(in.Op)+" has no implementation")
+		return w.fault(f, pc, bits.TrailingZeros32(exec), "internal error: operation "+in.Op.String()+" has no implementation")
 	}
 	return nil
-}
-
-func opName(o Op) string {
-	return "#" + itoa(int(o))
 }
 
 func itoa(v int) string {
@@ -315,7 +309,7 @@ func (w *Warp) execIntOp(in *Inst, f *frame, exec uint32) {
 				r = 1
 			}
 		case OpLop3:
-			r = lop3(av, b[l], c[l], in.Imm)
+			r = lop3(av, b[l], c[l], uint64(in.LUT()))
 			if in.BoolOp != BoolNone {
 				q := f.preds[in.V[0]]
 				if in.Flags&FNeg2 != 0 {

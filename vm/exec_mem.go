@@ -40,7 +40,7 @@ func (f *Fault) Error() string {
 // fault builds a Fault for lane l at pc of frame f.
 func (w *Warp) fault(f *frame, pc int32, l int, msg string) *Fault {
 	c := w.cta
-	in := &f.code[pc]
+	info := &f.fn.Info[pc]
 	ft := &Fault{
 		Kernel:  c.launch.Kernel.Name,
 		Func:    f.fn.Name,
@@ -50,11 +50,11 @@ func (w *Warp) fault(f *frame, pc int32, l int, msg string) *Fault {
 		Lane:    l,
 		PC:      int(pc),
 		PTXFile: c.launch.Module.Filename,
-		PTXLine: int(in.Line),
+		PTXLine: int(info.Line),
 		Msg:     msg,
 	}
-	if in.Src >= 0 && int(in.Src) < len(f.fn.Locs) {
-		ft.Source = f.fn.Locs[in.Src].String()
+	if loc, ok := info.Source(); ok {
+		ft.Source = loc.String()
 	}
 	return ft
 }
@@ -109,11 +109,17 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 						d[l] = uint64(int64(int32(d[l])))
 					}
 				}
+				if w.watch {
+					w.observe(f, pc)
+				}
 				return nil
 			}
 		} else {
 			acc.Kind = memspace.Store
 			if w.view.StoreScalar(acc, f.r(in.V[0])) {
+				if w.watch {
+					w.observe(f, pc)
+				}
 				return nil
 			}
 		}
@@ -141,6 +147,9 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 		}
 		ft.MemFault = mf
 		return ft
+	}
+	if w.watch {
+		w.observe(f, pc)
 	}
 	return nil
 }

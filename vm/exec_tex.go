@@ -8,13 +8,19 @@ import (
 	"github.com/ptxvm/ptxvm/memspace"
 )
 
-// execTex performs tex and tld4 for the lanes of exec.
+// execTex performs tex and tld4 for the lanes of exec. While accesses are
+// watched, each lane's texels go to the SM's footprint buffer (Access.Tex);
+// TexelSize is that of the first executing lane's texture when lanes fetch
+// from textures of different formats.
 func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 	dev := w.cta.launch.Module.dev
 	h := f.r(in.A)
 	acc := &w.acc
 	acc.Space, acc.Kind, acc.Size, acc.Mask = memspace.Texture, memspace.Load, 16, exec
 	intCoords := !in.T2.Float()
+	if w.watch {
+		w.cta.sm.tex.TexelSize = 0
+	}
 	for x := exec; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
 		t := dev.texture(h[l])
@@ -39,14 +45,30 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 				c[i] = float64(math.Float32frombits(uint32(v)))
 			}
 		}
-		res := t.sample(c, intCoords, int(in.Off))
+		var fp *texels
+		if w.watch {
+			tf := &w.cta.sm.tex
+			fp = &texels{addr: &tf.Addr[l]}
+		}
+		res := t.sample(c, intCoords, int(in.Off), fp)
 		for i := 0; i < 4; i++ {
 			f.r(in.V[i])[l] = uint64(res[i])
 		}
-		acc.Addr[l] = t.Base
+		if fp != nil {
+			tf := &w.cta.sm.tex
+			tf.Count[l] = fp.n
+			if tf.TexelSize == 0 {
+				tf.TexelSize = uint8(t.esz * t.Channels)
+			}
+			acc.Addr[l] = t.Base
+			if fp.n > 0 {
+				acc.Addr[l] = tf.Addr[l][0]
+			}
+		}
 	}
-	if o := w.view.Observer; o != nil {
-		o.Observe(acc)
+	if w.watch {
+		acc.Tex = &w.cta.sm.tex
+		w.observe(f, pc)
 	}
 	return nil
 }

@@ -33,7 +33,6 @@ const (
 	OpPXor
 	OpPNot
 	OpPMov
-	OpPSelp // selp.pred-like: d = c ? a : b on predicates (via and/or)
 	// integer
 	OpAdd
 	OpSub
@@ -123,6 +122,39 @@ const (
 	numOps
 )
 
+var opNames = [numOps]string{
+	OpNop: "nop", OpBra: "bra", OpBrx: "brx.idx", OpCall: "call", OpRet: "ret", OpExit: "exit",
+	OpBar: "bar", OpTrap: "trap", OpClock: "mov.clock",
+	OpMov: "mov", OpPack: "mov.pack", OpUnpack: "mov.unpack", OpLocalAddr: "mov.local_addr",
+	OpSelp: "selp", OpSlct: "slct", OpSet: "set", OpSetp: "setp",
+	OpPAnd: "and.pred", OpPOr: "or.pred", OpPXor: "xor.pred", OpPNot: "not.pred", OpPMov: "mov.pred",
+	OpAdd: "add", OpSub: "sub", OpAddc: "add.cc", OpMulLo: "mul.lo", OpMulHi: "mul.hi", OpMulWide: "mul.wide",
+	OpMadLo: "mad.lo", OpMadHi: "mad.hi", OpMadWide: "mad.wide", OpMadc: "mad.cc", OpMul24: "mul24", OpMad24: "mad24",
+	OpSad: "sad", OpDiv: "div", OpRem: "rem", OpAbs: "abs", OpNeg: "neg", OpMin: "min", OpMax: "max",
+	OpPopc: "popc", OpClz: "clz", OpBfind: "bfind", OpBrev: "brev", OpBfe: "bfe", OpBfi: "bfi", OpPrmt: "prmt",
+	OpShl: "shl", OpShr: "shr", OpShf: "shf", OpAnd: "and", OpOr: "or", OpXor: "xor", OpNot: "not", OpCnot: "cnot",
+	OpLop3: "lop3", OpDp4a: "dp4a", OpDp2a: "dp2a", OpBmsk: "bmsk", OpSzext: "szext", OpFns: "fns",
+	OpSimd2: "simd2", OpVideo: "video",
+	OpFAdd: "add.f", OpFSub: "sub.f", OpFMul: "mul.f", OpFFma: "fma", OpFDiv: "div.f", OpFRcp: "rcp",
+	OpFSqrt: "sqrt", OpFRsqrt: "rsqrt", OpFSin: "sin", OpFCos: "cos", OpFLg2: "lg2", OpFEx2: "ex2", OpFTanh: "tanh",
+	OpFMin: "min.f", OpFMax: "max.f", OpFAbs: "abs.f", OpFNeg: "neg.f", OpFCopysign: "copysign", OpTestp: "testp",
+	OpCvt: "cvt", OpCvtPack: "cvt.pack", OpCvtPackInt: "cvt.pack.sat", OpCvtFP8: "cvt.fp8", OpCvta: "cvta", OpIsspacep: "isspacep",
+	OpLd: "ld", OpSt: "st", OpAtom: "atom",
+	OpShfl: "shfl.sync", OpVote: "vote.sync", OpMatch: "match.sync", OpRedux: "redux.sync", OpActivemask: "activemask",
+	OpElect: "elect.sync", OpWarpSync: "bar.warp.sync",
+	OpTex: "tex", OpTxq: "txq",
+}
+
+// String names the PTX form of the operation: its opcode, with the
+// modifier that tells apart operations of one opcode (".f" for the
+// floating-point forms of add, mul, min...; "mov.pack" for mov d, {a, b}).
+func (o Op) String() string {
+	if int(o) < len(opNames) && opNames[o] != "" {
+		return opNames[o]
+	}
+	return "op(" + itoa(int(o)) + ")"
+}
+
 // Flags modify an Op.
 type Flags uint32
 
@@ -195,28 +227,90 @@ const (
 // NoReg marks an absent register operand.
 const NoReg int32 = -1
 
-// Inst is one lowered, pre-decoded instruction. Register operands hold the
-// register's offset in the frame's register file (index*32); predicate
-// operands hold the predicate's index.
+// Inst is one lowered, pre-decoded instruction: what the interpreter needs
+// and nothing more (what a timing model or a report needs is in InstInfo,
+// Func.Info[pc]). Register operands hold the register's offset in the
+// frame's register file (index*32); predicate operands hold the predicate's
+// index. Several fields mean different things for different Ops; each field
+// lists its meanings, and the accessors below name them.
 type Inst struct {
-	Op       Op
-	T        Type // the instruction type (destination type for cvt)
-	T2       Type // the source type (cvt, set, slct, mul.wide sources)
-	Rnd      uint8
-	Cmp      uint8
-	BoolOp   uint8
-	Space    memspace.Space
-	Vec      uint8 // elements moved by ld/st/pack/unpack
+	Op Op
+	// T is the instruction type (the destination type of cvt, set, slct,
+	// video, dp4a/dp2a and tex).
+	T Type
+	// T2 is a second type: the source type of cvt and cvt.pack, the operand
+	// type of set and slct's c, the source type of mul.wide/mad.wide, the
+	// type of video's a, dp4a/dp2a's b, and tex's coordinates.
+	T2  Type
+	Rnd uint8 // rounding mode (rndN ...; rndDefault: cvt without one)
+	Cmp uint8 // setp/set comparison (CmpEq ...)
+	// BoolOp is the combiner of setp/set/lop3 (BoolAnd ...), or the
+	// reduction of bar.red (barRedPopc, barRedAnd, barRedOr).
+	BoolOp uint8
+	// Space is the state space of ld/st/atom/red (Generic when none was
+	// named; FParam for .param inside a .func) and of cvta/isspacep.
+	Space memspace.Space
+	// Vec is the number of values of ld/st/pack/unpack and of vector
+	// atomics, and the lanes (2 or 4) of video instructions.
+	Vec      uint8
 	GuardNeg bool
 	Flags    Flags
 	Guard    int32 // predicate index, or NoReg
-	D, D2    int32 // destinations (D2: second predicate of setp, carry, ...)
-	A, B, C  int32 // sources
-	V        [4]int32
-	W        [4]int32 // texture coordinates
-	Imm      uint64   // lop3 LUT, prmt selector mode, barrier id, clock kind, call site, ...
-	Off      int64    // address offset
-	Target   int32    // branch target PC
-	Line     int32    // PTX source line
-	Src      int32    // index into Func.Locs, or -1
+	// D is the destination; D2 a second, predicate destination (setp's q,
+	// shfl's in-range flag, match.all's predicate, elect's leader flag,
+	// lop3's predicate result).
+	D, D2   int32
+	A, B, C int32 // sources
+	// V holds the values of ld/st (destinations of a load, sources of a
+	// store), pack's sources and unpack's destinations, tex/tld4's four
+	// destinations, and one extra source: bfi's length, lop3's predicate
+	// input, shfl's membermask.
+	V [4]int32
+	// W holds tex/tld4's coordinates (NoReg past the last).
+	W [4]int32
+	// Imm is an immediate whose meaning depends on Op: lop3's LUT
+	// (Inst.LUT), prmt's mode, testp's class, the negation bits of
+	// predicate logic (1: a, 2: b), add.cc/addc's subtract flag (1), madc's
+	// low or high form (OpMadLo/OpMadHi), the scalar Op of a 16x2 SIMD
+	// instruction, video's operation, the barrier number of bar (when A is
+	// NoReg; Inst.BarrierID), the clock read by OpClock (Inst.ClockKind),
+	// the call site of OpCall (an index into Func.Calls; Inst.CallSite),
+	// brx.idx's table (Func.BrxTables), the operation of atom/red
+	// (Inst.AtomOp), the mode of shfl and vote, match's .all (1), redux's
+	// operation, cvt.pack's bits per value, tex's geometry and txq's query.
+	Imm uint64
+	// Off is the address offset of ld/st/atom/red, the depot offset of
+	// OpLocalAddr, and the gathered component of tld4 (-1: tex).
+	Off int64
+	// Target is the branch target PC of bra, and the register list of a
+	// vector atomic (an index into Func.RegLists; Inst.RegList).
+	Target int32
 }
+
+// newInst returns an instruction of op with every register operand absent.
+func newInst(op Op) Inst {
+	return Inst{Op: op, Guard: NoReg, D: NoReg, D2: NoReg, A: NoReg, B: NoReg, C: NoReg,
+		V: [4]int32{NoReg, NoReg, NoReg, NoReg}, W: [4]int32{NoReg, NoReg, NoReg, NoReg}}
+}
+
+// LUT is the truth table of lop3.
+func (in *Inst) LUT() uint8 { return uint8(in.Imm) }
+
+// BarrierID is the barrier number of bar (when it is not in register A).
+func (in *Inst) BarrierID() int { return int(in.Imm & 15) }
+
+// ClockKind is what OpClock reads (clock32, clock64, globaltimer...).
+func (in *Inst) ClockKind() uint64 { return in.Imm }
+
+// CallSite is the call an OpCall makes, in the function f it belongs to.
+func (in *Inst) CallSite(f *Func) *CallSite { return &f.Calls[in.Imm] }
+
+// AtomOp is the operation of atom/red (atomAdd ...).
+func (in *Inst) AtomOp() uint64 { return in.Imm }
+
+// RegList is the register list of a vector atomic in f: the destinations,
+// then the values.
+func (in *Inst) RegList(f *Func) []int32 { return f.RegLists[in.Target] }
+
+// BrxTable is the target PCs of a brx.idx in f.
+func (in *Inst) BrxTable(f *Func) []int32 { return f.BrxTables[in.Imm] }

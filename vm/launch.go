@@ -2,7 +2,6 @@ package vm
 
 import (
 	"errors"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/ptxvm/ptxvm/memspace"
@@ -18,7 +17,7 @@ const (
 )
 
 // Launch is a kernel launch, prepared: parameters written, layout fixed.
-// CTAs are run by Runners, one per goroutine.
+// Its CTAs run on SMs (Launch.NewSM), each SM on one goroutine at a time.
 type Launch struct {
 	Kernel  *Kernel
 	Module  *Module
@@ -73,7 +72,8 @@ func (l *Launch) CTAID(i int) [3]uint32 {
 	return [3]uint32{uint32(u % gx), uint32(u / gx % gy), uint32(u / (gx * gy))}
 }
 
-// Stop asks every runner to stop at its next check (after a fault elsewhere).
+// Stop asks every SM running the launch to stop at its next check (after a
+// fault elsewhere).
 func (l *Launch) Stop() { l.stop.Store(true) }
 
 // InstExecuted is the number of warp instructions executed so far.
@@ -87,11 +87,11 @@ func (l *Launch) Release() {
 	}
 }
 
-// Stats are a runner's counters.
+// Stats are an SM's counters.
 type Stats struct {
-	Inst       uint64 // warp-level instructions (smsp__inst_executed)
-	ThreadInst uint64 // thread-level instructions (smsp__thread_inst_executed)
-	CTAs       uint64
+	Inst       uint64 // warp instructions executed (PTX instructions, not machine ones)
+	ThreadInst uint64 // thread instructions: the active lanes of each warp instruction
+	CTAs       uint64 // blocks retired
 }
 
 // Add accumulates o into s.
@@ -101,168 +101,7 @@ func (s *Stats) Add(o Stats) {
 	s.CTAs += o.CTAs
 }
 
-// Runner executes CTAs of one launch, one at a time, reusing storage.
-// A Runner belongs to one goroutine.
-type Runner struct {
-	l     *Launch
-	cta   CTA
-	Stats Stats
-}
-
-// NewRunner returns a runner for l.
-func (l *Launch) NewRunner() *Runner {
-	r := &Runner{l: l}
-	nt := l.ThreadsPerCTA()
-	nw := (nt + WarpSize - 1) / WarpSize
-	r.cta.launch = l
-	r.cta.shared = make([]byte, l.reservedBase()+ReservedShared)
-	for i := 0; i < nw; i++ {
-		w := &Warp{cta: &r.cta, id: i}
-		lanes := min(WarpSize, nt-i*WarpSize)
-		if lanes == 32 {
-			w.live = ^uint32(0)
-		} else {
-			w.live = 1<<lanes - 1
-		}
-		r.cta.warps = append(r.cta.warps, w)
-	}
-	return r
-}
-
-// sliceInst is how many instructions a warp runs before the runner checks
-// the budget and lets the next warp run.
-const sliceInst = 1 << 16
-
-// RunCTA runs block ctaid to completion on emulated SM smid.
-func (r *Runner) RunCTA(ctaid [3]uint32, smid int) error {
-	l := r.l
-	c := &r.cta
-	c.ctaid, c.smid = ctaid, smid
-	clear(c.shared)
-	c.bars = [16]barrier{}
-	c.liveThreads = l.ThreadsPerCTA()
-	k := l.Kernel
-	for _, w := range c.warps {
-		w.initForCTA(l, c)
-	}
-	r.Stats.CTAs++
-	running := len(c.warps)
-	for running > 0 {
-		progress := false
-		running = 0
-		for _, w := range c.warps {
-			if w.done() {
-				continue
-			}
-			f := w.top()
-			if f.cur == 0 && f.waiting == 0 {
-				running++
-				continue // held at a barrier
-			}
-			before := w.Inst
-			slice := int64(sliceInst)
-			if l.MaxInst > 0 {
-				// Stop within the budget, not up to a slice past it.
-				slice = max(1, min(slice, l.MaxInst-l.instTotal.Load()+1))
-			}
-			if err := w.run(int(slice)); err != nil {
-				return err
-			}
-			n := int64(w.Inst - before)
-			if n > 0 {
-				progress = true
-				if t := l.instTotal.Add(n); l.MaxInst > 0 && t > l.MaxInst {
-					l.Stop()
-					return fmt.Errorf("kernel %s: %w after %d warp instructions (block (%d,%d,%d)); raise the budget if the kernel is meant to run this long",
-						k.Name, ErrBudget, t, ctaid[0], ctaid[1], ctaid[2])
-				}
-			}
-			if !w.done() {
-				running++
-			}
-		}
-		if l.stop.Load() {
-			return errStopped
-		}
-		if running > 0 && !progress {
-			return fmt.Errorf("kernel %s: %w in block (%d,%d,%d): %s", k.Name, ErrDeadlock, ctaid[0], ctaid[1], ctaid[2], c.deadlock())
-		}
-	}
-	for _, w := range c.warps {
-		r.Stats.Inst += w.Inst
-		r.Stats.ThreadInst += w.ThreadInst
-		w.Inst, w.ThreadInst = 0, 0
-	}
-	return nil
-}
-
 var errStopped = errors.New("launch stopped")
 
-// IsStopped reports whether err only says that another runner failed first.
+// IsStopped reports whether err only says that another SM failed first.
 func IsStopped(err error) bool { return errors.Is(err, errStopped) }
-
-func (w *Warp) initForCTA(l *Launch, c *CTA) {
-	k := l.Kernel
-	w.exited = 0
-	w.depth = 0
-	w.barHeld = [16]uint32{}
-	bx, by := l.Block[0], l.Block[1]
-	for i := 0; i < 32; i++ {
-		t := uint32(w.id*32 + i)
-		w.sregs[srTidX][i] = uint64(t % bx)
-		w.sregs[srTidY][i] = uint64(t / bx % by)
-		w.sregs[srTidZ][i] = uint64(t / (bx * by))
-		w.sregs[srLaneid][i] = uint64(i)
-		w.sregs[srLanemaskEq][i] = uint64(uint32(1) << i)
-		w.sregs[srLanemaskLt][i] = uint64(uint32(1)<<i - 1)
-		w.sregs[srLanemaskLe][i] = uint64(uint32(1)<<i - 1 | uint32(1)<<i)
-		w.sregs[srLanemaskGe][i] = uint64(^(uint32(1)<<i - 1))
-		w.sregs[srLanemaskGt][i] = uint64(^(uint32(1)<<i - 1 | uint32(1)<<i))
-	}
-	fill := func(s sreg, v uint64) {
-		for i := range w.sregs[s] {
-			w.sregs[s][i] = v
-		}
-	}
-	fill(srNtidX, uint64(l.Block[0]))
-	fill(srNtidY, uint64(l.Block[1]))
-	fill(srNtidZ, uint64(l.Block[2]))
-	fill(srCtaidX, uint64(c.ctaid[0]))
-	fill(srCtaidY, uint64(c.ctaid[1]))
-	fill(srCtaidZ, uint64(c.ctaid[2]))
-	fill(srNctaidX, uint64(l.Grid[0]))
-	fill(srNctaidY, uint64(l.Grid[1]))
-	fill(srNctaidZ, uint64(l.Grid[2]))
-	fill(srWarpid, uint64(w.id))
-	fill(srNwarpid, 64)
-	fill(srSmid, uint64(c.smid))
-	fill(srNsmid, uint64(max(l.NumSMs, 1)))
-	fill(srGridid, l.GridID)
-	fill(srDynSmem, l.DynSmem)
-	fill(srTotalSmem, k.DynamicBase+l.DynSmem)
-	fill(srZero, 0)
-	fill(srOne, 1)
-	rb := l.reservedBase()
-	fill(srResBegin, rb)
-	fill(srResEnd, rb+ReservedShared)
-	fill(srResCap, ReservedShared)
-	fill(srRes0, rb)
-	fill(srRes1, rb+ReservedShared/2)
-	// Local memory: zero what earlier blocks used, so results never depend
-	// on which block ran before on this runner.
-	for i := range w.local {
-		clear(w.local[i][:min(uint64(len(w.local[i])), w.localHW)])
-	}
-	w.ensureLocal(k.Entry.LocalSize)
-	w.view = memspace.View{
-		Global:    l.Module.dev.Mem,
-		Shared:    c.shared,
-		Local:     &w.local,
-		ConstBase: l.Module.constBank.Base,
-		ConstSize: l.Module.constBank.Size,
-		ParamBase: l.params.Base,
-		ParamSize: l.params.Size,
-	}
-	f := w.pushFrame(k.Entry, w.live, 0)
-	w.view.FParam, w.view.FParamStride = f.params, int(k.Entry.ParamBlock)
-}

@@ -58,8 +58,9 @@ type fnLower struct {
 	errs        ptx.ErrorList
 	curLoc      int32 // current .loc index
 	locIdx      map[SrcLoc]int32
-	sink        int32 // register offset of the "_" sink
-	cc          int32 // register offset of the carry flag
+	mem         memAttrs // cache attributes of the instruction being lowered
+	sink        int32    // register offset of the "_" sink
+	cc          int32    // register offset of the carry flag
 	pending     []pendingCall
 }
 
@@ -238,6 +239,7 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
+	k.finishInfo()
 	k.Params = k.Entry.Params
 	for _, p := range k.Params {
 		if e := p.Offset + p.Size; e > k.ParamSize {
@@ -367,9 +369,9 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 	// Close the code with an implicit exit/ret so a fall-through never runs
 	// off the end.
 	if fn.Entry {
-		l.emit(Inst{Op: OpExit}, fn.Pos)
+		l.emit(newInst(OpExit), fn.Pos)
 	} else {
-		l.emit(Inst{Op: OpRet}, fn.Pos)
+		l.emit(newInst(OpRet), fn.Pos)
 	}
 	f.NumRegs = l.nregs
 	f.NumPred = l.npreds
@@ -554,8 +556,10 @@ func (l *fnLower) setLoc(d *ptx.LocDirective) {
 }
 
 func (l *fnLower) emit(in Inst, pos ptx.Pos) int {
-	in.Line = int32(pos.Line)
-	in.Src = l.curLoc
+	info := InstInfo{Line: int32(pos.Line), Src: l.curLoc}
+	if in.Op == OpLd || in.Op == OpSt || in.Op == OpAtom {
+		info.Cache, info.L1Evict, info.L2Evict, info.NonCoherent = l.mem.cache, l.mem.l1Evict, l.mem.l2Evict, l.mem.nonCoherent
+	}
 	pc := len(l.f.Code)
 	if l.lastDef == nil {
 		l.lastDef = map[int32]int{}
@@ -576,28 +580,20 @@ func (l *fnLower) emit(in Inst, pos ptx.Pos) int {
 		}
 	}
 	l.f.Code = append(l.f.Code, in)
-	for _, r := range instDefs(&in) {
+	l.f.Info = append(l.f.Info, info)
+	for _, r := range l.instDefs(&in) {
 		l.lastDef[r] = pc
 	}
 	return pc
 }
 
-// instDefs lists the value registers an instruction writes.
-func instDefs(in *Inst) []int32 {
-	switch in.Op {
-	case OpLd, OpUnpack:
-		return in.V[:in.Vec]
-	case OpSetp, OpTestp, OpPAnd, OpPOr, OpPXor, OpPNot, OpPMov, OpIsspacep, OpSt, OpBra, OpBar, OpCall, OpRet, OpExit:
-		return nil
-	case OpVote:
-		if in.Imm != voteBallot {
-			return nil
-		}
+// instDefs lists the value registers (offsets) an instruction writes.
+func (l *fnLower) instDefs(in *Inst) []int32 {
+	_, w := operandSets(in, l.f)
+	for i, r := range w.Regs {
+		w.Regs[i] = r * 32
 	}
-	if in.D != NoReg {
-		return []int32{in.D}
-	}
-	return nil
+	return w.Regs
 }
 
 // ParamLayout computes the size, alignment and type of a parameter

@@ -34,7 +34,7 @@ var prmtModes = map[string]uint64{"": 0, ".f4e": 1, ".b4e": 2, ".rc8": 3, ".ecl"
 
 // inst lowers one instruction.
 func (l *fnLower) inst(pi *ptx.Instruction) {
-	in := Inst{Guard: NoReg, A: NoReg, B: NoReg, C: NoReg, D: NoReg, D2: NoReg, Src: -1}
+	in := newInst(OpNop)
 	if pi.Guard != nil {
 		r, ok := l.reg(pi.Guard.Reg)
 		if !ok || !r.pred {
@@ -44,6 +44,10 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		}
 	}
 	m := parseMods(pi.Mods)
+	l.mem = m.mem
+	if pi.Opcode == "ldu" {
+		l.mem.nonCoherent = true
+	}
 	in.Flags = m.flags
 	in.Rnd = m.rnd
 	ops := pi.Operands
@@ -509,7 +513,9 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 			if s := l.lookupLocal(ops[1].Name); s != nil && s.space == memspace.Local {
 				// cvta.local of a depot symbol: take its frame address first.
 				tmp := l.newReg()
-				l.emit(Inst{Op: OpLocalAddr, T: U64, D: tmp, Off: int64(s.off), Guard: in.Guard, GuardNeg: in.GuardNeg, A: NoReg, B: NoReg, C: NoReg, D2: NoReg}, pi.Pos)
+				la := newInst(OpLocalAddr)
+				la.T, la.D, la.Off, la.Guard, la.GuardNeg = U64, tmp, int64(s.off), in.Guard, in.GuardNeg
+				l.emit(la, pi.Pos)
 				in.A = tmp
 				break
 			}
@@ -707,6 +713,15 @@ func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type) {
 		}
 		in.Op = OpMov
 		in.A = l.src(a, t)
+		if t == B128 {
+			// Both 64-bit halves: as mov.b128 d, {lo, hi}.
+			if a.Kind != ptx.OpName {
+				l.errorf(a.Pos, "mov.b128 needs a register source")
+				return
+			}
+			in.Op, in.Vec = OpPack, 2
+			in.V[0], in.V[1], in.A = in.A, in.A+32, NoReg
+		}
 	}
 	l.emit(*in, pi.Pos)
 }

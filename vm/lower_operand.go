@@ -21,6 +21,9 @@ type mods struct {
 	rest     []string
 	// cacheHint: .L2::cache_hint, which adds a trailing cache-policy operand.
 	cacheHint bool
+	// mem: cache operator and eviction priorities (they change nothing
+	// functionally; the memory model reads them from InstInfo).
+	mem memAttrs
 }
 
 // Rounding modes (the values match fpu.Round).
@@ -76,6 +79,7 @@ func parseMods(ms []string) mods {
 			m.flags |= FVolatile
 		case ".nc":
 			m.flags |= FNonCoherent
+			m.mem.nonCoherent = true
 		case ".aligned":
 			m.flags |= FAligned
 		case ".relu":
@@ -98,13 +102,23 @@ func parseMods(ms []string) mods {
 			m.vec = 4
 		case ".v8":
 			m.vec = 8
-		// Cache operators, eviction priorities, memory-order semantics and
-		// scopes change nothing functionally in this model.
-		case ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt",
-			".weak", ".relaxed", ".acquire", ".release", ".acq_rel", ".mmio",
+		case ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt":
+			m.mem.cache = cacheOps[s]
+		// Memory-order semantics and scopes change nothing functionally in
+		// this model.
+		case ".weak", ".relaxed", ".acquire", ".release", ".acq_rel", ".mmio",
 			".cta", ".gpu", ".sys", ".cluster", ".sc":
 		default:
-			if strings.HasPrefix(s, ".L1::") || strings.HasPrefix(s, ".L2::") {
+			if l1, ok := strings.CutPrefix(s, ".L1::"); ok {
+				if e, ok := evictions[l1]; ok {
+					m.mem.l1Evict = e
+				}
+				continue
+			}
+			if l2, ok := strings.CutPrefix(s, ".L2::"); ok {
+				if e, ok := evictions[l2]; ok {
+					m.mem.l2Evict = e
+				}
 				m.cacheHint = m.cacheHint || s == ".L2::cache_hint"
 				continue
 			}

@@ -69,9 +69,15 @@ type sregUse struct {
 
 // Func is a lowered function (or the entry of a kernel).
 type Func struct {
-	Name    string
-	Entry   bool
-	Code    []Inst
+	Name  string
+	Entry bool
+	Code  []Inst
+	// Info describes Code[pc] for a timing model, a memory model or a
+	// report (class, registers read and written, cache operators, source
+	// lines); the interpreter does not read it on its hot path.
+	Info []InstInfo
+	// Base is the kernel-wide id of Code[0]: Info[pc].ID == Base+pc.
+	Base    int32
 	Locs    []SrcLoc
 	NumRegs int32 // registers, including constants and special registers
 	NumPred int32
@@ -108,9 +114,35 @@ type Kernel struct {
 	SharedStatic uint64
 	DynamicBase  uint64
 	sharedOff    map[*Symbol]uint64
-	// MaxStack bounds per-thread local memory (depot and call frames).
+	// Insts lists every instruction of the kernel (the entry and the
+	// functions it can call) by kernel-wide id.
+	Insts     []*InstInfo
 	UsesCalls bool
 	Perf      map[string][]int64
+}
+
+// finishInfo numbers the instructions of every function of the kernel and
+// computes their classes and operand sets.
+func (k *Kernel) finishInfo() {
+	var id int32
+	for _, f := range k.Funcs {
+		f.Base = id
+		for pc := range f.Code {
+			in, info := &f.Code[pc], &f.Info[pc]
+			info.ID, info.Func, info.PC = id, f, int32(pc)
+			info.Class = classify(in)
+			info.Space = memspace.Global
+			if info.Class.Memory() {
+				info.Space = in.Space
+				if in.Op == OpTex || in.Op == OpTxq {
+					info.Space = memspace.Texture
+				}
+			}
+			info.Reads, info.Writes = operandSets(in, f)
+			k.Insts = append(k.Insts, info)
+			id++
+		}
+	}
 }
 
 // SharedOffset is the offset of a module-scope shared variable in this

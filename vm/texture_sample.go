@@ -8,16 +8,33 @@ import (
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
 
+// texels records the texel addresses one lane's fetch reads (for the memory
+// model): at most 8, the footprint of trilinear filtering.
+type texels struct {
+	n    uint8
+	addr *[8]uint64
+}
+
+func (t *texels) add(a uint64) {
+	if t.n < 8 {
+		t.addr[t.n] = a
+		t.n++
+	}
+}
+
 // texel returns channel values of texel (x, y, z) as float64 (float reads)
 // or as integer bits (element reads of integer formats), and whether it is
 // inside the texture.
-func (t *Texture) texel(x, y, z int) ([4]float64, [4]uint32, bool) {
+func (t *Texture) texel(x, y, z int, fp *texels) ([4]float64, [4]uint32, bool) {
 	var f [4]float64
 	var u [4]uint32
 	if x < 0 || y < 0 || z < 0 || x >= t.dims[0] || y >= t.dims[1] || z >= t.dims[2] {
 		return f, u, false
 	}
 	off := ((z*t.dims[1]+y)*t.dims[0] + x) * t.Channels * t.esz
+	if fp != nil {
+		fp.add(t.Base + uint64(off))
+	}
 	for c := 0; c < t.Channels; c++ {
 		b := t.Data[off+c*t.esz:]
 		var raw uint32
@@ -114,12 +131,17 @@ func (t *Texture) address(i, n int) (int, bool) {
 //   - 8/16-bit textures read as normalized floats are filtered as 16-bit
 //     unorm (an 8-bit v becomes v·257): U = ⌊(Σ w·v16 + 128)/256⌋, and the
 //     result is U/65535 rounded to f32.
-func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int) [4]uint32 {
+//
+// fp, if not nil, receives the address of every texel the fetch reads from
+// memory: one for point sampling, the 2, 4 or 8 corners of the linear
+// filter's footprint (those with zero weight too: the hardware fetches the
+// whole footprint), the 4 of tld4; border texels are not read.
+func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int, fp *texels) [4]uint32 {
 	var out [4]uint32
 	if t.Linear {
 		// tex1Dfetch: no filtering, no wrapping; out-of-range reads return
 		// zero.
-		f, u, ok := t.texel(int(clampCoord(c[0])), 0, 0)
+		f, u, ok := t.texel(int(clampCoord(c[0])), 0, 0, fp)
 		if !ok {
 			return out
 		}
@@ -132,7 +154,7 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int) [4]uint32
 		for d := 0; d < t.nd; d++ {
 			idx[d] = int(clampCoord(c[d]))
 		}
-		f, u, _ := t.fetch(idx[0], idx[1], idx[2])
+		f, u, _ := t.fetch(idx[0], idx[1], idx[2], fp)
 		return t.result(f, u)
 	}
 	if gatherComp < 0 && !t.FilterLin {
@@ -144,7 +166,7 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int) [4]uint32
 			}
 			idx[d] = floorInt(x)
 		}
-		f, u, _ := t.fetch(idx[0], idx[1], idx[2])
+		f, u, _ := t.fetch(idx[0], idx[1], idx[2], fp)
 		return t.result(f, u)
 	}
 	var base, frac [3]int
@@ -158,7 +180,7 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int) [4]uint32
 		i, j := base[0], base[1]
 		pts := [4][2]int{{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}}
 		for k, p := range pts {
-			f, u, ok := t.fetch(p[0], p[1], 0)
+			f, u, ok := t.fetch(p[0], p[1], 0, fp)
 			if !ok {
 				continue
 			}
@@ -171,9 +193,12 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int) [4]uint32
 	var raws [8][4]uint32
 	for k := 0; k < 1<<t.nd; k++ {
 		if w[k] == 0 {
+			if fp != nil {
+				t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, fp)
+			}
 			continue
 		}
-		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1)
+		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, fp)
 		if ok {
 			vals[k], raws[k] = f, u
 		}
@@ -354,7 +379,7 @@ func (t *Texture) filterNorm(w *[8]int, raws *[8][4]uint32, ch int) uint32 {
 }
 
 // fetch applies the addressing mode to each dimension.
-func (t *Texture) fetch(x, y, z int) ([4]float64, [4]uint32, bool) {
+func (t *Texture) fetch(x, y, z int, fp *texels) ([4]float64, [4]uint32, bool) {
 	idx := [3]int{x, y, z}
 	for d := 0; d < t.nd; d++ {
 		i, ok := t.address(idx[d], t.dims[d])
@@ -363,7 +388,7 @@ func (t *Texture) fetch(x, y, z int) ([4]float64, [4]uint32, bool) {
 		}
 		idx[d] = i
 	}
-	return t.texel(idx[0], idx[1], idx[2])
+	return t.texel(idx[0], idx[1], idx[2], fp)
 }
 
 // result converts channel values to the registers a fetch writes.

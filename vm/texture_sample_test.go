@@ -174,7 +174,7 @@ func TestTextureBilinearF32(t *testing.T) {
 	for _, c := range cases {
 		tx := newTex(t, TextureDesc{Dims: []int{2, 2}, Format: "f32", Channels: 1, Address: AddrClamp,
 			FilterLin: true, Data: f32Bytes(c.texels[:]...)})
-		got := tx.sample([3]float64{0.5 + float64(c.wx)/256, 0.5 + float64(c.wy)/256}, false, -1)
+		got := tx.sample([3]float64{0.5 + float64(c.wx)/256, 0.5 + float64(c.wy)/256}, false, -1, nil)
 		require.Equal(t, c.want, got[0], "%s: got %v want %v", c.name,
 			math.Float32frombits(got[0]), math.Float32frombits(c.want))
 	}
@@ -186,9 +186,9 @@ func TestTextureBilinearNonFinite(t *testing.T) {
 	mk := func(a, b uint32) *Texture {
 		return newTex(t, TextureDesc{Dims: []int{2}, Format: "f32", Address: AddrClamp, FilterLin: true, Data: f32Bytes(a, b)})
 	}
-	require.Equal(t, inf, mk(one, inf).sample([3]float64{1}, false, -1)[0])
-	require.Equal(t, one, mk(one, inf).sample([3]float64{0.5}, false, -1)[0], "weight 0 on the infinity")
-	require.Equal(t, uint32(0x7fffffff), mk(ninf, inf).sample([3]float64{1}, false, -1)[0])
+	require.Equal(t, inf, mk(one, inf).sample([3]float64{1}, false, -1, nil)[0])
+	require.Equal(t, one, mk(one, inf).sample([3]float64{0.5}, false, -1, nil)[0], "weight 0 on the infinity")
+	require.Equal(t, uint32(0x7fffffff), mk(ninf, inf).sample([3]float64{1}, false, -1, nil)[0])
 }
 
 func TestTextureBilinearU8Norm(t *testing.T) {
@@ -208,7 +208,7 @@ func TestTextureBilinearU8Norm(t *testing.T) {
 	for _, c := range cases {
 		tx := newTex(t, TextureDesc{Dims: []int{2, 2}, Format: "u8", Channels: 1, Address: AddrClamp,
 			FilterLin: true, ReadNorm: true, Data: c.texels[:]})
-		got := tx.sample([3]float64{0.5 + float64(c.wx)/256, 0.5 + float64(c.wy)/256}, false, -1)
+		got := tx.sample([3]float64{0.5 + float64(c.wx)/256, 0.5 + float64(c.wy)/256}, false, -1, nil)
 		require.Equal(t, c.want, got[0], c.name)
 	}
 	require.Equal(t, math.Float32bits(249.0/255), uint32(0x3f79f9fa))
@@ -225,12 +225,12 @@ func TestTextureGather(t *testing.T) {
 	}
 	tx := newTex(t, TextureDesc{Dims: []int{4, 4}, Format: "f32", Address: AddrClamp, Data: f32Bytes(vals...)})
 	f := func(v uint32) float32 { return math.Float32frombits(v) }
-	got := tx.sample([3]float64{1.7, 2.2}, false, 0)
+	got := tx.sample([3]float64{1.7, 2.2}, false, 0, nil)
 	require.Equal(t, []float32{21, 22, 12, 11}, []float32{f(got[0]), f(got[1]), f(got[2]), f(got[3])})
 	// 2.49855 is within half of 1/256 of 2.5: the footprint moves up a row.
-	got = tx.sample([3]float64{1.7, float64(float32(2.49855))}, false, 0)
+	got = tx.sample([3]float64{1.7, float64(float32(2.49855))}, false, 0, nil)
 	require.Equal(t, []float32{31, 32, 22, 21}, []float32{f(got[0]), f(got[1]), f(got[2]), f(got[3])})
-	got = tx.sample([3]float64{-3, 1.2}, false, 0) // clamped at the left edge
+	got = tx.sample([3]float64{-3, 1.2}, false, 0, nil) // clamped at the left edge
 	require.Equal(t, []float32{10, 10, 0, 0}, []float32{f(got[0]), f(got[1]), f(got[2]), f(got[3])})
 }
 
@@ -273,13 +273,81 @@ func TestTextureGPUCases(t *testing.T) {
 				for d := 0; d < c.nd; d++ {
 					x[d] = float64(math.Float32frombits(binary.LittleEndian.Uint32(coords[4*(i*c.nd+d):])))
 				}
-				got := tx.sample(x, false, -1)
+				got := tx.sample(x, false, -1, nil)
 				for ch := 0; ch < tx.Channels; ch++ {
 					w := binary.LittleEndian.Uint32(want[4*(i*tx.Channels+ch):])
 					require.Equal(t, w, got[ch], "sample %d channel %d at %v: got %v want %v", i, ch, x[:c.nd],
 						math.Float32frombits(got[ch]), math.Float32frombits(w))
 				}
 			}
+		})
+	}
+}
+
+// TestTextureFootprint checks the texel addresses a fetch reports to the
+// memory model: one texel for point sampling, the 2, 4 or 8 corners of the
+// linear filter's footprint (zero weights included), the 4 texels of tld4,
+// nothing for a border texel or a linear fetch out of range.
+func TestTextureFootprint(t *testing.T) {
+	const base = 0x7_0000_1000
+	texel := func(dims []int, x, y, z int) uint64 { // f32, one channel
+		nx, ny := dims[0], 1
+		if len(dims) > 1 {
+			ny = dims[1]
+		}
+		return base + uint64(((z*ny+y)*nx+x)*4)
+	}
+	cases := []struct {
+		name   string
+		desc   TextureDesc
+		coord  [3]float64
+		intC   bool
+		gather int
+		want   func(d []int) []uint64
+	}{
+		{"point 2d", TextureDesc{Dims: []int{8, 8}}, [3]float64{2.75, 3.25}, false, -1,
+			func(d []int) []uint64 { return []uint64{texel(d, 2, 3, 0)} }},
+		{"linear 1d", TextureDesc{Dims: []int{8}, FilterLin: true}, [3]float64{2.75}, false, -1,
+			func(d []int) []uint64 { return []uint64{texel(d, 2, 0, 0), texel(d, 3, 0, 0)} }},
+		{"linear 2d, weights 0 included", TextureDesc{Dims: []int{8, 8}, FilterLin: true}, [3]float64{2.5, 3.5}, false, -1,
+			func(d []int) []uint64 {
+				return []uint64{texel(d, 2, 3, 0), texel(d, 3, 3, 0), texel(d, 2, 4, 0), texel(d, 3, 4, 0)}
+			}},
+		{"linear 3d", TextureDesc{Dims: []int{4, 4, 4}, FilterLin: true}, [3]float64{1.75, 1.25, 2.5}, false, -1,
+			func(d []int) []uint64 {
+				var out []uint64
+				for k := 0; k < 8; k++ {
+					out = append(out, texel(d, 1+k&1, 0+k>>1&1, 2+k>>2&1))
+				}
+				return out
+			}},
+		{"linear 2d clamped at the edge", TextureDesc{Dims: []int{8, 8}, FilterLin: true}, [3]float64{7.9, 0.1}, false, -1,
+			func(d []int) []uint64 {
+				return []uint64{texel(d, 7, 0, 0), texel(d, 7, 0, 0), texel(d, 7, 0, 0), texel(d, 7, 0, 0)}
+			}},
+		{"tld4", TextureDesc{Dims: []int{8, 8}}, [3]float64{2.75, 3.25}, false, 0,
+			func(d []int) []uint64 {
+				return []uint64{texel(d, 2, 3, 0), texel(d, 3, 3, 0), texel(d, 3, 2, 0), texel(d, 2, 2, 0)}
+			}},
+		{"border", TextureDesc{Dims: []int{8, 8}, Address: AddrBorder}, [3]float64{-2, 3}, false, -1,
+			func(d []int) []uint64 { return nil }},
+		{"linear memory", TextureDesc{Dims: []int{16}, Linear: true}, [3]float64{5}, true, -1,
+			func(d []int) []uint64 { return []uint64{texel(d, 5, 0, 0)} }},
+		{"linear memory out of range", TextureDesc{Dims: []int{16}, Linear: true}, [3]float64{16}, true, -1,
+			func(d []int) []uint64 { return nil }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := 4
+			for _, x := range c.desc.Dims {
+				n *= x
+			}
+			c.desc.Format, c.desc.Data, c.desc.Base = "f32", make([]byte, n), base
+			tx := newTex(t, c.desc)
+			var addr [8]uint64
+			fp := &texels{addr: &addr}
+			tx.sample(c.coord, c.intC, c.gather, fp)
+			require.Equal(t, c.want(c.desc.Dims), append([]uint64(nil), addr[:fp.n]...))
 		})
 	}
 }

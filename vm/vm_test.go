@@ -33,16 +33,16 @@ type options struct {
 	strict  bool
 }
 
-// runAll runs every block of l in order on one runner, as SM 0.
+// runAll runs every block of l in order on SM 0.
 func runAll(l *vm.Launch, opt options) (*vm.Stats, error) {
 	l.MaxInst, l.Strict = opt.maxInst, opt.strict
-	r := l.NewRunner()
+	sm := l.NewSM(0)
 	for i := 0; i < l.NumCTAs(); i++ {
-		if err := r.RunCTA(l.CTAID(i), 0); err != nil {
-			return &r.Stats, err
+		if err := sm.RunCTA(i); err != nil {
+			return &sm.Stats, err
 		}
 	}
-	return &r.Stats, nil
+	return &sm.Stats, nil
 }
 
 func runOpt(t *testing.T, opt options, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *vm.Stats, error) {
@@ -509,4 +509,21 @@ func TestCTAID(t *testing.T) {
 		l := &vm.Launch{Grid: tt.grid}
 		require.Equal(t, tt.want, l.CTAID(tt.i), "block %d of %v", tt.i, tt.grid)
 	}
+}
+
+// TestFallOffTheEnd: a kernel whose body ends without ret or exit, and that
+// declares no predicate, ends at the implicit exit lowering adds.
+func TestFallOffTheEnd(t *testing.T) {
+	src := `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .b32 %r<2>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 	%rd1, [p0];
+	mov.u32 	%r1, 7;
+	st.global.u32 	[%rd1], %r1;
+}`
+	out, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}, [][]uint32{{0}})
+	require.NoError(t, err)
+	require.Equal(t, []uint32{7}, out[0])
 }

@@ -113,6 +113,8 @@ func (f *frame) settle() bool {
 type Warp struct {
 	cta     *CTA
 	id      int
+	slot    int    // warp slot on the SM (places its physical local memory)
+	watch   bool   // memory accesses go to observe (an observer, or a Step)
 	live    uint32 // lanes that exist (the last warp of a CTA may be partial)
 	exited  uint32
 	frames  []*frame // call stack; frames[depth-1] is running
@@ -128,6 +130,10 @@ type Warp struct {
 	// delivers its result when the barrier completes
 	barHeld [16]uint32
 	barRed  [16]barRedDst
+
+	// the group that last ran a warp-synchronous instruction, and the
+	// lanes that executed it (for Step)
+	syncActive, syncExec uint32
 
 	// counters
 	Inst       uint64 // warp instructions executed

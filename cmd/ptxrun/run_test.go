@@ -102,9 +102,9 @@ func TestRunJSONAndMetrics(t *testing.T) {
 		assert.EqualValues(t, 8, m["launch__grid_size"])
 		assert.EqualValues(t, 128, m["launch__block_size"])
 		assert.EqualValues(t, 0, m["launch__shared_mem_per_block_dynamic"])
-		assert.Positive(t, m["smsp__inst_executed.sum"])
-		assert.GreaterOrEqual(t, m["smsp__thread_inst_executed.sum"], m["smsp__inst_executed.sum"])
-		assert.LessOrEqual(t, m["smsp__thread_inst_executed.sum"], 32*m["smsp__inst_executed.sum"])
+		assert.Positive(t, m["ptxvm__ptx_inst_executed.sum"])
+		assert.GreaterOrEqual(t, m["ptxvm__ptx_thread_inst_executed.sum"], m["ptxvm__ptx_inst_executed.sum"])
+		assert.LessOrEqual(t, m["ptxvm__ptx_thread_inst_executed.sum"], 32*m["ptxvm__ptx_inst_executed.sum"])
 	}
 	checkMetrics(s.Metrics)
 
@@ -139,7 +139,7 @@ func TestRunJSONAndMetrics(t *testing.T) {
 	var s3 runSummary
 	require.NoError(t, json.Unmarshal([]byte(r3.stdout), &s3))
 	assert.NotEqual(t, s.GPU, s3.GPU)
-	assert.Equal(t, s.Metrics["smsp__inst_executed.sum"], s3.Metrics["smsp__inst_executed.sum"])
+	assert.Equal(t, s.Metrics["ptxvm__ptx_inst_executed.sum"], s3.Metrics["ptxvm__ptx_inst_executed.sum"])
 }
 
 func keys[V any](m map[string]V) []string {

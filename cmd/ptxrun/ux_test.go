@@ -285,7 +285,7 @@ func TestDocsExample(t *testing.T) {
 	r := ptxrun(t, "run", filepath.Join(ex, "spec.json"), "--out", filepath.Join(dir, "a"))
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "rowscale(float*, float const*, float const*, float, int, int)  (_Z8rowscalePfPKfS1_fii)")
-	assert.Contains(t, r.stdout, "warp instructions    32760\nthread instructions  1022320\n", "the figures the page shows")
+	assert.Contains(t, r.stdout, "PTX warp instructions    32760\nPTX thread instructions  1022320\n", "the figures the page shows")
 	got, err := os.ReadFile(filepath.Join(dir, "a", "out.bin"))
 	require.NoError(t, err)
 	require.Len(t, got, 4*30000)

@@ -30,13 +30,13 @@ func TestSpecRuns(t *testing.T) {
 	}
 }
 
-// runAll runs every block of l in order on one runner, stopping after
+// runAll runs every block of l in order on SM 0, stopping after
 // maxInst warp instructions (0: no limit).
 func runAll(l *vm.Launch, maxInst int64) error {
 	l.MaxInst = maxInst
-	r := l.NewRunner()
+	sm := l.NewSM(0)
 	for i := 0; i < l.NumCTAs(); i++ {
-		if err := r.RunCTA(l.CTAID(i), 0); err != nil {
+		if err := sm.RunCTA(i); err != nil {
 			return err
 		}
 	}

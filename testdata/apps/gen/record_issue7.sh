@@ -56,7 +56,7 @@ $PY testdata/apps/gen/gen.py --out testdata/apps --budget $BUDGET --spec-timeout
 rc2=$?
 
 echo "=== phase 3: conformance (may hang or fault) t=$(elapsed)s"
-$PY $CONF --out $C7 --run --only barerr --only warpdiv --stall 10 --max-hangs 5 \
+$PY $CONF --out $C7 --run --only barerr --only warpdiv --stall 8 --max-hangs 8 \
     --tar "$OUT/conf7b.tgz" 2>&1 | tee "$OUT/conf7b.log" | tail -25
 rc3=$?
 

@@ -69,7 +69,9 @@ FAMILY_BUILDERS = [
 ]
 
 # Families whose SASS (nvdisasm -c of ptxas -arch=sm_90) and ptxas -v report
-# are recorded (sass/<family>.sass, ptxas/<family>.txt, forms.json "sass").
+# are recorded: ptxas/<family>.txt, and sass/<family>.sass for the
+# contraction probes (fma_*, whose per-form SASS is also in forms.json
+# "sass") or sass/<family>.sass.gz (gzip) for the others.
 SASS_FAMILIES = ('fma_f32', 'fma_f64', 'fma_half', 'addr', 'carry', 'warpdiv', 'barerr', 'ptxforms', 'video')
 
 
@@ -223,7 +225,7 @@ def clean(out, fams, full):
         if p.exists():
             shutil.rmtree(p)
         for m in (out / 'ptx' / ('%s.ptx' % fam), out / 'sass' / ('%s.sass' % fam),
-                  out / 'ptxas' / ('%s.txt' % fam)):
+                  out / 'sass' / ('%s.sass.gz' % fam), out / 'ptxas' / ('%s.txt' % fam)):
             if m.exists():
                 m.unlink()
 
@@ -553,7 +555,9 @@ def run_gpu(out, live, log, stall=120, max_hangs=6):
                             % stall)
                     else:
                         status[fid] = 'failed: ' + msg
-                    stuck = stuck + 1 if last < start else 0
+                    # a worker that hangs on its first spec has started; only
+                    # workers that die before any spec count as stuck
+                    stuck = stuck + 1 if last < start and not hung else 0
                     nxt += 1
                     if stuck >= 3:
                         log('  worker makes no progress; giving up on the remaining %d specs' % (len(items) - nxt))
@@ -632,7 +636,7 @@ def record_sass(out, fams, header, jobs, log):
             d = subprocess.run(tool, capture_output=True, text=True, timeout=900)
         if d.returncode != 0:
             return fam, 'disassembly failed: ' + d.stderr[-300:], {}
-        (out / 'sass' / ('%s.sass' % fam)).write_text('// %s of ptxas -arch=%s %s.ptx\n' % (
+        write_sass(out / 'sass', fam, '// %s of ptxas -arch=%s %s.ptx\n' % (
             ' '.join([os.path.basename(tool[0])] + tool[1:-1]), PTX_TARGET, fam) + d.stdout)
         return fam, 'ok', split_sass(d.stdout)
 
@@ -645,6 +649,17 @@ def record_sass(out, fams, header, jobs, log):
                     per_form[f.id] = funcs[f.id]
     shutil.rmtree(tmp, ignore_errors=True)
     return per_form
+
+
+def write_sass(sdir, fam, text):
+    """sass/<fam>.sass (contraction probes) or sass/<fam>.sass.gz."""
+    import gzip
+    if fam.startswith('fma_'):
+        (sdir / ('%s.sass' % fam)).write_text(text)
+        return
+    with open(sdir / ('%s.sass.gz' % fam), 'wb') as raw:
+        with gzip.GzipFile(filename='%s.sass' % fam, mode='wb', fileobj=raw, mtime=0) as f:
+            f.write(text.encode())
 
 
 def toolchain_info():
@@ -679,7 +694,8 @@ def make_tar(out, path, families=None):
         if families:
             subs = ['forms.json', 'run.log']
             for fam in sorted(families):
-                subs += ['ptx/%s.ptx' % fam, 'cases/%s' % fam, 'sass/%s.sass' % fam, 'ptxas/%s.txt' % fam]
+                subs += ['ptx/%s.ptx' % fam, 'cases/%s' % fam, 'sass/%s.sass' % fam, 'sass/%s.sass.gz' % fam,
+                         'ptxas/%s.txt' % fam]
         else:
             subs = ['forms.json', 'ptx', 'cases', 'run.log', 'sass', 'ptxas']
         for sub in subs:

@@ -1,0 +1,168 @@
+package hier
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Launch is what the hierarchy needs to know of a launch.
+type Launch struct {
+	// SharedPerCTA is a block's own shared memory, static + dynamic, in
+	// bytes (without the system's reserve); with Occupancy it decides the
+	// carveout and so the L1 capacity (Config.Carveout).
+	SharedPerCTA int
+	// Occupancy is the blocks per SM the other limits (threads, warps,
+	// registers, the block limit) allow.
+	Occupancy int
+}
+
+// Mode says how the SM sides reach the shared side.
+type Mode uint8
+
+const (
+	// Functional: SM sides run on any number of goroutines and buffer their
+	// L2 traffic; Drain feeds it to the shared side in a defined order.
+	Functional Mode = iota
+	// Timing: one goroutine drives every SM in cycle order; L2 traffic is
+	// served at once and Observe returns latencies.
+	Timing
+)
+
+// Hierarchy is the memory hierarchy of one GPU for one launch: an SM side
+// per SM and the shared L2/DRAM side.
+type Hierarchy struct {
+	cfg    *Config
+	mode   Mode
+	shared int // carveout, bytes
+	l1     int // L1 capacity, bytes
+	sms    []*SM
+	mem    *Memory
+	pos    []int // drain cursors
+	active []int // SMs with traffic left in this drain
+}
+
+// New builds the hierarchy cfg describes for launch l.
+func New(cfg *Config, l Launch, mode Mode) (*Hierarchy, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if l.SharedPerCTA < 0 || l.Occupancy < 0 {
+		return nil, fmt.Errorf("hierarchy %q: negative shared memory or occupancy", cfg.Name)
+	}
+	h := &Hierarchy{cfg: cfg, mode: mode, mem: newMemory(cfg)}
+	h.shared, h.l1 = cfg.Carveout(l.SharedPerCTA, l.Occupancy)
+	g := newGeometry(cfg.SectorBytes, cfg.LineBytes)
+	lruL1 := cfg.L1.Replacement == "lru"
+	h.sms = make([]*SM, cfg.SMs)
+	h.pos = make([]int, cfg.SMs)
+	for i := range h.sms {
+		s := &SM{
+			id:    i,
+			part:  i * cfg.L2.Partitions / cfg.SMs,
+			cfg:   cfg,
+			g:     g,
+			fill:  uint8(cfg.L1.FillBytes / cfg.SectorBytes),
+			banks: newBanks(cfg.Shared),
+			cc:    newCache(cfg.Const.CacheBytes, cfg.Const.LineBytes, cfg.Const.Ways, true, false),
+			ccSh:  uint(bits.TrailingZeros(uint(cfg.Const.LineBytes))),
+		}
+		if h.l1 > 0 {
+			s.l1 = newCache(h.l1, cfg.LineBytes, cfg.L1.Ways, lruL1, false)
+		} else {
+			s.l1 = newCache(cfg.LineBytes*cfg.L1.Ways, cfg.LineBytes, cfg.L1.Ways, lruL1, false)
+		}
+		if !cfg.Tex.Unified {
+			s.tex = newCache(cfg.Tex.CacheBytes, cfg.LineBytes, cfg.Tex.Ways, true, false)
+		}
+		if mode == Timing {
+			s.mem = h.mem
+		}
+		h.sms[i] = s
+	}
+	return h, nil
+}
+
+// Config returns the hierarchy's configuration.
+func (h *Hierarchy) Config() *Config { return h.cfg }
+
+// Carveout returns the launch's shared-memory carveout and L1 capacity in
+// bytes.
+func (h *Hierarchy) Carveout() (shared, l1 int) { return h.shared, h.l1 }
+
+// SM returns the SM side of SM i (a memspace.Observer).
+func (h *Hierarchy) SM(i int) *SM { return h.sms[i] }
+
+// NumSMs returns the number of SM sides.
+func (h *Hierarchy) NumSMs() int { return len(h.sms) }
+
+// Memory returns the shared side.
+func (h *Hierarchy) Memory() *Memory { return h.mem }
+
+// Drain hands every SM side's buffered L2 traffic to the shared side and
+// empties the buffers. Call it from one goroutine while no SM side is in
+// use: at the end of each epoch (a wave of blocks in functional mode) and
+// at the end of the launch.
+//
+// The order is fixed and independent of how SMs were spread over host
+// goroutines: round robin over the SMs in ascending number, one access's
+// transactions at a time (an SM whose buffer is empty drops out), as if
+// every SM issued its accesses at the same rate. So the L2 and DRAM counters
+// depend only on each SM's own access order, which is the order of its
+// blocks and warps.
+func (h *Hierarchy) Drain() {
+	active := h.active[:0]
+	for i, s := range h.sms {
+		h.pos[i] = 0
+		if len(s.out) > 0 {
+			active = append(active, i)
+		}
+	}
+	for len(active) > 0 {
+		n := 0
+		for _, i := range active {
+			s := h.sms[i]
+			p := h.pos[i]
+			for p < len(s.out) {
+				t := s.out[p]
+				p++
+				h.mem.serve(t, s.part, 0)
+				if t.op&flagEnd != 0 {
+					break
+				}
+			}
+			h.pos[i] = p
+			if p < len(s.out) {
+				active[n] = i
+				n++
+			}
+		}
+		active = active[:n]
+	}
+	h.active = active
+	for _, s := range h.sms {
+		s.out = s.out[:0]
+	}
+}
+
+// Tally returns all counters per instruction: every SM side's and the
+// shared side's, merged (the sum does not depend on any order).
+func (h *Hierarchy) Tally() *Tally {
+	t := &Tally{}
+	for _, s := range h.sms {
+		t.Merge(&s.tally)
+	}
+	t.Merge(&h.mem.tally)
+	return t
+}
+
+// Counts returns the launch's total counters.
+func (h *Hierarchy) Counts() Counts {
+	var c Counts
+	for _, s := range h.sms {
+		t := s.tally.Total()
+		c.Add(&t)
+	}
+	t := h.mem.tally.Total()
+	c.Add(&t)
+	return c
+}

@@ -1,0 +1,161 @@
+package hier
+
+import "math/bits"
+
+// txn is one L2 transaction: the sectors of one line an SM reads, writes or
+// updates atomically. 16 bytes, buffered per SM in functional mode.
+type txn struct {
+	line uint64
+	inst int32 // instruction id, for attribution
+	mask uint8 // sectors
+	op   uint8 // opRead..opRed | flags
+}
+
+// Transaction operations and flags.
+const (
+	opRead uint8 = iota
+	opWrite
+	opAtom
+	opRed
+	opMask = 0x0f
+
+	flagEnd          = 1 << 4 // last transaction of one access (the drain's unit)
+	flagWriteThrough = 1 << 5 // st.wt: written to DRAM at once
+	flagEvictFirst   = 1 << 6 // L2::evict_first, .cs, .lu
+	flagEvictLast    = 1 << 7 // L2::evict_last
+)
+
+// Memory is the shared side: the L2 slices of all partitions and DRAM, with
+// their counters. It is used by one goroutine at a time: Hierarchy.Drain in
+// functional mode, the cycle loop's SMs in timing mode.
+type Memory struct {
+	cfg    *Config
+	g      geometry
+	slices []*cache
+	perPar int // slices per partition
+	tally  Tally
+
+	// Timing mode: when each slice and each DRAM channel is next free.
+	sliceFree []uint64
+	chanFree  []float64
+	chanCyc   float64 // cycles one sector occupies a DRAM channel
+}
+
+func newMemory(cfg *Config) *Memory {
+	m := &Memory{cfg: cfg, g: newGeometry(cfg.SectorBytes, cfg.LineBytes)}
+	m.perPar = cfg.L2.Slices / cfg.L2.Partitions
+	per := cfg.L2.SizeBytes / cfg.L2.Slices
+	lru := cfg.L2.Replacement == "lru"
+	m.slices = make([]*cache, cfg.L2.Slices)
+	for i := range m.slices {
+		m.slices[i] = newCache(per, cfg.LineBytes, cfg.L2.Ways, lru, true)
+	}
+	m.sliceFree = make([]uint64, cfg.L2.Slices)
+	m.chanFree = make([]float64, cfg.DRAM.Channels)
+	m.chanCyc = float64(cfg.SectorBytes) * float64(cfg.DRAM.Channels) / cfg.DRAM.BytesPerCycle
+	return m
+}
+
+// sliceOf is a line's home slice: a multiplicative hash of the line number
+// (independent of the set hash inside the slice), so that no address
+// pattern camps on one slice.
+func (m *Memory) sliceOf(line uint64) int {
+	h := (line ^ line>>17) * 0xC2B2AE3D27D4EB4F
+	return int((h >> 32) % uint64(len(m.slices)))
+}
+
+// Partition returns the L2 partition of slice i.
+func (m *Memory) partitionOf(slice int) int { return slice / m.perPar }
+
+// Tally returns the shared side's counters per instruction.
+func (m *Memory) Tally() *Tally { return &m.tally }
+
+// serve performs one transaction from an SM of partition part at cycle now
+// and returns its latency (meaningful in timing mode only).
+func (m *Memory) serve(t txn, part int, now uint64) uint32 {
+	slice := m.sliceOf(t.line)
+	c := m.tally.at(t.inst)
+	l2 := m.slices[slice]
+	n := bits.OnesCount8(t.mask)
+	lat := &m.cfg.Latency
+	base := lat.L2HitNear
+	if m.partitionOf(slice) != part {
+		c[L2FarSectors] += uint64(n)
+		base = lat.L2HitFar
+	}
+	prio := prioNormal
+	switch {
+	case t.op&flagEvictFirst != 0:
+		prio = prioFirst
+	case t.op&flagEvictLast != 0:
+		prio = prioLast
+	}
+	e, victim := l2.lookup(t.line)
+	var hit uint8
+	if e != nil {
+		hit = e.valid & t.mask
+		l2.touch(e)
+	} else {
+		var old uint64
+		var odirty uint8
+		var evicted bool
+		e, old, odirty, evicted = l2.alloc(t.line, prio, victim)
+		if evicted && odirty != 0 {
+			c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
+			m.dram(old, odirty, now)
+		}
+	}
+	miss := t.mask &^ hit
+	op := t.op & opMask
+	sectors, hits := L2ReadSectors, L2ReadHit
+	switch op {
+	case opWrite:
+		sectors, hits = L2WriteSectors, L2WriteHit
+	case opAtom:
+		sectors, hits = L2AtomSectors, L2AtomHit
+	case opRed:
+		sectors, hits = L2RedSectors, L2RedHit
+	}
+	c[sectors] += uint64(n)
+	if op == opWrite && m.cfg.L2.WritesHit {
+		c[hits] += uint64(n)
+	} else {
+		c[hits] += uint64(bits.OnesCount8(hit))
+	}
+
+	// Queueing at the slice.
+	start := max(now, m.sliceFree[slice])
+	m.sliceFree[slice] = start + uint64((n<<m.g.sectorShift+lat.L2BytesPerCycle-1)/lat.L2BytesPerCycle)
+	wait := uint32(start - now)
+
+	var dramLat uint32
+	if miss != 0 && op != opWrite {
+		// Reads and atomics need the data: fetch the missing sectors.
+		c[DRAMReadSectors] += uint64(bits.OnesCount8(miss))
+		dramLat = lat.DRAM + m.dram(t.line, miss, start)
+	}
+	e.valid |= t.mask
+	if op != opRead {
+		if t.op&flagWriteThrough != 0 {
+			c[DRAMWriteSectors] += uint64(n)
+			m.dram(t.line, t.mask, start)
+		} else {
+			e.dirty |= t.mask
+		}
+	}
+	return base + wait + dramLat
+}
+
+// dram queues the sectors of mask of line on their channels from cycle now
+// and returns the extra cycles the last one waits.
+func (m *Memory) dram(line uint64, mask uint8, now uint64) uint32 {
+	var wait uint32
+	for ; mask != 0; mask &= mask - 1 {
+		sec := line<<m.g.lineShift | uint64(bits.TrailingZeros8(mask))
+		ch := int(((sec ^ sec>>13) * 0x9E3779B97F4A7C15 >> 40) % uint64(len(m.chanFree)))
+		start := max(float64(now), m.chanFree[ch])
+		m.chanFree[ch] = start + m.chanCyc
+		wait = max(wait, uint32(start-float64(now)))
+	}
+	return wait
+}

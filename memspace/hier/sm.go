@@ -1,0 +1,416 @@
+package hier
+
+import (
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// SM is the SM side of the hierarchy: the coalescer, the shared-memory
+// banks, the L1, the constant and texture caches of one emulated SM, with
+// their counters. It implements memspace.Observer. One goroutine at a time
+// uses an SM; the counts it keeps depend only on the accesses it is given and
+// their order, never on other SMs.
+//
+// In functional mode the L2 traffic the SM makes (L1 misses, stores,
+// atomics) is buffered until Hierarchy.Drain hands it to the shared side in
+// a defined order. In timing mode it is served at once and Observe returns
+// the access's latency.
+type SM struct {
+	id   int
+	part int // L2 partition this SM is attached to
+	cfg  *Config
+	g    geometry // sectors and lines in Config units
+
+	fill  uint8 // L1 fill unit, in sectors
+	l1    *cache
+	cc    *cache // constant cache
+	ccSh  uint   // log2 constant-cache line bytes
+	tex   *cache // texture cache; nil: texture fetches use the L1
+	banks *banks
+
+	ls    lineSet
+	sub   memspace.Access // a generic access's part in one space
+	tally Tally
+	out   []txn
+
+	mem *Memory // non-nil in timing mode
+	now uint64
+}
+
+// Address keys keep the spaces apart in caches that hold several: the L1
+// holds global and local lines, the L2 also constant lines. Local lines are
+// keyed by SM, block and warp as well, so that no two warps' local memory
+// ever shares a line.
+const (
+	keyLocal uint64 = 1 << 62
+	keyConst uint64 = 1 << 63
+	keyParam uint64 = 1<<63 | 1<<62
+)
+
+func (s *SM) localKey(o *memspace.Origin) uint64 {
+	return keyLocal | uint64(s.id&0xff)<<52 | (o.CTA&0xfff)<<40 | uint64(o.Warp&0x3f)<<34
+}
+
+// ID returns the SM's number.
+func (s *SM) ID() int { return s.id }
+
+// SetCycle tells the SM the current cycle (timing mode): the shared side's
+// queues are evaluated at it.
+func (s *SM) SetCycle(now uint64) { s.now = now }
+
+// Tally returns the SM's counters per instruction (the L2 and DRAM
+// counters are the shared side's).
+func (s *SM) Tally() *Tally { return &s.tally }
+
+// Pending returns the number of L2 transactions buffered for the next
+// Drain.
+func (s *SM) Pending() int { return len(s.out) }
+
+// Observe counts access a and, in timing mode, returns its latency.
+func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
+	if a.Mask == 0 {
+		return memspace.Outcome{}
+	}
+	var lat uint32
+	switch a.Space {
+	case memspace.Global:
+		lat = s.global(a, 0)
+	case memspace.Local:
+		lat = s.global(a, s.localKey(&a.Origin))
+	case memspace.Shared:
+		lat = s.shared(a)
+	case memspace.Const:
+		lat = s.constant(a, keyConst)
+	case memspace.Param:
+		lat = s.constant(a, keyParam)
+	case memspace.Texture:
+		lat = s.texture(a)
+	case memspace.Generic:
+		lat = s.generic(a)
+	}
+	if s.mem == nil {
+		return memspace.Outcome{} // functional mode: no latencies
+	}
+	return memspace.Outcome{Latency: lat}
+}
+
+// generic splits an access in generic addresses by the window each lane's
+// address falls in. (The VM normally reports the resolved space.)
+func (s *SM) generic(a *memspace.Access) uint32 {
+	var masks [3]uint32
+	spaces := [3]memspace.Space{memspace.Global, memspace.Shared, memspace.Local}
+	for m := a.Mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		sp, _ := memspace.ResolveGeneric(a.Addr[l])
+		for i := range spaces {
+			if spaces[i] == sp {
+				masks[i] |= 1 << l
+			}
+		}
+	}
+	var lat uint32
+	for i, m := range masks {
+		if m == 0 {
+			continue
+		}
+		s.sub = *a
+		s.sub.Space, s.sub.Mask = spaces[i], m
+		for x := m; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x)
+			_, s.sub.Addr[l] = memspace.ResolveGeneric(a.Addr[l])
+		}
+		lat = max(lat, s.Observe(&s.sub).Latency)
+	}
+	return lat
+}
+
+// send hands one L2 transaction on: buffered in functional mode, served at
+// once (returning its latency) in timing mode.
+func (s *SM) send(t txn) uint32 {
+	if s.mem != nil {
+		return s.mem.serve(t, s.part, s.now)
+	}
+	s.out = append(s.out, t)
+	return 0
+}
+
+// endRequest marks the end of one access's L2 traffic (the unit the drain
+// interleaves SMs by).
+func (s *SM) endRequest(before int) {
+	if n := len(s.out); n > before {
+		s.out[n-1].op |= flagEnd
+	}
+}
+
+// l2Evict turns the L2 eviction hint into transaction flags.
+func l2Flags(a *memspace.Access) uint8 {
+	switch {
+	case a.L2Evict == memspace.EvictFirst || a.Cache == memspace.CacheCS || a.Cache == memspace.CacheLU:
+		return flagEvictFirst
+	case a.L2Evict == memspace.EvictLast:
+		return flagEvictLast
+	}
+	return 0
+}
+
+// global handles global and (with a non-zero key) local accesses.
+func (s *SM) global(a *memspace.Access, key uint64) uint32 {
+	c := s.tally.at(a.Origin.Inst)
+	requested := coalesce(&s.g, a, key, &s.ls)
+	nsec := s.ls.sectors()
+	local := key != 0
+	before := len(s.out)
+	defer s.endRequest(before)
+	switch a.Kind {
+	case memspace.Load:
+		h := hint{allocate: true, prio: prioNormal}
+		if local {
+			c[LocalLdRequests]++
+			c[LocalLdSectors] += uint64(nsec)
+			h = hintFor(a.L1Evict, h)
+			return s.loadLines(a, c, LocalLdHit, LocalLdMiss, NumCounters, h)
+		}
+		c[GlobalLdRequests]++
+		c[GlobalLdSectors] += uint64(nsec)
+		c[GlobalLdBytes] += uint64(requested)
+		h.allocate = s.cfg.L1.CacheGlobalLoads
+		switch a.Cache {
+		case memspace.CacheCA:
+			h.allocate = true
+		case memspace.CacheCG, memspace.CacheCV:
+			// Cached in L2 only; .cv also drops a stale L1 copy.
+			for i := 0; i < s.ls.n; i++ {
+				if a.Cache == memspace.CacheCV {
+					s.l1.drop(s.ls.line[i], s.ls.mask[i])
+				}
+			}
+			return s.bypassLines(a, c, GlobalLdMiss, GlobalLdFetched)
+		case memspace.CacheCS, memspace.CacheLU:
+			h.prio = prioFirst
+		}
+		if !h.allocate {
+			return s.bypassLines(a, c, GlobalLdMiss, GlobalLdFetched)
+		}
+		return s.loadLines(a, c, GlobalLdHit, GlobalLdMiss, GlobalLdFetched, hintFor(a.L1Evict, h))
+	case memspace.Store:
+		if local {
+			c[LocalStRequests]++
+			c[LocalStSectors] += uint64(nsec)
+			return s.storeLines(a, c, s.cfg.L1.LocalStorePolicy, LocalStHit, LocalStMiss, NumCounters)
+		}
+		c[GlobalStRequests]++
+		c[GlobalStSectors] += uint64(nsec)
+		c[GlobalStBytes] += uint64(requested)
+		return s.storeLines(a, c, s.cfg.L1.StorePolicy, GlobalStHit, GlobalStMiss, GlobalStWritten)
+	default: // atomics and reductions are performed in L2
+		req, sec, miss, op := GlobalAtomRequests, GlobalAtomSectors, GlobalAtomMiss, opAtom
+		if a.Kind == memspace.Reduction {
+			req, sec, miss, op = GlobalRedRequests, GlobalRedSectors, GlobalRedMiss, opRed
+		}
+		c[req]++
+		c[sec] += uint64(nsec)
+		c[miss] += uint64(nsec)
+		var lat uint32
+		for i := 0; i < s.ls.n; i++ {
+			s.l1.drop(s.ls.line[i], s.ls.mask[i])
+			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst}))
+		}
+		return s.cfg.Latency.L1Hit + lat
+	}
+}
+
+// loadLines looks the request's lines up in L1 and fetches what misses.
+// fetched (NumCounters: none) counts the bytes requested from L2.
+func (s *SM) loadLines(a *memspace.Access, c *Counts, hitC, missC, fetched Counter, h hint) uint32 {
+	lat := s.cfg.Latency.L1Hit + s.cfg.Latency.PerWavefront*uint32(max(0, s.ls.n-1))
+	var l2 uint32
+	fl := l2Flags(a)
+	for i := 0; i < s.ls.n; i++ {
+		line, mask := s.ls.line[i], s.ls.mask[i]
+		hit, fetch := s.l1.read(line, mask, s.fill, h)
+		c[hitC] += uint64(bits.OnesCount8(hit))
+		c[missC] += uint64(bits.OnesCount8(mask &^ hit))
+		if fetch != 0 {
+			if fetched < NumCounters {
+				c[fetched] += uint64(bits.OnesCount8(fetch)) << s.g.sectorShift
+			}
+			l2 = max(l2, s.send(txn{line: line, mask: fetch, op: opRead | fl, inst: a.Origin.Inst}))
+		}
+	}
+	return lat + l2
+}
+
+// bypassLines sends a load that does not use L1 straight to L2.
+func (s *SM) bypassLines(a *memspace.Access, c *Counts, missC, fetched Counter) uint32 {
+	var l2 uint32
+	fl := l2Flags(a)
+	for i := 0; i < s.ls.n; i++ {
+		n := bits.OnesCount8(s.ls.mask[i])
+		c[missC] += uint64(n)
+		c[fetched] += uint64(n) << s.g.sectorShift
+		l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opRead | fl, inst: a.Origin.Inst}))
+	}
+	return s.cfg.Latency.L1Hit + l2
+}
+
+// storeLines applies the store policy to L1 and writes through to L2.
+func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, missC, written Counter) uint32 {
+	h := hintFor(a.L1Evict, hint{allocate: policy == StoreAllocate, prio: prioNormal})
+	switch a.Cache {
+	case memspace.CacheCG:
+		h.allocate = false
+	case memspace.CacheCS:
+		h.prio = prioFirst
+	}
+	fl := l2Flags(a)
+	if a.Cache == memspace.CacheWT {
+		fl |= flagWriteThrough
+	}
+	byLine := s.cfg.L1.StoreHit == "line"
+	fermi := s.cfg.Coalescing == RulesFermi
+	for i := 0; i < s.ls.n; i++ {
+		line, mask := s.ls.line[i], s.ls.mask[i]
+		n := bits.OnesCount8(mask)
+		e, victim := s.l1.lookup(line)
+		var hit int
+		if e != nil {
+			if byLine {
+				hit = n
+			} else {
+				hit = bits.OnesCount8(e.valid & mask)
+			}
+		}
+		c[hitC] += uint64(hit)
+		c[missC] += uint64(n - hit)
+		switch {
+		case policy == StoreInvalidate:
+			if e != nil {
+				s.l1.drop(line, s.g.full)
+			}
+		case h.allocate:
+			if e == nil {
+				e, _, _, _ = s.l1.alloc(line, h.prio, victim)
+			} else if !h.unchanged {
+				s.l1.touch(e)
+			}
+			e.valid |= mask
+		}
+		if written < NumCounters {
+			if fermi {
+				c[written] += uint64(storeTransactionBytes(mask, s.g.spl, 1<<s.g.sectorShift))
+			} else {
+				c[written] += uint64(n) << s.g.sectorShift
+			}
+		}
+		s.send(txn{line: line, mask: mask, op: opWrite | fl, inst: a.Origin.Inst})
+	}
+	return s.cfg.Latency.Store
+}
+
+// shared counts the wavefronts and bank conflicts of a shared access.
+func (s *SM) shared(a *memspace.Access) uint32 {
+	c := s.tally.at(a.Origin.Inst)
+	wf, ideal := s.banks.wavefronts(a)
+	req, wav, con := SharedLdRequests, SharedLdWavefronts, SharedLdConflicts
+	switch a.Kind {
+	case memspace.Store:
+		req, wav, con = SharedStRequests, SharedStWavefronts, SharedStConflicts
+	case memspace.Atomic, memspace.Reduction:
+		req, wav, con = SharedAtomRequests, SharedAtomWavefronts, SharedAtomConflicts
+	}
+	c[req]++
+	c[wav] += uint64(wf)
+	c[con] += uint64(wf - ideal)
+	return s.cfg.Latency.Shared + s.cfg.Latency.PerWavefront*uint32(max(0, wf-1))
+}
+
+// constant serves a constant- or parameter-bank load: one constant-cache
+// access per distinct address, one after another.
+func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
+	c := s.tally.at(a.Origin.Inst)
+	c[ConstRequests]++
+	var seen [32]uint64
+	n := 0
+	for m := a.Mask; m != 0; m &= m - 1 {
+		addr := a.Addr[bits.TrailingZeros32(m)]
+		if a.Size <= 4 {
+			addr &^= 3 // sub-word loads of one word are one access
+		}
+		j := 0
+		for j < n && seen[j] != addr {
+			j++
+		}
+		if j == n {
+			seen[n] = addr
+			n++
+		}
+	}
+	c[ConstWavefronts] += uint64(n)
+	before := len(s.out)
+	defer s.endRequest(before)
+	var l2 uint32
+	for _, addr := range seen[:n] {
+		cl := (key | addr) >> s.ccSh
+		if hit, _ := s.cc.read(cl, 1, 1, hint{allocate: true, prio: prioNormal}); hit != 0 {
+			c[ConstHit]++
+			continue
+		}
+		c[ConstMiss]++
+		// The constant line's sectors in L2.
+		s.ls.reset()
+		s.ls.add(&s.g, cl<<s.ccSh, 1<<s.ccSh)
+		for i := 0; i < s.ls.n; i++ {
+			l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opRead, inst: a.Origin.Inst}))
+		}
+	}
+	return s.cfg.Latency.Const + s.cfg.Latency.PerWavefront*uint32(max(0, n-1)) + l2
+}
+
+// texture counts a texture fetch: requests per group of lanes with texels
+// to read, sectors per request, and the texture cache's hits.
+func (s *SM) texture(a *memspace.Access) uint32 {
+	c := s.tally.at(a.Origin.Inst)
+	c[TexInstructions]++
+	tc, fill := s.tex, uint8(1)
+	if tc == nil {
+		tc, fill = s.l1, s.fill
+	}
+	group := s.cfg.Tex.LanesPerRequest
+	fp := a.Tex
+	if fp != nil && fp.Linear && fp.TexelSize <= 4 {
+		group = s.cfg.Tex.LanesPerRequestLinear4
+	}
+	before := len(s.out)
+	defer s.endRequest(before)
+	var l2 uint32
+	for g := 0; g < 32; g += group {
+		m := a.Mask & (uint32(uint64(1)<<group-1) << g)
+		s.ls.reset()
+		for ; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			if fp == nil {
+				s.ls.add(&s.g, a.Addr[l], uint64(max(1, a.Size)))
+				continue
+			}
+			for k := 0; k < int(fp.Count[l]) && k < len(fp.Addr[l]); k++ {
+				s.ls.add(&s.g, fp.Addr[l][k], uint64(max(1, fp.TexelSize)))
+			}
+		}
+		if s.ls.n == 0 {
+			continue
+		}
+		c[TexRequests]++
+		c[TexSectors] += uint64(s.ls.sectors())
+		for i := 0; i < s.ls.n; i++ {
+			line, mask := s.ls.line[i], s.ls.mask[i]
+			hit, fetch := tc.read(line, mask, fill, hint{allocate: true, prio: prioNormal})
+			c[TexHit] += uint64(bits.OnesCount8(hit))
+			c[TexMiss] += uint64(bits.OnesCount8(mask &^ hit))
+			if fetch != 0 {
+				l2 = max(l2, s.send(txn{line: line, mask: fetch, op: opRead, inst: a.Origin.Inst}))
+			}
+		}
+	}
+	return s.cfg.Latency.Tex + l2
+}

@@ -1,0 +1,75 @@
+package hier
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// In timing mode the SM side serves its L2 traffic at once and returns
+// latencies built from the configured figures.
+func TestTimingLatencies(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	lat := cfg.Latency
+	sm := h.SM(0)
+	sm.SetCycle(1000)
+	load := func(addr uint64) uint32 {
+		return sm.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return addr })).Latency
+	}
+	// Find one line homed near SM 0 and one far.
+	var near, far uint64
+	for i := uint64(0); near == 0 || far == 0; i++ {
+		line := (base >> 7) + i
+		if h.mem.partitionOf(h.mem.sliceOf(line)) == sm.part {
+			if near == 0 {
+				near = line << 7
+			}
+		} else if far == 0 {
+			far = line << 7
+		}
+	}
+	assert.Equal(t, lat.L1Hit+lat.L2HitNear+lat.DRAM, load(near), "cold: DRAM")
+	assert.Equal(t, lat.L1Hit, load(near), "then an L1 hit")
+	assert.Equal(t, lat.L1Hit+lat.L2HitFar+lat.DRAM, load(far), "far partition")
+	// Another SM finds the line in L2.
+	sm2 := h.SM(1)
+	sm2.SetCycle(5000)
+	got := sm2.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return near })).Latency
+	assert.Contains(t, []uint32{lat.L1Hit + lat.L2HitNear, lat.L1Hit + lat.L2HitFar}, got)
+	// Shared memory: one cycle count per extra wavefront.
+	conflict := sm.Observe(acc(memspace.Shared, memspace.Load, 4, all, func(l int) uint64 { return uint64(128 * l) })).Latency
+	assert.Equal(t, lat.Shared+31*lat.PerWavefront, conflict)
+	assert.Equal(t, lat.Store, sm.Observe(acc(memspace.Global, memspace.Store, 4, 1, func(int) uint64 { return near })).Latency)
+	assert.Zero(t, sm.Pending(), "nothing is buffered in timing mode")
+}
+
+// Back-to-back misses queue at their slice and on DRAM channels.
+func TestTimingQueues(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.DRAM.Channels = 1
+	cfg.DRAM.BytesPerCycle = 1 // 32 cycles a sector
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	sm := h.SM(0)
+	sm.SetCycle(0)
+	first := sm.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base })).Latency
+	second := sm.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base + 4096 })).Latency
+	assert.Greater(t, second, first, "the second miss waits for the channel")
+	assert.InDelta(t, 32, float64(second-first), 2)
+}
+
+func TestFunctionalOutcomeIsZero(t *testing.T) {
+	h := newTest(t, "h100")
+	out := h.SM(0).Observe(acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + uint64(4*l) }))
+	assert.Zero(t, out.Latency, "functional mode leaves latency to the timing model")
+	assert.Equal(t, 1, h.SM(0).Pending())
+	h.Drain()
+	assert.Zero(t, h.SM(0).Pending())
+}

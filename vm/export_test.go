@@ -1,0 +1,23 @@
+package vm
+
+// FrameForTest returns the register file and predicates of the frame the
+// warp runs next (after returns from calls are settled): the live storage,
+// for tests that inspect or poison it.
+func (w *Warp) FrameForTest() (regs []uint64, preds []uint32) {
+	f := w.resume()
+	if f == nil {
+		f = w.top()
+	}
+	return f.regs, f.preds
+}
+
+// CarryReg is the register index of the carry flag.
+const CarryReg = int(ccReg / 32)
+
+// ComputedApproximations makes the computed approximations stand in for the
+// SFU tables until the returned function is called: for tests that check
+// which registers instructions use, not their values.
+func ComputedApproximations() (restore func()) {
+	computedOnly = true
+	return func() { computedOnly = false }
+}

@@ -1,0 +1,583 @@
+package vm
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// SM is one emulated streaming multiprocessor running blocks of a launch:
+// the CTAs resident on it, the observer its memory accesses go to, the clock
+// %clock reads, and its counters. It is the one way CTAs execute: RunCTA runs
+// a block to completion (the functional mode), and Step executes one warp
+// instruction of a warp the caller chooses (a timing model).
+//
+// An SM belongs to one goroutine at a time. Blocks on different SMs may run
+// in parallel; they share only global memory.
+type SM struct {
+	// ID is the SM's number: %smid, and the SM of every Access's Origin. It
+	// may change only while no CTA is resident.
+	ID int
+	// Observer, if not nil, sees every warp-wide memory access of the SM's
+	// warps once its lanes are validated (see memspace.Observer). With none,
+	// accesses cost one nil check.
+	Observer memspace.Observer
+	// Clock, if not nil, is what %clock and %clock64 read (a timing model's
+	// cycle); %globaltimer reads it as nanoseconds at 1 GHz. Without one they
+	// read the warp's count of executed instructions.
+	Clock func() uint64
+	// Stats counts what the SM's retired blocks executed.
+	Stats Stats
+
+	l        *Launch
+	resident []*CTA
+	pool     []*CTA // retired blocks' storage, for reuse
+	slots    []bool // warp slots in use
+
+	step  *Step                 // the Step being recorded, if any
+	parts [3]memspace.Access    // a generic access split by space
+	tex   memspace.TexFootprint // texels of the current texture fetch
+}
+
+// NewSM returns an SM with no resident blocks.
+func (l *Launch) NewSM(id int) *SM { return &SM{ID: id, l: l} }
+
+// Launch is the launch whose blocks the SM runs.
+func (s *SM) Launch() *Launch { return s.l }
+
+// Resident lists the blocks resident on the SM, in the order they were
+// admitted.
+func (s *SM) Resident() []*CTA { return s.resident }
+
+// maxSlots is how many warps can be resident on one SM at once: each warp
+// slot has its own region of physical local memory (memspace.LocalSMStride).
+const maxSlots = int(memspace.LocalSMStride / memspace.LocalWarpStride)
+
+// Admit makes block index (linear, x fastest) of the launch resident on the
+// SM, its warps ready at the kernel's first instruction, each in a warp slot
+// of its own. Any number of blocks may be resident; the caller decides how
+// many fit.
+func (s *SM) Admit(index int) (*CTA, error) {
+	l := s.l
+	if index < 0 || index >= l.NumCTAs() {
+		return nil, fmt.Errorf("kernel %s: block %d is outside the grid of %d blocks", l.Kernel.Name, index, l.NumCTAs())
+	}
+	var c *CTA
+	if n := len(s.pool); n > 0 {
+		c, s.pool = s.pool[n-1], s.pool[:n-1]
+	} else {
+		c = newCTA(l)
+	}
+	// Warp slots: the lowest free ones.
+	slot := 0
+	for _, w := range c.warps {
+		for slot < len(s.slots) && s.slots[slot] {
+			slot++
+		}
+		if slot >= maxSlots {
+			for _, v := range c.warps {
+				if v == w {
+					break
+				}
+				s.slots[v.slot] = false
+			}
+			s.pool = append(s.pool, c)
+			return nil, fmt.Errorf("kernel %s: SM %d has no free warp slot for block %d (%d warps resident)", l.Kernel.Name, s.ID, index, maxSlots)
+		}
+		if slot == len(s.slots) {
+			s.slots = append(s.slots, false)
+		}
+		s.slots[slot] = true
+		w.slot = slot
+	}
+	c.sm = s
+	c.index = index
+	c.ctaid = l.CTAID(index)
+	clear(c.shared)
+	c.bars = [16]barrier{}
+	c.liveThreads = l.ThreadsPerCTA()
+	for _, w := range c.warps {
+		w.initForCTA(l, c)
+	}
+	s.resident = append(s.resident, c)
+	return c, nil
+}
+
+// Retire removes block c from the SM, adds its warps' counters to Stats and
+// keeps its storage for the next block. A block is normally retired once it
+// is Done; retiring it earlier abandons it.
+func (s *SM) Retire(c *CTA) {
+	for i, r := range s.resident {
+		if r == c {
+			s.resident = append(s.resident[:i], s.resident[i+1:]...)
+			break
+		}
+	}
+	for _, w := range c.warps {
+		s.Stats.Inst += w.Inst
+		s.Stats.ThreadInst += w.ThreadInst
+		w.Inst, w.ThreadInst = 0, 0
+		s.slots[w.slot] = false
+	}
+	s.Stats.CTAs++
+	c.sm = nil
+	s.pool = append(s.pool, c)
+}
+
+// sliceInst is how many instructions a warp runs before RunCTA checks the
+// budget and lets the next warp run.
+const sliceInst = 1 << 16
+
+// RunCTA runs block index to completion on the SM, warp after warp in slices
+// (the functional mode), and retires it.
+func (s *SM) RunCTA(index int) error {
+	c, err := s.Admit(index)
+	if err != nil {
+		return err
+	}
+	defer s.Retire(c)
+	l := s.l
+	watch := s.Observer != nil
+	for _, w := range c.warps {
+		w.watch = watch
+	}
+	running := len(c.warps)
+	for running > 0 {
+		progress := false
+		running = 0
+		for _, w := range c.warps {
+			if w.done() {
+				continue
+			}
+			f := w.top()
+			if f.cur == 0 && f.waiting == 0 {
+				running++
+				continue // held at a barrier
+			}
+			before := w.Inst
+			slice := int64(sliceInst)
+			if l.MaxInst > 0 {
+				// Stop within the budget, not up to a slice past it.
+				slice = max(1, min(slice, l.MaxInst-l.instTotal.Load()+1))
+			}
+			if err := w.run(int(slice)); err != nil {
+				return err
+			}
+			if n := int64(w.Inst - before); n > 0 {
+				progress = true
+				if err := l.count(n, c); err != nil {
+					return err
+				}
+			}
+			if !w.done() {
+				running++
+			}
+		}
+		if l.stop.Load() {
+			return errStopped
+		}
+		if running > 0 && !progress {
+			return c.Deadlock()
+		}
+	}
+	return nil
+}
+
+// count adds n warp instructions of block c to the launch's total and
+// enforces the budget.
+func (l *Launch) count(n int64, c *CTA) error {
+	if t := l.instTotal.Add(n); l.MaxInst > 0 && t > l.MaxInst {
+		l.Stop()
+		id := c.ctaid
+		return fmt.Errorf("kernel %s: %w after %d warp instructions (block (%d,%d,%d)); raise the budget if the kernel is meant to run this long",
+			l.Kernel.Name, ErrBudget, t, id[0], id[1], id[2])
+	}
+	return nil
+}
+
+// WarpState says whether a warp can issue.
+type WarpState uint8
+
+// Warp states.
+const (
+	// WarpReady: the warp has lanes that can issue (Warp.Next says what).
+	WarpReady WarpState = iota
+	// WarpAtBarrier: every lane that has not exited waits at a bar.sync
+	// for threads of other warps.
+	WarpAtBarrier
+	// WarpAtWarpSync: the lanes that have not exited wait at a
+	// warp-synchronous instruction (shfl.sync, vote.sync, bar.warp.sync...)
+	// for lanes of its member mask that never come: a deadlock within the
+	// warp, unless some lanes also wait at a barrier.
+	WarpAtWarpSync
+	// WarpExited: every lane has exited.
+	WarpExited
+)
+
+var warpStateNames = [...]string{"ready", "at-barrier", "at-warp-sync", "exited"}
+
+func (s WarpState) String() string {
+	if int(s) < len(warpStateNames) {
+		return warpStateNames[s]
+	}
+	return "warpstate(" + itoa(int(s)) + ")"
+}
+
+// State says whether the warp can issue.
+func (w *Warp) State() WarpState {
+	if w.done() {
+		return WarpExited
+	}
+	if w.resume() != nil {
+		return WarpReady
+	}
+	if w.top().blocked != 0 {
+		return WarpAtBarrier
+	}
+	for _, f := range w.frames[:w.depth] {
+		if f.blocked != 0 {
+			return WarpAtBarrier
+		}
+	}
+	return WarpAtWarpSync
+}
+
+// Next returns the instruction a ready warp would issue next and the lanes
+// that would issue it (before its guard predicate is applied); nil when the
+// warp is not ready. A timing model checks its scoreboard against
+// Next().Reads and Writes before it issues.
+func (w *Warp) Next() (*InstInfo, uint32) {
+	if w.done() {
+		return nil, 0
+	}
+	f := w.resume()
+	if f == nil {
+		return nil, 0
+	}
+	return &f.fn.Info[f.curPC], f.cur
+}
+
+// ID is the warp's index in its block.
+func (w *Warp) ID() int { return w.id }
+
+// Slot is the warp's slot on its SM (which places its local memory).
+func (w *Warp) Slot() int { return w.slot }
+
+// CTA is the block the warp belongs to.
+func (w *Warp) CTA() *CTA { return w.cta }
+
+// Lanes is the mask of lanes the warp has (the last warp of a block may be
+// partial).
+func (w *Warp) Lanes() uint32 { return w.live }
+
+// Exited is the mask of lanes that have exited.
+func (w *Warp) Exited() uint32 { return w.exited }
+
+// Step is what one warp instruction did, as SM.Step reports it.
+type Step struct {
+	Warp *Warp
+	// Info is the instruction: Info.ID its kernel-wide id, Info.Func and
+	// Info.PC where it is.
+	Info *InstInfo
+	PC   int32
+	// Active is the lanes that issued the instruction together (for a
+	// warp-synchronous instruction: the group that executed it, or the lanes
+	// that arrived and now wait); Exec is those for which it executed (its
+	// guard predicate true). Exec is 0 when the lanes only arrived at a
+	// warp-synchronous instruction to wait for the rest of its member mask.
+	Active, Exec uint32
+	// Accesses are the warp-wide memory accesses the instruction made: none,
+	// one, or for a generic access whose lanes resolve to several spaces,
+	// one per space. They are valid until the SM's next Step.
+	Accesses []memspace.Access
+	// Outcome is what the observer answered (the largest latency when there
+	// are several accesses); zero without an observer.
+	Outcome memspace.Outcome
+}
+
+// ErrNotReady is returned by Step for a warp that cannot issue.
+var ErrNotReady = errors.New("warp is not ready")
+
+// Step executes exactly one warp instruction of warp w, which must belong to
+// a block resident on s and be ready, and records what it did in st.
+// Instructions count toward the launch's budget and the warp's counters. A
+// fault is returned as a *Fault; the warp is then unusable.
+func (s *SM) Step(w *Warp, st *Step) error {
+	c := w.cta
+	if c == nil || c.sm != s {
+		return fmt.Errorf("step: warp %d does not belong to a block resident on SM %d", w.id, s.ID)
+	}
+	if w.done() {
+		return fmt.Errorf("step: warp %d of block %d: %w (it has exited)", w.id, c.index, ErrNotReady)
+	}
+	f := w.resume()
+	if f == nil {
+		return fmt.Errorf("step: warp %d of block %d: %w (%s)", w.id, c.index, ErrNotReady, w.State())
+	}
+	l := s.l
+	if l.stop.Load() {
+		return errStopped
+	}
+	pc, mask := f.curPC, f.cur
+	in := &f.code[pc]
+	exec := mask
+	if in.Guard >= 0 {
+		p := f.preds[in.Guard]
+		if in.GuardNeg {
+			p = ^p
+		}
+		exec &= p
+	}
+	info := &f.fn.Info[pc]
+	*st = Step{Warp: w, Info: info, PC: pc, Active: mask, Exec: exec}
+	s.step = st
+	w.watch = true
+	w.syncActive, w.syncExec = mask, exec
+	before := w.Inst
+	err := w.run(1)
+	s.step = nil
+	w.watch = s.Observer != nil
+	if info.Class == ClassWarpSync {
+		st.Active, st.Exec = w.syncActive, w.syncExec
+	}
+	if err != nil {
+		return err
+	}
+	if n := int64(w.Inst - before); n > 0 {
+		return l.count(n, c)
+	}
+	return nil
+}
+
+// CTA returns the block the SM admitted as index, or nil.
+func (s *SM) CTA(index int) *CTA {
+	for _, c := range s.resident {
+		if c.index == index {
+			return c
+		}
+	}
+	return nil
+}
+
+// newCTA allocates the storage of one block of l.
+func newCTA(l *Launch) *CTA {
+	c := &CTA{launch: l}
+	nt := l.ThreadsPerCTA()
+	nw := (nt + WarpSize - 1) / WarpSize
+	c.shared = make([]byte, l.reservedBase()+ReservedShared)
+	for i := 0; i < nw; i++ {
+		w := &Warp{cta: c, id: i}
+		lanes := min(WarpSize, nt-i*WarpSize)
+		if lanes == 32 {
+			w.live = ^uint32(0)
+		} else {
+			w.live = 1<<lanes - 1
+		}
+		c.warps = append(c.warps, w)
+	}
+	return c
+}
+
+// Index is the block's linear index in the grid (x fastest).
+func (c *CTA) Index() int { return c.index }
+
+// ID is the block's coordinates (%ctaid).
+func (c *CTA) ID() [3]uint32 { return c.ctaid }
+
+// Warps lists the block's warps in order.
+func (c *CTA) Warps() []*Warp { return c.warps }
+
+// SM is the SM the block is resident on (nil once retired).
+func (c *CTA) SM() *SM { return c.sm }
+
+// Done reports whether every thread of the block has exited.
+func (c *CTA) Done() bool {
+	for _, w := range c.warps {
+		if !w.done() {
+			return false
+		}
+	}
+	return true
+}
+
+// Deadlock returns nil while some warp of the block is ready or the block is
+// done; otherwise an error wrapping ErrDeadlock that says what each waiting
+// warp waits for.
+func (c *CTA) Deadlock() error {
+	for _, w := range c.warps {
+		if w.State() == WarpReady {
+			return nil
+		}
+	}
+	if c.Done() {
+		return nil
+	}
+	id := c.ctaid
+	return fmt.Errorf("kernel %s: %w in block (%d,%d,%d): %s", c.launch.Kernel.Name, ErrDeadlock, id[0], id[1], id[2], c.deadlock())
+}
+
+func (w *Warp) initForCTA(l *Launch, c *CTA) {
+	k := l.Kernel
+	w.exited = 0
+	w.depth = 0
+	w.barHeld = [16]uint32{}
+	w.barRed = [16]barRedDst{}
+	w.Inst, w.ThreadInst = 0, 0
+	bx, by := l.Block[0], l.Block[1]
+	for i := 0; i < 32; i++ {
+		t := uint32(w.id*32 + i)
+		w.sregs[srTidX][i] = uint64(t % bx)
+		w.sregs[srTidY][i] = uint64(t / bx % by)
+		w.sregs[srTidZ][i] = uint64(t / (bx * by))
+		w.sregs[srLaneid][i] = uint64(i)
+		w.sregs[srLanemaskEq][i] = uint64(uint32(1) << i)
+		w.sregs[srLanemaskLt][i] = uint64(uint32(1)<<i - 1)
+		w.sregs[srLanemaskLe][i] = uint64(uint32(1)<<i - 1 | uint32(1)<<i)
+		w.sregs[srLanemaskGe][i] = uint64(^(uint32(1)<<i - 1))
+		w.sregs[srLanemaskGt][i] = uint64(^(uint32(1)<<i - 1 | uint32(1)<<i))
+	}
+	fill := func(s sreg, v uint64) {
+		for i := range w.sregs[s] {
+			w.sregs[s][i] = v
+		}
+	}
+	fill(srNtidX, uint64(l.Block[0]))
+	fill(srNtidY, uint64(l.Block[1]))
+	fill(srNtidZ, uint64(l.Block[2]))
+	fill(srCtaidX, uint64(c.ctaid[0]))
+	fill(srCtaidY, uint64(c.ctaid[1]))
+	fill(srCtaidZ, uint64(c.ctaid[2]))
+	fill(srNctaidX, uint64(l.Grid[0]))
+	fill(srNctaidY, uint64(l.Grid[1]))
+	fill(srNctaidZ, uint64(l.Grid[2]))
+	fill(srWarpid, uint64(w.id))
+	fill(srNwarpid, 64)
+	fill(srSmid, uint64(c.sm.ID))
+	fill(srNsmid, uint64(max(l.NumSMs, 1)))
+	fill(srGridid, l.GridID)
+	fill(srDynSmem, l.DynSmem)
+	fill(srTotalSmem, k.DynamicBase+l.DynSmem)
+	fill(srZero, 0)
+	fill(srOne, 1)
+	rb := l.reservedBase()
+	fill(srResBegin, rb)
+	fill(srResEnd, rb+ReservedShared)
+	fill(srResCap, ReservedShared)
+	fill(srRes0, rb)
+	fill(srRes1, rb+ReservedShared/2)
+	// Local memory: zero what earlier blocks used, so results never depend
+	// on which block ran before in this storage.
+	for i := range w.local {
+		clear(w.local[i][:min(uint64(len(w.local[i])), w.localHW)])
+	}
+	w.ensureLocal(k.Entry.LocalSize)
+	w.view = memspace.View{
+		Global:    l.Module.dev.Mem,
+		Shared:    c.shared,
+		Local:     &w.local,
+		ConstBase: l.Module.constBank.Base,
+		ConstSize: uint64(len(l.Module.constBank.Data)),
+		ParamBase: l.params.Base,
+		ParamSize: uint64(len(l.params.Data)),
+	}
+	f := w.pushFrame(k.Entry, w.live, 0)
+	w.view.FParam, w.view.FParamStride = f.params, int(k.Entry.ParamBlock)
+}
+
+// clock is what %clock reads.
+func (w *Warp) clock() uint64 {
+	if clk := w.cta.sm.Clock; clk != nil {
+		return clk()
+	}
+	// Functional mode: the warp's executed instructions stand in for cycles.
+	return w.Inst
+}
+
+// observe hands the access w.acc of the instruction at pc of f, which has
+// completed, to the SM's observer and to the Step being recorded. A generic
+// access is reported by the space each lane's address resolves to (one
+// access per space); local addresses become physical ones in the
+// interleaved layout (memspace.LocalPhysical).
+func (w *Warp) observe(f *frame, pc int32) {
+	s := w.cta.sm
+	a := &w.acc
+	info := &f.fn.Info[pc]
+	a.Cache, a.L1Evict, a.L2Evict, a.NonCoherent = info.Cache, info.L1Evict, info.L2Evict, info.NonCoherent
+	a.Origin = memspace.Origin{SM: int32(s.ID), CTA: uint64(w.cta.index), Warp: int32(w.id), Inst: info.ID}
+	a.WordStride = 0
+	if a.Space != memspace.Texture {
+		a.Tex = nil
+	}
+	n := 0 // parts of a generic access split by space
+	if a.Space == memspace.Generic {
+		var masks [3]uint32 // global, shared, local
+		for x := a.Mask; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			sp, addr := memspace.ResolveGeneric(a.Addr[l])
+			a.Addr[l] = addr
+			switch sp {
+			case memspace.Shared:
+				masks[1] |= 1 << l
+			case memspace.Local:
+				masks[2] |= 1 << l
+			default:
+				masks[0] |= 1 << l
+			}
+		}
+		for i, sp := range [3]memspace.Space{memspace.Global, memspace.Shared, memspace.Local} {
+			switch masks[i] {
+			case 0:
+			case a.Mask:
+				a.Space = sp
+			default:
+				p := &s.parts[n]
+				*p = *a
+				p.Space, p.Mask = sp, masks[i]
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		w.localPhysical(a)
+		s.deliver(a)
+		if st := s.step; st != nil {
+			s.parts[0] = *a
+			st.Accesses = s.parts[:1]
+		}
+		return
+	}
+	for i := range s.parts[:n] {
+		w.localPhysical(&s.parts[i])
+		s.deliver(&s.parts[i])
+	}
+	if st := s.step; st != nil {
+		st.Accesses = s.parts[:n]
+	}
+}
+
+// localPhysical rewrites the addresses of a local access into the
+// interleaved physical layout.
+func (w *Warp) localPhysical(a *memspace.Access) {
+	if a.Space != memspace.Local {
+		return
+	}
+	sm := w.cta.sm.ID
+	for x := a.Mask; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		a.Addr[l] = memspace.LocalPhysical(sm, w.slot, l, a.Addr[l])
+	}
+	a.WordStride = memspace.LocalWordStride
+}
+
+// deliver hands one access to the observer and keeps the largest latency.
+func (s *SM) deliver(a *memspace.Access) {
+	if s.Observer == nil {
+		return
+	}
+	out := s.Observer.Observe(a)
+	if st := s.step; st != nil && out.Latency >= st.Outcome.Latency {
+		st.Outcome = out
+	}
+}
