@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx/demangle"
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/vm"
@@ -62,6 +63,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	grid := fs.String("grid", "", "quick launch: grid size, `X,Y,Z`")
 	block := fs.String("block", "", "quick launch: block size, `X,Y,Z`")
 	dyn := fs.Uint64("dynamic-shared", 0, "quick launch: dynamic shared memory per block, in `BYTES`")
+	stack := fs.Uint64("stack-bytes", 0, "per-thread stack of a recursive kernel (cudaLimitStackSize), in `BYTES`; default the spec's stack_bytes, else 1024")
 	var qargs quickArgs
 	fs.Var(&qargs, "arg", "quick launch: the next kernel argument (see above); repeat for each parameter")
 	outputs := fs.String("outputs", "", "quick launch: the buffers to write back, `NAME,...`")
@@ -100,6 +102,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		sp, err = spec.Load(pos[0])
+	}
+	if err == nil && *stack != 0 {
+		if *stack > memspace.DefaultLocalSize {
+			err = fmt.Errorf("stack_bytes %d is more than this emulator gives a thread (%d)", *stack, memspace.DefaultLocalSize)
+		}
+		sp.StackBytes = *stack
 	}
 	if err != nil {
 		fmt.Fprint(stderr, "ptxrun run: ")

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -237,6 +238,9 @@ func TestBudgetAdvice(t *testing.T) {
 	r = ptxrun(t, "run", filepath.Join(dir, "spin.json"), "--max-inst", "100000")
 	assert.Equal(t, exitFail, r.code)
 	assert.Contains(t, r.stderr, "No block of the 1 finished within the budget: a block runs more than 100000 warp instructions (a loop that does not end?)")
+	// The message names the loop: spin's PTX lines.
+	first, last := lineOf(fixturePTX, "add.s32 \t%r1, %r1, 1;"), lineOf(fixturePTX, "bra.uni \t$L_loop;")
+	assert.Regexp(t, fmt.Sprintf(`warp \d of that block was in the loop of %s:%d-%d`, regexp.QuoteMeta(filepath.Join(dir, "k.ptx")), first, last), r.stderr)
 }
 
 func TestBudgetAdviceText(t *testing.T) {
@@ -338,4 +342,33 @@ func TestRunHugeBuffer(t *testing.T) {
 		"--arg", "y=f32[10737418240]", "--arg", "x=f32[7168]:1", "--arg", "a=f32:2.5", "--arg", "n=u32:7168", "--outputs", "x")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Regexp(t, `setup\s+[\d.]+[µm]?s \(module, buffers, arguments; device memory held: \d+(\.\d)? KiB\)`, r.stdout)
+}
+
+// TestStackOverflow: a recursion that never ends stops at the stack the
+// launch gives a thread, which the spec's stack_bytes and --stack-bytes set.
+func TestStackOverflow(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "vm", "limits_test.go"))
+	require.NoError(t, err)
+	// The PTX of vm's stack test, between its backquotes.
+	text := string(src)
+	start := strings.Index(text, "const recurseSrc = `") + len("const recurseSrc = `")
+	ptxSrc := ".version 8.0\n.target sm_90\n.address_size 64\n" + text[start:start+strings.Index(text[start:], "`")]
+	spec := func(depth, stack int) string {
+		return fmt.Sprintf(`{"module": "rec.ptx", "kernel": "k", "grid": [1], "block": [32], "stack_bytes": %d,
+ "buffers": [{"name": "out", "type": "u32", "count": 1}], "args": [{"buffer": "out"}, {"u32": %d}], "outputs": ["out"]}`, stack, depth)
+	}
+	dir := writeFiles(t, map[string]string{"rec.ptx": ptxSrc, "deep.json": spec(1<<30, 0), "raised.json": spec(200, 4096), "deep_raised.json": spec(1<<30, 4096)})
+	r := ptxrun(t, "run", filepath.Join(dir, "deep.json"))
+	assert.Equal(t, exitFail, r.code)
+	assert.Contains(t, r.stderr, "kernel k (in down), block (0,0,0), thread (0,0,0), pc 8, source rec.cu:4:12: stack overflow: 65 nested calls need about 1040 bytes of stack per thread, more than the launch's 1024")
+	r = ptxrun(t, "run", filepath.Join(dir, "raised.json"))
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	r = ptxrun(t, "run", filepath.Join(dir, "deep_raised.json"))
+	assert.Equal(t, exitFail, r.code)
+	assert.Contains(t, r.stderr, "257 nested calls need about 4112 bytes of stack per thread, more than the launch's 4096")
+	r = ptxrun(t, "run", filepath.Join(dir, "deep_raised.json"), "--stack-bytes", "2048")
+	assert.Contains(t, r.stderr, "129 nested calls need about 2064 bytes")
+	r = ptxrun(t, "run", filepath.Join(dir, "raised.json"), "--stack-bytes", "1000000")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, "stack_bytes 1000000 is more than this emulator gives a thread (65536)")
 }

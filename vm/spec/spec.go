@@ -40,8 +40,8 @@ type Spec struct {
 	// Optional fields beyond v1's core (they never change its meaning).
 	Tolerance   *compare.Tolerance `json:"tolerance,omitempty"`
 	Description string             `json:"description,omitempty"`
-	// StackBytes is the per-thread stack the kernel needs (cudaLimitStackSize);
-	// this emulator sizes local memory itself and only checks it is sane.
+	// StackBytes raises cudaLimitStackSize, the per-thread stack a
+	// recursive kernel may use, to at least this many bytes (default 1024).
 	StackBytes uint64 `json:"stack_bytes,omitempty"`
 
 	// Path is the spec file ("" when parsed from memory); Dir resolves
@@ -293,6 +293,9 @@ func (s *Spec) check() error {
 		if names[o] != "buffer" {
 			return fmt.Errorf("output %q is not a buffer of this spec", o)
 		}
+	}
+	if s.StackBytes > memspace.DefaultLocalSize {
+		return fmt.Errorf("stack_bytes %d is more than this emulator gives a thread (%d)", s.StackBytes, memspace.DefaultLocalSize)
 	}
 	if s.DynamicSharedBytes > 1<<20 {
 		return fmt.Errorf("dynamic_shared_bytes %d is out of range", s.DynamicSharedBytes)
@@ -546,6 +549,7 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.StackLimit = max(vm.DefaultStackLimit, s.StackBytes)
 	p.Launch = l
 	return p, nil
 }
