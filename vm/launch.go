@@ -41,8 +41,8 @@ type Launch struct {
 
 	recursiveKernel bool
 	params          *memspace.Allocation
-	instTotal atomic.Int64
-	stop      atomic.Bool
+	instTotal       atomic.Int64
+	stop            atomic.Bool
 }
 
 // ErrBudget is wrapped by the error of a launch that ran out of its
