@@ -114,13 +114,23 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 					return false
 				}
 			}
-			// A sparse allocation's page is allocated before anything is
-			// written; when the host has no memory for it, the general
-			// path reports the fault.
 			if h.Data == nil {
 				dense = false
-				if _, err := h.pageFor(p - h.Base); err != nil {
-					return false
+			}
+		}
+		if !dense {
+			// Every lane is valid: allocate the sparse allocations' pages
+			// before anything is written. When the host has no memory for
+			// one, the general path reports the fault.
+			for x := a.Mask; x != 0; x &= x - 1 {
+				p := a.Addr[bits.TrailingZeros32(x)&31]
+				if p-h.Base >= h.Size || h.Size-(p-h.Base) < n {
+					h = v.Global.Find(p, n)
+				}
+				if h.Data == nil {
+					if _, err := h.pageFor(p - h.Base); err != nil {
+						return false
+					}
 				}
 			}
 		}

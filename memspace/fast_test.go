@@ -48,12 +48,22 @@ func newFastWorld(t *testing.T, seed uint64) *fastWorld {
 	return &fastWorld{v: &View{Global: g, Shared: sh}, a: a, b: b, c: c}
 }
 
+// sparsePages are the pages of the sparse allocation accesses go to.
+func (w *fastWorld) sparsePages() []uint64 { return []uint64{0, 1, 5, w.c.Size >> PageShift} }
+
+// memory is a snapshot of the world: the dense memories, the pages of the
+// sparse allocation that accesses reach, and how many of its pages exist
+// (a write anywhere else would change that).
 func (w *fastWorld) memory() [][]byte {
-	c := make([]byte, w.c.Size)
-	if err := w.c.ReadAt(c, 0); err != nil {
-		panic(err)
+	out := [][]byte{append([]byte(nil), w.a.Data...), append([]byte(nil), w.b.Data...), append([]byte(nil), w.v.Shared...)}
+	for _, pg := range w.sparsePages() {
+		b := make([]byte, min(PageSize, w.c.Size-pg<<PageShift))
+		if err := w.c.ReadAt(b, pg<<PageShift); err != nil {
+			panic(err)
+		}
+		out = append(out, b)
 	}
-	return [][]byte{append([]byte(nil), w.a.Data...), append([]byte(nil), w.b.Data...), append([]byte(nil), w.v.Shared...), c}
+	return append(out, []byte(fmt.Sprint(w.c.HostBytes())))
 }
 
 // randomAccess builds a warp access whose lanes are mostly valid, with
@@ -88,7 +98,7 @@ func (w *fastWorld) randomAccess(rng *rand.Rand, kind Kind) *Access {
 		default:
 			// A page of the sparse allocation: the first two start with
 			// its initial contents, the last runs past the end.
-			pg := []uint64{0, 1, 5, w.c.Size >> PageShift}[rng.IntN(4)]
+			pg := w.sparsePages()[rng.IntN(4)]
 			base = w.c.Base + pg<<PageShift
 			size = min(PageSize, w.c.End()-base)
 		}
