@@ -7,5 +7,9 @@
 // as Nsight Compute names them only where they mean what ncu means
 // (SpecRun.Metrics).
 //
+// GPU profiles are data (package scheduler/gpu: JSON files embedded in the
+// binary, or a user's file); theoretical occupancy and its limiters come
+// from package scheduler/occupancy (LaunchOccupancy).
+//
 // It does not interpret instructions itself: it calls package vm.
 package scheduler

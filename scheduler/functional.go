@@ -23,6 +23,10 @@ type Options struct {
 	// Strict makes behaviour the PTX ISA leaves undefined a fault (see
 	// vm.Launch.Strict).
 	Strict bool
+	// Registers is the registers per thread for the occupancy calculator
+	// (0: the PTX's declared registers; RunSpec takes the spec's
+	// "registers" field first).
+	Registers int
 	// AnyTarget runs a module whose .target the GPU cannot run (PTX for a
 	// newer architecture) with the GPU's limits, instead of refusing it.
 	AnyTarget bool
@@ -40,6 +44,8 @@ type Result struct {
 	Stats vm.Stats
 	// CTAsPerSM is how many blocks each emulated SM ran.
 	CTAsPerSM []int
+	// Occupancy is the launch's theoretical occupancy on the GPU.
+	Occupancy *Occupancy
 }
 
 // Placement returns the SM each block runs on: blocks are dealt to SMs in
@@ -73,11 +79,15 @@ var errStoppedEarlier = errors.New("the launch was stopped by an earlier failure
 // opt.MaxInst counts the instructions of this run only.
 func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
 	if !opt.AnyTarget {
-		if err := gpu.CheckTarget(l.Module.AST.Target); err != nil {
+		if err := CheckTarget(gpu, l.Module.AST.Target); err != nil {
 			return nil, fmt.Errorf("%s: %w", l.Module.Filename, err)
 		}
 	}
-	if err := gpu.CheckLaunch(l); err != nil {
+	if err := CheckLaunch(gpu, l); err != nil {
+		return nil, err
+	}
+	occ, err := LaunchOccupancy(gpu, l, opt.Registers)
+	if err != nil {
 		return nil, err
 	}
 	nsm := gpu.SMs
@@ -95,7 +105,7 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	}
 	active := min(n, nsm)
 	workers = max(1, min(workers, active))
-	res := &Result{CTAsPerSM: make([]int, nsm)}
+	res := &Result{CTAsPerSM: make([]int, nsm), Occupancy: occ}
 	for sm := range res.CTAsPerSM {
 		res.CTAsPerSM[sm] = ctasOn(sm, nsm, n)
 	}

@@ -2,73 +2,62 @@ package scheduler
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
-// Profile describes a GPU model: what the block scheduler and (later) the
-// timing model need to know about it.
-type Profile struct {
-	Name            string
-	ComputeCap      string
-	SMs             int
-	WarpsPerSM      int
-	BlocksPerSM     int
-	RegistersPerSM  int
-	SharedPerSM     int // bytes
-	SharedPerBlock  int // bytes a block may use
-	L2Bytes         int
-	ClockMHz        int
-	SubPartitions   int // warp schedulers per SM
-	RegAllocUnit    int // registers are allocated per warp in units of this many
-	SharedAllocUnit int // bytes
-	// Launch limits of the compute capability (the VM itself checks those
-	// of 9.0).
-	MaxThreadsPerBlock int
-	MaxGridX           int
-	// MemoryBytes is the device's global memory: what a launch may
-	// allocate.
-	MemoryBytes uint64
-}
+// Profile describes a GPU model (package gpu: JSON profiles embedded in the
+// binary, or a file of the user's).
+type Profile = gpu.Profile
 
 // H100 is the NVIDIA H100 SXM5 (compute capability 9.0), the GPU the ground
 // truth was recorded on.
-var H100 = &Profile{
-	Name: "H100", ComputeCap: "9.0", SMs: 132, WarpsPerSM: 64, BlocksPerSM: 32,
-	RegistersPerSM: 65536, SharedPerSM: 228 << 10, SharedPerBlock: 227 << 10,
-	L2Bytes: 50 << 20, ClockMHz: 1980, SubPartitions: 4, RegAllocUnit: 256, SharedAllocUnit: 128,
-	MaxThreadsPerBlock: 1024, MaxGridX: 1<<31 - 1,
-	// Nsight Compute's device__attribute_total_memory on the H100 80GB
-	// HBM3 the corpora were recorded on.
-	MemoryBytes: 85_017_493_504,
-}
+var H100 = gpu.MustLookup("h100")
 
 // GF100 is the Fermi GF100 (GTX 480, compute capability 2.0) the source
 // texts describe.
-var GF100 = &Profile{
-	Name: "GF100", ComputeCap: "2.0", SMs: 15, WarpsPerSM: 48, BlocksPerSM: 8,
-	RegistersPerSM: 32768, SharedPerSM: 48 << 10, SharedPerBlock: 48 << 10,
-	L2Bytes: 768 << 10, ClockMHz: 1401, SubPartitions: 2, RegAllocUnit: 64, SharedAllocUnit: 128,
-	MaxThreadsPerBlock: 1024, MaxGridX: 65535,
-	MemoryBytes: 1536 << 20, // the GTX 480's 1536 MiB
+var GF100 = gpu.MustLookup("gf100")
+
+// LookupProfile returns the embedded profile called nameOrFile
+// (case-insensitive: H100 and GF100 are shared values) or else reads the
+// profile file of that name.
+func LookupProfile(nameOrFile string) (*Profile, error) {
+	switch strings.ToLower(nameOrFile) {
+	case "h100":
+		return H100, nil
+	case "gf100":
+		return GF100, nil
+	}
+	return gpu.Load(nameOrFile)
 }
 
-var profiles = map[string]*Profile{"h100": H100, "gf100": GF100}
-
-// LookupProfile finds a profile by name (case-insensitive).
-func LookupProfile(name string) (*Profile, error) {
-	if p, ok := profiles[strings.ToLower(name)]; ok {
-		return p, nil
+// CheckLaunch reports whether l can run on GPU p: a block must fit on one
+// of its SMs (threads, shared memory) and the grid within its limits. A
+// zero field of the profile sets no limit.
+func CheckLaunch(p *Profile, l *vm.Launch) error {
+	k, g, b := l.Kernel, l.Grid, l.Block
+	maxThreads := p.Launch.MaxThreadsPerBlock
+	if w := p.SM.MaxWarps; w > 0 && (maxThreads == 0 || 32*w < maxThreads) {
+		maxThreads = 32 * w
 	}
-	var names []string
-	for n := range profiles {
-		names = append(names, n)
+	if t := l.ThreadsPerCTA(); maxThreads > 0 && t > maxThreads {
+		return fmt.Errorf("kernel %s: block (%d,%d,%d) has %d threads; the %s allows %d per block", k.Name, b[0], b[1], b[2], t, p.Name, maxThreads)
 	}
-	sort.Strings(names)
-	return nil, fmt.Errorf("unknown GPU %q (known: %s)", name, strings.Join(names, ", "))
+	for i, axis := range []string{"x", "y", "z"} {
+		if m := p.Launch.MaxBlockDim[i]; m > 0 && int64(b[i]) > int64(m) {
+			return fmt.Errorf("kernel %s: block (%d,%d,%d) exceeds the %s's %d threads in %s", k.Name, b[0], b[1], b[2], p.Name, m, axis)
+		}
+		if m := p.Launch.MaxGridDim[i]; m > 0 && int64(g[i]) > int64(m) {
+			return fmt.Errorf("kernel %s: grid (%d,%d,%d) exceeds the %s's %d blocks in %s", k.Name, g[0], g[1], g[2], p.Name, m, axis)
+		}
+	}
+	if s := k.DynamicBase + l.DynSmem; p.Launch.MaxSharedPerBlock > 0 && s > uint64(p.Launch.MaxSharedPerBlock) {
+		return fmt.Errorf("kernel %s: %d bytes of shared memory per block (%d static + %d dynamic) exceed the %s's %d bytes per block", k.Name, s, k.SharedStatic, l.DynSmem, p.Name, p.Launch.MaxSharedPerBlock)
+	}
+	return nil
 }
 
 // TargetError is a module written for a GPU the profile is not.
@@ -83,11 +72,11 @@ func (e *TargetError) Error() string {
 }
 
 // CheckTarget reports whether PTX whose .target lists targets can run on
-// this GPU, as the driver decides when it compiles PTX: sm_XY needs compute
-// capability X.Y or later, sm_XYa exactly X.Y, sm_XYf the same major
-// version at X.Y or later. Other entries (texmode_*, debug, map_f64_to_f32)
-// are not architectures.
-func (p *Profile) CheckTarget(targets []string) error {
+// GPU p, as the driver decides when it compiles PTX: sm_XY needs compute
+// capability X.Y or later, sm_XYa exactly X.Y, sm_XYf the same major version
+// at X.Y or later. Other entries (texmode_*, debug, map_f64_to_f32) are not
+// architectures.
+func CheckTarget(p *Profile, targets []string) error {
 	cc, ok := ccNumber(p.ComputeCap)
 	if !ok {
 		return nil
@@ -122,25 +111,4 @@ func ccNumber(s string) (int, bool) {
 		return 0, false
 	}
 	return a*10 + b, true
-}
-
-// CheckLaunch reports whether l can run on this GPU: a block must fit on
-// one of its SMs (threads, shared memory) and the grid within its limits.
-// A zero field of the profile sets no limit.
-func (p *Profile) CheckLaunch(l *vm.Launch) error {
-	k, g, b := l.Kernel, l.Grid, l.Block
-	maxThreads := p.MaxThreadsPerBlock
-	if p.WarpsPerSM > 0 && (maxThreads == 0 || 32*p.WarpsPerSM < maxThreads) {
-		maxThreads = 32 * p.WarpsPerSM
-	}
-	if t := l.ThreadsPerCTA(); maxThreads > 0 && t > maxThreads {
-		return fmt.Errorf("kernel %s: block (%d,%d,%d) has %d threads; the %s allows %d per block", k.Name, b[0], b[1], b[2], t, p.Name, maxThreads)
-	}
-	if p.MaxGridX > 0 && int64(g[0]) > int64(p.MaxGridX) {
-		return fmt.Errorf("kernel %s: grid (%d,%d,%d) exceeds the %s's %d blocks in x", k.Name, g[0], g[1], g[2], p.Name, p.MaxGridX)
-	}
-	if s := k.DynamicBase + l.DynSmem; p.SharedPerBlock > 0 && s > uint64(p.SharedPerBlock) {
-		return fmt.Errorf("kernel %s: %d bytes of shared memory per block (%d static + %d dynamic) exceed the %s's %d bytes per block", k.Name, s, k.SharedStatic, l.DynSmem, p.Name, p.SharedPerBlock)
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,51 +13,20 @@ import (
 
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
-// TestProfiles pins the published figures of each GPU profile.
+// TestProfiles: the shared profiles are the embedded ones, and the H100's
+// limits are those the VM checks.
 func TestProfiles(t *testing.T) {
-	tests := []struct {
-		got  *scheduler.Profile
-		want scheduler.Profile
-	}{
-		{scheduler.H100, scheduler.Profile{
-			// H100 SXM5: 132 SMs of compute capability 9.0, 64 warps and 32
-			// blocks per SM, 64 Ki registers, 228 KiB of shared memory per
-			// SM of which a block may use 227 KiB, 50 MiB of L2, 1980 MHz
-			// boost clock, 4 SM sub-partitions.
-			Name: "H100", ComputeCap: "9.0", SMs: 132, WarpsPerSM: 64, BlocksPerSM: 32,
-			RegistersPerSM: 65536, SharedPerSM: 228 * 1024, SharedPerBlock: 227 * 1024,
-			L2Bytes: 50 * 1024 * 1024, ClockMHz: 1980, SubPartitions: 4, RegAllocUnit: 256, SharedAllocUnit: 128,
-			MaxThreadsPerBlock: 1024, MaxGridX: 1<<31 - 1,
-			// device__attribute_total_memory in testdata/nvcc/ncu/O3.csv.
-			MemoryBytes: 85017493504,
-		}},
-		{scheduler.GF100, scheduler.Profile{
-			// GTX 480: 15 SMs of compute capability 2.0, 48 warps and 8
-			// blocks per SM, 32 Ki registers, 48 KiB of shared memory, 768
-			// KiB of L2, 1401 MHz shader clock, 2 warp schedulers.
-			Name: "GF100", ComputeCap: "2.0", SMs: 15, WarpsPerSM: 48, BlocksPerSM: 8,
-			RegistersPerSM: 32768, SharedPerSM: 48 * 1024, SharedPerBlock: 48 * 1024,
-			L2Bytes: 768 * 1024, ClockMHz: 1401, SubPartitions: 2, RegAllocUnit: 64, SharedAllocUnit: 128,
-			MaxThreadsPerBlock: 1024, MaxGridX: 65535, MemoryBytes: 1536 * 1024 * 1024,
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.want.Name, func(t *testing.T) {
-			assert.Equal(t, tt.want, *tt.got)
-			p := tt.got
-			assert.LessOrEqual(t, p.SharedPerBlock, p.SharedPerSM)
-			assert.LessOrEqual(t, p.MaxThreadsPerBlock, 32*p.WarpsPerSM, "a full block fits on one SM")
-			assert.Zero(t, p.WarpsPerSM%p.SubPartitions)
-		})
-	}
+	assert.Equal(t, gpu.MustLookup("h100"), scheduler.H100)
+	assert.Equal(t, gpu.MustLookup("gf100"), scheduler.GF100)
 	// The H100's per-block shared memory is the limit the VM checks.
-	assert.Equal(t, memspace.MaxSharedPerCTA, scheduler.H100.SharedPerBlock)
-	assert.Equal(t, vm.MaxThreadsPerBlock, scheduler.H100.MaxThreadsPerBlock)
-	assert.Equal(t, vm.MaxGridDimX, scheduler.H100.MaxGridX)
+	assert.Equal(t, memspace.MaxSharedPerCTA, scheduler.H100.Launch.MaxSharedPerBlock)
+	assert.Equal(t, vm.MaxThreadsPerBlock, scheduler.H100.Launch.MaxThreadsPerBlock)
+	assert.Equal(t, vm.MaxGridDimX, scheduler.H100.Launch.MaxGridDim[0])
 }
 
 func TestLookupProfile(t *testing.T) {
@@ -66,9 +36,17 @@ func TestLookupProfile(t *testing.T) {
 		assert.Same(t, want, p, name)
 	}
 	_, err := scheduler.LookupProfile("a100")
-	require.EqualError(t, err, `unknown GPU "a100" (known: gf100, h100)`)
+	require.EqualError(t, err, `unknown GPU "a100" (known: gf100, h100; or give a profile file)`)
 	_, err = scheduler.LookupProfile("")
 	require.Error(t, err)
+	// A file.
+	data, err := scheduler.GF100.MarshalIndent()
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "fermi.json")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	p, err := scheduler.LookupProfile(path)
+	require.NoError(t, err)
+	assert.Equal(t, scheduler.GF100, p)
 }
 
 // specWith returns the matmul_tiled_ragged case's spec with its geometry
@@ -115,7 +93,7 @@ func TestHardwareLimits(t *testing.T) {
 			if tt.err == "" {
 				require.NoError(t, err)
 				assert.Equal(t, int(tt.grid[0])*int(p.Launch.Grid[1])*int(p.Launch.Grid[2]), p.Launch.NumCTAs())
-				require.NoError(t, scheduler.H100.CheckLaunch(p.Launch))
+				require.NoError(t, scheduler.CheckLaunch(scheduler.H100, p.Launch))
 				return
 			}
 			require.ErrorContains(t, err, tt.err)
@@ -228,13 +206,13 @@ func TestRunSpecErrors(t *testing.T) {
 // profile field left zero sets no limit.
 func TestCheckLaunchThreads(t *testing.T) {
 	l, _, _ := launch(t, loopSrc, "loop", [3]uint32{70000, 1, 1}, [3]uint32{1024, 1, 1}, 4)
-	small := &scheduler.Profile{Name: "small", SMs: 2, WarpsPerSM: 16, MaxThreadsPerBlock: 1024}
-	require.EqualError(t, small.CheckLaunch(l), "kernel loop: block (1024,1,1) has 1024 threads; the small allows 512 per block")
-	narrow := &scheduler.Profile{Name: "narrow", SMs: 2, MaxThreadsPerBlock: 256}
-	require.EqualError(t, narrow.CheckLaunch(l), "kernel loop: block (1024,1,1) has 1024 threads; the narrow allows 256 per block")
-	require.NoError(t, (&scheduler.Profile{Name: "bare", SMs: 1}).CheckLaunch(l))
-	require.NoError(t, scheduler.H100.CheckLaunch(l))
-	require.ErrorContains(t, scheduler.GF100.CheckLaunch(l), "exceeds the GF100's 65535 blocks in x")
+	small := &scheduler.Profile{Name: "small", SMs: 2, SM: gpu.SMLimits{MaxWarps: 16}, Launch: gpu.LaunchLimits{MaxThreadsPerBlock: 1024}}
+	require.EqualError(t, scheduler.CheckLaunch(small, l), "kernel loop: block (1024,1,1) has 1024 threads; the small allows 512 per block")
+	narrow := &scheduler.Profile{Name: "narrow", SMs: 2, Launch: gpu.LaunchLimits{MaxThreadsPerBlock: 256}}
+	require.EqualError(t, scheduler.CheckLaunch(narrow, l), "kernel loop: block (1024,1,1) has 1024 threads; the narrow allows 256 per block")
+	require.NoError(t, scheduler.CheckLaunch(&scheduler.Profile{Name: "bare", SMs: 1}, l))
+	require.NoError(t, scheduler.CheckLaunch(scheduler.H100, l))
+	require.ErrorContains(t, scheduler.CheckLaunch(scheduler.GF100, l), "exceeds the GF100's 65535 blocks in x")
 }
 
 func TestCheckTarget(t *testing.T) {
@@ -258,7 +236,7 @@ func TestCheckTarget(t *testing.T) {
 		{scheduler.H100, nil, ""},
 	} {
 		t.Run(fmt.Sprintf("%s %v", c.gpu.Name, c.targets), func(t *testing.T) {
-			err := c.gpu.CheckTarget(c.targets)
+			err := scheduler.CheckTarget(c.gpu, c.targets)
 			if c.err == "" {
 				assert.NoError(t, err)
 				return

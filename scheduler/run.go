@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ptxvm/ptxvm/scheduler/occupancy"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
 )
@@ -35,8 +36,8 @@ func (r *SpecRun) Release() { r.Prepared.Device.Mem.FreeAll() }
 // opt.StreamOutputs). cache may be nil.
 func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cache *spec.ModuleCache) (*SpecRun, error) {
 	dev := vm.NewDevice()
-	if gpu.MemoryBytes != 0 {
-		dev.Mem.Limit = gpu.MemoryBytes
+	if gpu.DeviceMemory > 0 {
+		dev.Mem.Limit = uint64(gpu.DeviceMemory)
 	}
 	setup := time.Now()
 	p, err := sp.Prepare(dev, cache)
@@ -45,6 +46,9 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 		return nil, err
 	}
 	defer p.Launch.Release()
+	if opt.Registers == 0 {
+		opt.Registers = sp.Registers
+	}
 	start := time.Now()
 	res, err := RunFunctional(ctx, p.Launch, gpu, opt)
 	el := time.Since(start)
@@ -70,12 +74,19 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 func (r *SpecRun) Metrics() map[string]float64 {
 	l := r.Prepared.Launch
 	st := r.Result.Stats
-	return map[string]float64{
+	m := map[string]float64{
 		"ptxvm__ptx_inst_executed.sum":         float64(st.Inst),
 		"ptxvm__ptx_thread_inst_executed.sum":  float64(st.ThreadInst),
 		"launch__grid_size":                    float64(l.NumCTAs()),
 		"launch__block_size":                   float64(l.ThreadsPerCTA()),
 		"launch__shared_mem_per_block_dynamic": float64(l.DynSmem),
 		"launch__shared_mem_per_block_static":  float64(l.Kernel.SharedStatic),
+		"launch__barrier_count":                float64(occupancy.Barriers(l.Kernel)),
 	}
+	if o := r.Result.Occupancy; o != nil {
+		for k, v := range o.Metrics() {
+			m[k] = v
+		}
+	}
+	return m
 }

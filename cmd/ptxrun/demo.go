@@ -22,11 +22,17 @@ generate, checks every output against a Go reference, and prints what ran.`, std
 	asJSON := fs.Bool("json", false, "print JSON")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	seed := fs.Uint64("seed", 1, "input seed")
+	gpuName := gpuFlag(fs)
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
 	}
 	if !nonNegative(stderr, "demo", "workers", int64(*workers)) {
+		return exitUsage
+	}
+	gpu, err := scheduler.LookupProfile(*gpuName)
+	if err != nil {
+		fmt.Fprintln(stderr, "ptxrun demo:", err)
 		return exitUsage
 	}
 	list := kernels.All()
@@ -60,7 +66,7 @@ generate, checks every output against a Go reference, and prints what ran.`, std
 		if err == nil {
 			start := time.Now()
 			var res *scheduler.Result
-			res, err = scheduler.RunFunctional(ctx, s.Launch, scheduler.H100, scheduler.Options{Workers: *workers})
+			res, err = scheduler.RunFunctional(ctx, s.Launch, gpu, scheduler.Options{Workers: *workers})
 			r.Seconds = time.Since(start).Seconds()
 			if err == nil {
 				r.Inst, r.ThreadInst = res.Stats.Inst, res.Stats.ThreadInst

@@ -4,6 +4,7 @@
 //	ptxrun run SPEC.json          run a launch spec, write its outputs
 //	ptxrun test DIR...            run regression cases against recorded GPU outputs
 //	ptxrun demo                   run the bundled kernels and check them
+//	ptxrun gpus                   list the GPU profiles
 package main
 
 import (
@@ -52,6 +53,7 @@ Usage:
                                  run a launch given on the command line
   ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
   ptxrun demo [flags]            run the bundled kernels and check them against Go references
+  ptxrun gpus [NAME|FILE...]     list the GPU profiles (--gpu NAME or FILE selects one)
   ptxrun help spec               the launch-spec format (in full: docs/launch-spec.md)
   ptxrun version                 print the version
 
@@ -91,6 +93,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdTest(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
+	case "gpus":
+		return cmdGPUs(ctx, args[1:], stdout, stderr)
 	case "list":
 		return cmdList(ctx, args[1:], stdout, stderr)
 	case "version", "-version", "--version":

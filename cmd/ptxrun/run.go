@@ -53,7 +53,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write each output buffer to `DIR`/<name>.bin (or .npy)")
 	asNpy := fs.Bool("npy", false, "write outputs as NumPy .npy files instead of raw .bin")
 	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute names where they mean what ncu means, ptxvm__ names otherwise)")
-	gpuName := fs.String("gpu", "h100", "GPU profile: h100 or gf100")
+	gpuName := gpuFlag(fs)
+	regs := regsFlag(fs)
 	anyTarget := fs.Bool("any-target", false, "run PTX whose .target the GPU cannot run (newer than it), with the GPU's limits")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
@@ -77,7 +78,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) {
+	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) || !nonNegative(stderr, "run", "regs", int64(*regs)) {
 		return exitUsage
 	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
@@ -115,7 +116,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var done atomic.Uint64
-	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true}
+	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true}
 	prog := startProgress(stderr, "blocks", totalBlocks(sp), &done)
 	run, err := scheduler.RunSpec(ctx, sp, gpu, opt, nil)
 	prog.Stop()

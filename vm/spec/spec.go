@@ -43,6 +43,10 @@ type Spec struct {
 	// StackBytes raises cudaLimitStackSize, the per-thread stack a
 	// recursive kernel may use, to at least this many bytes (default 1024).
 	StackBytes uint64 `json:"stack_bytes,omitempty"`
+	// Registers is the registers per thread ptxas allocates for the kernel
+	// (ptxas -v, or ncu's launch__registers_per_thread); the occupancy
+	// calculator uses it. 0: estimated from the PTX.
+	Registers int `json:"registers,omitempty"`
 
 	// Path is the spec file ("" when parsed from memory); Dir resolves
 	// relative paths.
@@ -236,6 +240,9 @@ func (s *Spec) check() error {
 	}
 	if _, err := dims3("block", s.Block); err != nil {
 		return err
+	}
+	if s.Registers < 0 || s.Registers > 255 {
+		return fmt.Errorf(`"registers" is %d; a thread has 1 to 255 registers`, s.Registers)
 	}
 	names := map[string]string{}
 	for i, b := range s.Buffers {

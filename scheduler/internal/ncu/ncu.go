@@ -1,0 +1,191 @@
+// Package ncu reads the Nsight Compute tables of the GPU corpora under
+// testdata/ (testdata/<corpus>/ncu/<table>.csv, `ncu --csv --page raw`, one
+// row per launch, with <table>.launches.json naming each row's case), for
+// the tests that compare the emulator's figures with the GPU's.
+//
+// It does not run anything or know what a metric means.
+package ncu
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Launch is one profiled launch: a row of a table.
+type Launch struct {
+	// Corpus is the folder under testdata (nvcc, perf, apps); Table the
+	// CSV's base name (O3, G, access.O3, ...).
+	Corpus, Table string
+	// Index is the launch's row; Case and Variant name its case folder
+	// (testdata/<corpus>/cases/<case>/<variant>); Kernel is the mangled
+	// entry; Repeat numbers repeated launches of one case (0 for the
+	// first).
+	Index                 int
+	Case, Variant, Kernel string
+	Repeat                int
+	row                   map[string]string
+	testdata              string
+}
+
+// Name is corpus/table/case, unique but for repeats.
+func (l *Launch) Name() string {
+	n := l.Corpus + "/" + l.Table + "/" + l.Case
+	if l.Repeat > 0 {
+		n += fmt.Sprintf("#%d", l.Repeat)
+	}
+	return n
+}
+
+// SpecPath is the launch's spec.json.
+func (l *Launch) SpecPath() string {
+	return filepath.Join(l.testdata, l.Corpus, "cases", l.Case, l.Variant, "spec.json")
+}
+
+// Raw returns the metric's text as ncu wrote it ("" when absent).
+func (l *Launch) Raw(metric string) string { return l.row[metric] }
+
+// Value returns the metric as a number: thousands separators dropped, a
+// trailing " (...)" ignored; false when the metric is absent or not a
+// number ("n/a").
+func (l *Launch) Value(metric string) (float64, bool) {
+	s, ok := l.row[metric]
+	if !ok {
+		return 0, false
+	}
+	if i := strings.Index(s, " ("); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.ReplaceAll(strings.TrimSpace(s), ",", "")
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// Int is Value as an int (0 when absent).
+func (l *Launch) Int(metric string) int {
+	v, _ := l.Value(metric)
+	return int(v)
+}
+
+// Has reports whether the table has the metric with a numeric value.
+func (l *Launch) Has(metric string) bool {
+	_, ok := l.Value(metric)
+	return ok
+}
+
+// Tables lists the CSV tables under testdata that have their
+// .launches.json, sorted; corpora that are not there are skipped.
+func Tables(testdata string) ([]string, error) {
+	all, err := filepath.Glob(filepath.Join(testdata, "*", "ncu", "*.csv"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range all {
+		if _, err := os.Stat(strings.TrimSuffix(p, ".csv") + ".launches.json"); err == nil {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+type launchEntry struct {
+	Launch  int    `json:"launch"`
+	Case    string `json:"case"`
+	Kernel  string `json:"kernel"`
+	Variant string `json:"variant"`
+	Repeat  int    `json:"repeat"`
+}
+
+// Read reads one table and its launches.json.
+func Read(csvPath string) ([]*Launch, error) {
+	f, err := os.Open(csvPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", csvPath, err)
+	}
+	if len(recs) < 2 {
+		return nil, fmt.Errorf("%s: no rows", csvPath)
+	}
+	data, err := os.ReadFile(strings.TrimSuffix(csvPath, ".csv") + ".launches.json")
+	if err != nil {
+		return nil, err
+	}
+	var ents []launchEntry
+	if err := json.Unmarshal(data, &ents); err != nil {
+		return nil, fmt.Errorf("%s: %w", csvPath, err)
+	}
+	table := strings.TrimSuffix(filepath.Base(csvPath), ".csv")
+	ncuDir := filepath.Dir(csvPath)
+	corpusDir := filepath.Dir(ncuDir)
+	testdata := filepath.Dir(corpusDir)
+	variant := table
+	if i := strings.LastIndexByte(table, '.'); i >= 0 {
+		variant = table[i+1:]
+	}
+	head := recs[0]
+	// The first row after the header holds units when its ID is empty.
+	rows := recs[1:]
+	if len(rows) > 0 && len(rows[0]) > 0 && rows[0][0] == "" {
+		rows = rows[1:]
+	}
+	byID := map[int][]string{}
+	for _, rec := range rows {
+		id, err := strconv.Atoi(rec[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s: row ID %q", csvPath, rec[0])
+		}
+		byID[id] = rec
+	}
+	var out []*Launch
+	for _, e := range ents {
+		rec, ok := byID[e.Launch]
+		if !ok {
+			continue // a launch ncu did not profile
+		}
+		l := &Launch{Corpus: filepath.Base(corpusDir), Table: table, Index: e.Launch, Case: e.Case,
+			Variant: variant, Kernel: e.Kernel, Repeat: e.Repeat, row: map[string]string{}, testdata: testdata}
+		if e.Variant != "" {
+			l.Variant = e.Variant
+		}
+		for i, h := range head {
+			if i < len(rec) {
+				l.row[h] = rec[i]
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// ReadAll reads every table under testdata.
+func ReadAll(testdata string) ([]*Launch, error) {
+	tables, err := Tables(testdata)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Launch
+	for _, t := range tables {
+		ls, err := Read(t)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ls...)
+	}
+	return out, nil
+}
