@@ -16,6 +16,9 @@
 //   - exec*.go, approx.go, fp8.go, video.go: interpretation, one switch per
 //     warp instruction over lane-contiguous registers (video.go: the scalar
 //     video instructions, lowered and executed as ptxas expands them).
+//   - limits.go: the limits a launch runs within besides the hardware's: the
+//     per-thread stack of recursive kernels (cudaLimitStackSize) and the
+//     instruction budget's error, which names the loop the warp was in.
 //   - sm.go, warp.go, cta.go, launch.go: the runtime. An SM keeps any number
 //     of CTAs resident (Admit, Retire), runs one to completion (RunCTA, the
 //     functional mode) or executes one warp instruction of a warp the caller

@@ -394,6 +394,10 @@ func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 	}
 	cs := in.CallSite(f.fn)
 	callee := cs.Callee
+	stack, err := w.stackOverflow(f, callee, pc, bits.TrailingZeros32(exec))
+	if err != nil {
+		return err
+	}
 	f.park(mask&^exec, pc+1)
 	f.cur = 0
 	f.curPC = pc
@@ -406,6 +410,7 @@ func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 	nf := w.pushFrame(callee, exec, base)
 	// pushFrame may have grown w.frames; f stays valid (frames are pointers).
 	nf.callPC = pc
+	nf.stack = stack
 	nf.site = cs
 	fs, cs2 := uint64(f.fn.ParamBlock), uint64(callee.ParamBlock)
 	for x := exec; x != 0; x &= x - 1 {

@@ -43,6 +43,7 @@ type frame struct {
 
 	callPC int32     // in the caller: pc of the call instruction
 	site   *CallSite // the call that created this frame
+	stack  uint64    // stack the call chain takes, this frame included (limits.go)
 }
 
 // r returns the 32 lanes of the register at offset off.
