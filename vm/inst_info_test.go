@@ -63,6 +63,13 @@ func TestOperandSets(t *testing.T) {
 		t.Logf("%d launches: %d of %d static instructions checked, %d checks; by class %v; stopped at %d steps: %v",
 			cov.launches, cov.insts, cov.static, cov.checks, cov.classes, maxStepsPerLaunch, cov.capped)
 	})
+	t.Run("apps", func(t *testing.T) {
+		t.Parallel()
+		cov := checkCorpus(t, "../testdata/apps/cases")
+		require.GreaterOrEqual(t, cov.launches, 248, "every application launch, four builds")
+		t.Logf("%d launches: %d of %d static instructions checked, %d checks; by class %v; stopped at %d steps: %v",
+			cov.launches, cov.insts, cov.static, cov.checks, cov.classes, maxStepsPerLaunch, cov.capped)
+	})
 	t.Run("issue7", func(t *testing.T) {
 		t.Parallel()
 		cov := checkCorpus(t, "../testdata/conformance/issue7/cases")
