@@ -98,17 +98,29 @@ func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 		for x := exec; x != 0; x &= x - 1 {
 			acc.Addr[bits.TrailingZeros32(x)&31] = off
 		}
-	default:
-		a := f.r(in.A)
+	case in.Flags&FAddr32 != 0:
+		a, o := f.r(in.A), uint32(off)
 		if exec == ^uint32(0) {
 			for l := range acc.Addr {
-				acc.Addr[l] = (a[l] + off) & msk
+				acc.Addr[l] = uint64(uint32(a[l]) + o)
 			}
 			return
 		}
 		for x := exec; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
-			acc.Addr[l] = (a[l] + off) & msk
+			acc.Addr[l] = uint64(uint32(a[l]) + o)
+		}
+	default:
+		a := f.r(in.A)
+		if exec == ^uint32(0) {
+			for l := range acc.Addr {
+				acc.Addr[l] = a[l] + off
+			}
+			return
+		}
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			acc.Addr[l] = a[l] + off
 		}
 	}
 }
