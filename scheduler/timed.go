@@ -32,6 +32,11 @@ func CheckMode(mode string) error {
 // with the occupancy the launch has there; the result's Timing holds the
 // cycles, stalls and per-instruction figures.
 func RunTimed(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
+	if !opt.AnyTarget {
+		if err := CheckTarget(gpu, l.Module.AST.Target); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Module.Filename, err)
+		}
+	}
 	if err := CheckLaunch(gpu, l); err != nil {
 		return nil, err
 	}
@@ -45,6 +50,7 @@ func RunTimed(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Re
 		MaxInst:     opt.MaxInst,
 		Strict:      opt.Strict,
 		Trace:       opt.Trace,
+		Done:        opt.Done,
 	})
 	if err != nil {
 		return nil, err

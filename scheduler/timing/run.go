@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
@@ -28,6 +29,9 @@ type Options struct {
 	Strict bool
 	// Trace, if not nil, records a timeline (see Trace).
 	Trace *Trace
+	// Done, if not nil, counts the blocks that have finished (for a
+	// progress display).
+	Done *atomic.Uint64
 }
 
 // Result is what a timed run measured.
@@ -92,6 +96,7 @@ type run struct {
 	lrr        bool
 	pipeCycles [sasscost.NumPipes]float64
 	issueGap   uint32 // IssueCycles in 1/256
+	done       *atomic.Uint64
 }
 
 // Run runs every block of l on gpu with the cycle loop and returns what it
@@ -118,7 +123,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		l.Kernel = schedule(orig, prog)
 		defer func() { l.Kernel = orig }()
 	}
-	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab), lrr: cfg.Scheduler == LRR}
+	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab), lrr: cfg.Scheduler == LRR, done: opt.Done}
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}

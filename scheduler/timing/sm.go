@@ -346,6 +346,9 @@ func (s *sm) exit(w *warp, t uint64) {
 		}
 	}
 	s.vm.Retire(b.c)
+	if s.r.done != nil {
+		s.r.done.Add(1)
+	}
 	s.freed = append(s.freed, end)
 	s.spans = append(s.spans, [2]uint64{b.start, end})
 	s.end = max(s.end, end)
