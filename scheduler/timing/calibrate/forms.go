@@ -142,12 +142,7 @@ type prepared struct {
 // prepare loads launch l's spec on a fresh device and computes its
 // occupancy with ncu's register count.
 func prepare(l *ncu.Launch, prof *gpu.Profile) (*prepared, error) {
-	path, cleanup, err := expandFill(l.SpecPath())
-	defer cleanup()
-	if err != nil {
-		return nil, err
-	}
-	sp, err := spec.Load(path)
+	sp, err := spec.Load(l.SpecPath())
 	if err != nil {
 		return nil, err
 	}
