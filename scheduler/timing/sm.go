@@ -440,7 +440,7 @@ func (s *sm) issue(w *warp, t uint64) {
 		if !in.data && in.kind != kindMem {
 			f := max(p.pipeFree[in.pipe], float64(t))
 			start = uint64(math.Ceil(f))
-			p.pipeFree[in.pipe] = f + pc*float64(n)
+			p.pipeFree[in.pipe] = f + pc // an expansion's other instructions issue to other pipes
 		}
 	}
 	if in.kind == kindMem {
