@@ -155,6 +155,10 @@ type LatencyConfig struct {
 	PerWavefront    uint32 `json:"per_wavefront"` // each further wavefront (shared, constant, L1 tags)
 	L1Hit           uint32 `json:"l1_hit"`        // global/local load served by L1
 	Const           uint32 `json:"const"`         // constant-cache hit
+	// ConstMiss is what each constant-cache miss of a request adds: the
+	// misses of one request are served one after another by the next
+	// level (0: only the L2 latency of the slowest).
+	ConstMiss uint32 `json:"const_miss,omitempty"`
 	Tex             uint32 `json:"tex"`           // texture request served by its cache
 	L2HitNear       uint32 `json:"l2_hit_near"`   // L1 miss served by a slice of the SM's partition
 	L2HitFar        uint32 `json:"l2_hit_far"`    // ... by a slice of the other partition

@@ -170,3 +170,16 @@ func (m *Memory) dram(line uint64, mask uint8, now uint64) uint32 {
 	}
 	return wait
 }
+
+// BusyUntil is the cycle the last queued L2 slice or DRAM channel work ends
+// (timing and windowed modes): a launch is not over before its writes are.
+func (m *Memory) BusyUntil() uint64 {
+	var t uint64
+	for _, f := range m.sliceFree {
+		t = max(t, f)
+	}
+	for _, f := range m.chanFree {
+		t = max(t, uint64(f))
+	}
+	return t
+}

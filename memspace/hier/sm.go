@@ -462,6 +462,7 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 	before := len(s.out)
 	defer s.endRequest(before)
 	var l2 uint32
+	misses := 0
 	for _, addr := range seen[:n] {
 		cl := (key | addr) >> s.ccSh
 		if hit, _ := s.cc.read(cl, 1, 1, hint{allocate: true, prio: prioNormal}); hit != 0 {
@@ -469,6 +470,7 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 			continue
 		}
 		c[ConstMiss]++
+		misses++
 		// The constant line's sectors in L2.
 		s.ls.reset()
 		s.ls.add(&s.g, cl<<s.ccSh, 1<<s.ccSh)
@@ -476,7 +478,8 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 			l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opRead, inst: a.Origin.Inst}))
 		}
 	}
-	return s.cfg.Latency.Const + s.cfg.Latency.PerWavefront*uint32(max(0, n-1)) + l2
+	// Misses are served one after another from the next level.
+	return s.cfg.Latency.Const + s.cfg.Latency.PerWavefront*uint32(max(0, n-1)) + uint32(misses)*s.cfg.Latency.ConstMiss + l2
 }
 
 // texture counts a texture fetch: requests per group of lanes with texels

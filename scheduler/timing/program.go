@@ -55,6 +55,12 @@ type program struct {
 }
 
 func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
+	// Debug code waits after every machine instruction, the expansions'
+	// too.
+	minGap := uint32(1)
+	if sasscost.Debug(k) {
+		minGap = uint32(cfg.DebugIssueCycles + 0.5)
+	}
 	p := &program{insts: make([]inst, len(k.Insts))}
 	ro := map[*vm.Func][]bool{}
 	for _, f := range k.Funcs {
@@ -78,9 +84,9 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
 			in.lat = uint32(c.Latency)
 		}
 		n := max(1, in.slots>>8)
-		in.gap = max(1, in.lat/(n+1))
+		in.gap = max(minGap, in.lat/(n+1))
 		if n == 1 {
-			in.gap = 1
+			in.gap = minGap
 		}
 		switch c.Pipe.Scoreboard() {
 		case sasscost.Short:

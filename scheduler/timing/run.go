@@ -298,6 +298,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	if first == never {
 		first = 0
 	}
+	// The launch ends when the last block has and its writes have left
+	// the L2 and DRAM queues.
+	last = max(last, h.Memory().BusyUntil())
 	res.Busy = last - first
 	res.Cycles = uint64(cfg.LaunchCycles) + last
 	pi := make([]instTally, len(r.prog.insts))
