@@ -38,7 +38,7 @@ func cmdSASS(args []string) error {
 	priors := fs.String("priors", "scheduler/sasscost/priors.json", "prior costs")
 	out := fs.String("out", "scheduler/sasscost/tables/h100.json", "fitted table")
 	lambda := fs.Float64("lambda", 0.01, "weight of the priors")
-	static := fs.Float64("static", 0.25, "weight of a kernel's static SASS size against a launch's dynamic count")
+	static := fs.Float64("static", 0, "weight of a kernel's static SASS size against a launch's dynamic count (0: not used; static code holds slow paths that rarely run, and held-out errors grow with it)")
 	worst := fs.Int("worst", 0, "print the launches with the largest errors")
 	_ = fs.Parse(args)
 	d, err := readForms(*in)
