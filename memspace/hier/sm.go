@@ -55,7 +55,9 @@ type SM struct {
 	// groups that hit sectors of a fill not yet resolved (they complete
 	// when it does).
 	inflight map[uint64]*fill
+	newFills []*fill // fills of this window, to be dated by Resolve
 	deps     []groupDep
+	extra    []Completion
 }
 
 // fill is an L1 line's sectors on their way from L2: the group whose miss
@@ -580,7 +582,9 @@ func (s *SM) startFill(line uint64, mask uint8) {
 		f.mask |= mask
 		return
 	}
-	s.inflight[line] = &fill{group: s.group, mask: mask}
+	f := &fill{group: s.group, mask: mask}
+	s.inflight[line] = f
+	s.newFills = append(s.newFills, f)
 }
 
 // inFlight handles a hit on sectors of line that may still be on their
@@ -590,6 +594,10 @@ func (s *SM) startFill(line uint64, mask uint8) {
 func (s *SM) inFlight(line uint64, hit uint8) uint32 {
 	f := s.inflight[line]
 	if f == nil || f.mask&hit == 0 {
+		return 0
+	}
+	if f.ready != 0 && f.ready <= s.now {
+		delete(s.inflight, line) // arrived
 		return 0
 	}
 	if f.ready == 0 {

@@ -3,6 +3,7 @@ package hier
 import (
 	"cmp"
 	"slices"
+	"sort"
 )
 
 // Resolve ends a window of windowed mode: it serves every SM side's
@@ -63,35 +64,52 @@ func (h *Hierarchy) Resolve() {
 }
 
 // resolveFills completes the groups that hit fills in flight (when the
-// fill arrives) and dates the fills of this window; fills that arrived
-// before the SM's current cycle are forgotten.
+// fill arrives) and dates the fills of this window. It runs after the
+// merge, whose completions are in group order.
 func (s *SM) resolveFills() {
-	if len(s.inflight) == 0 && len(s.deps) == 0 {
+	if len(s.deps) == 0 && len(s.newFills) == 0 {
 		return
 	}
-	at := make(map[uint64]uint64, len(s.done))
-	for _, c := range s.done {
-		at[c.Group] = c.Cycle
+	find := func(g uint64) (int, bool) {
+		i := sort.Search(len(s.done), func(i int) bool { return s.done[i].Group >= g })
+		return i, i < len(s.done) && s.done[i].Group == g
 	}
-	for _, d := range s.deps {
-		if c, ok := at[d.on]; ok {
-			at[d.group] = max(at[d.group], c, d.floor)
+	for _, f := range s.newFills {
+		if i, ok := find(f.group); ok {
+			f.ready = s.done[i].Cycle
+		} else {
+			f.ready = 1 // nothing to wait for
 		}
 	}
+	s.newFills = s.newFills[:0]
 	if len(s.deps) > 0 {
-		s.done = s.done[:0]
-		for g, c := range at {
-			s.done = append(s.done, Completion{Group: g, Cycle: c})
+		extra := s.extra[:0]
+		for _, d := range s.deps {
+			i, ok := find(d.on)
+			if !ok {
+				continue
+			}
+			c := max(s.done[i].Cycle, d.floor)
+			if j, ok := find(d.group); ok {
+				s.done[j].Cycle = max(s.done[j].Cycle, c)
+			} else if n := len(extra); n > 0 && extra[n-1].Group == d.group {
+				extra[n-1].Cycle = max(extra[n-1].Cycle, c)
+			} else {
+				extra = append(extra, Completion{Group: d.group, Cycle: c})
+			}
 		}
-		slices.SortFunc(s.done, func(a, b Completion) int { return cmp.Compare(a.Group, b.Group) })
+		if len(extra) > 0 {
+			s.done = append(s.done, extra...)
+			slices.SortFunc(s.done, func(a, b Completion) int { return cmp.Compare(a.Group, b.Group) })
+		}
+		s.extra = extra[:0]
 		s.deps = s.deps[:0]
 	}
-	for line, f := range s.inflight {
-		if f.ready == 0 {
-			f.ready = at[f.group]
-		}
-		if f.ready <= s.now {
-			delete(s.inflight, line)
+	if len(s.inflight) > 1<<12 {
+		for line, f := range s.inflight {
+			if f.ready != 0 && f.ready <= s.now {
+				delete(s.inflight, line)
+			}
 		}
 	}
 }
