@@ -168,9 +168,13 @@ type LatencyConfig struct {
 	// L2AtomicCycles is the cycles an L2 slice spends per update of one
 	// address by a global atomic or reduction (the lanes on one address
 	// serialise there), L2AtomicAddrCycles per distinct address of the
-	// line; a transaction takes the larger. 0: atomics cost their bytes.
+	// line; a transaction takes the larger, plus L2AtomicTxnCycles. 0:
+	// atomics cost their bytes.
 	L2AtomicCycles     float64 `json:"l2_atomic_cycles_per_lane,omitempty"`
 	L2AtomicAddrCycles float64 `json:"l2_atomic_cycles_per_address,omitempty"`
+	// L2AtomicTxnCycles is what each atomic or reduction transaction
+	// costs its slice on top.
+	L2AtomicTxnCycles float64 `json:"l2_atomic_cycles_per_transaction,omitempty"`
 	// L2PartialWriteCycles is the cycles a slice spends per sector a
 	// store writes in part (fewer bytes than the sector: byte-masked
 	// writes); 0: they cost their bytes like whole ones.

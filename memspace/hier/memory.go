@@ -132,7 +132,7 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 	busy := uint64((n<<m.g.sectorShift + lat.L2BytesPerCycle - 1) / lat.L2BytesPerCycle)
 	switch {
 	case op == opAtom || op == opRed:
-		busy = max(busy, uint64(float64(t.lanes)*lat.L2AtomicCycles+0.5), uint64(float64(t.addrs)*lat.L2AtomicAddrCycles+0.5))
+		busy = max(busy, uint64(lat.L2AtomicTxnCycles+max(float64(t.lanes)*lat.L2AtomicCycles, float64(t.addrs)*lat.L2AtomicAddrCycles)+0.5))
 	case op == opWrite && t.lanes != 0:
 		busy = max(busy, uint64(float64(n)*lat.L2PartialWriteCycles+0.5))
 	}

@@ -178,6 +178,7 @@ func TestAtomicLanesSerialise(t *testing.T) {
 	cfg, err := Profile("h100")
 	require.NoError(t, err)
 	cfg.Latency.L2AtomicCycles = 2
+	cfg.Latency.L2AtomicTxnCycles = 0
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
 	s := h.SM(0)
@@ -198,6 +199,7 @@ func TestAtomicAddressesAndPartialWrites(t *testing.T) {
 	require.NoError(t, err)
 	cfg.Latency.L2AtomicCycles = 2
 	cfg.Latency.L2AtomicAddrCycles = 0.5
+	cfg.Latency.L2AtomicTxnCycles = 1
 	cfg.Latency.L2PartialWriteCycles = 4
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
@@ -208,7 +210,7 @@ func TestAtomicAddressesAndPartialWrites(t *testing.T) {
 	pairs := acc(memspace.Global, memspace.Atomic, 4, all, func(l int) uint64 { return base + uint64(8*(l/2)) })
 	first := s.Observe(pairs).Latency
 	second := s.Observe(pairs).Latency
-	assert.Equal(t, uint32(8), second-first, "16 addresses at 0.5 (more than 2 lanes per address at 2)")
+	assert.Equal(t, uint32(9), second-first, "1 per transaction and 16 addresses at 0.5 (more than 2 lanes per address at 2)")
 	s.SetCycle(20000)
 	strided := acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + 4096 + uint64(128*l) })
 	s.Observe(strided) // 32 lines, one sector each, 4 of its 32 bytes
