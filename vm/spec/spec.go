@@ -57,6 +57,8 @@ type Buffer struct {
 	Type  string `json:"type"`
 	Count uint64 `json:"count"`
 	File  string `json:"file,omitempty"`
+	// Fill generates the contents from a rule instead of a file (see Fill).
+	Fill *Fill `json:"fill,omitempty"`
 }
 
 // Texture is a texture object over a buffer.
@@ -254,10 +256,16 @@ func (s *Spec) check() error {
 		if b.Count == 0 || b.Count > 1<<34 {
 			return fmt.Errorf("%s (%s): count %d is out of range", what, b.Name, b.Count)
 		}
+		if err := checkFill(b); err != nil {
+			return fmt.Errorf("%s (%s): %w", what, b.Name, err)
+		}
 	}
 	for i, b := range s.Symbols {
 		if b.Name == "" || compare.ElemSize(b.Type) == 0 || b.Count == 0 {
 			return fmt.Errorf("symbols[%d]: needs a name, a known type and a positive count", i)
+		}
+		if err := checkFill(b); err != nil {
+			return fmt.Errorf("symbols[%d] (%s): %w", i, b.Name, err)
 		}
 	}
 	for i, t := range s.Textures {
@@ -463,7 +471,7 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 			return nil, err
 		}
 		p.Buffers[b.Name] = addr
-		if b.File != "" {
+		if b.File != "" || b.Fill != nil {
 			data, err := s.readFile(b, n)
 			if err != nil {
 				return nil, err
@@ -476,7 +484,7 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 	for _, b := range s.Symbols {
 		n := b.Count * uint64(compare.ElemSize(b.Type))
 		var data []byte
-		if b.File != "" {
+		if b.File != "" || b.Fill != nil {
 			var err error
 			if data, err = s.readFile(b, n); err != nil {
 				return nil, err
@@ -528,6 +536,13 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 }
 
 func (s *Spec) readFile(b Buffer, n uint64) ([]byte, error) {
+	if b.Fill != nil {
+		data, err := b.Fill.bytes(b.Type, b.Count)
+		if err != nil {
+			return nil, fmt.Errorf("%s: fill: %w", b.Name, err)
+		}
+		return data, nil
+	}
 	path := s.resolve(b.File)
 	data, err := os.ReadFile(path)
 	if err != nil {
