@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/occupancy"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
@@ -64,6 +65,12 @@ func (r *SpecRun) Metrics() map[string]float64 {
 	if o := r.Result.Occupancy; o != nil {
 		for k, v := range o.Metrics() {
 			m[k] = v
+		}
+	}
+	if h := r.Result.Hier; h != nil {
+		c := h.Counts()
+		for _, v := range hier.Metrics(&c, hier.Extra{InstIssued: st.Inst}) {
+			m[v.Name] = v.Value
 		}
 	}
 	return m

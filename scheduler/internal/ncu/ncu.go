@@ -1,5 +1,5 @@
 // Package ncu reads the Nsight Compute tables of the GPU corpora under
-// testdata/ (testdata/<corpus>/ncu/<table>.csv, `ncu --csv --page raw`, one
+// testdata/ (testdata/<corpus>/ncu/<table>.csv or .csv.gz, `ncu --csv --page raw`, one
 // row per launch, with <table>.launches.json naming each row's case), for
 // the tests that compare the emulator's figures with the GPU's.
 //
@@ -7,9 +7,11 @@
 package ncu
 
 import (
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -81,16 +83,25 @@ func (l *Launch) Has(metric string) bool {
 	return ok
 }
 
-// Tables lists the CSV tables under testdata that have their
-// .launches.json, sorted; corpora that are not there are skipped.
+// base is a table's path without .csv or .csv.gz.
+func base(p string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(p, ".gz"), ".csv")
+}
+
+// Tables lists the CSV tables (.csv or .csv.gz) under testdata that have
+// their .launches.json, sorted; corpora that are not there are skipped.
 func Tables(testdata string) ([]string, error) {
-	all, err := filepath.Glob(filepath.Join(testdata, "*", "ncu", "*.csv"))
-	if err != nil {
-		return nil, err
+	var all []string
+	for _, pat := range []string{"*.csv", "*.csv.gz"} {
+		m, err := filepath.Glob(filepath.Join(testdata, "*", "ncu", pat))
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, m...)
 	}
 	var out []string
 	for _, p := range all {
-		if _, err := os.Stat(strings.TrimSuffix(p, ".csv") + ".launches.json"); err == nil {
+		if _, err := os.Stat(base(p) + ".launches.json"); err == nil {
 			out = append(out, p)
 		}
 	}
@@ -113,7 +124,16 @@ func Read(csvPath string) ([]*Launch, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	var in io.Reader = f
+	if strings.HasSuffix(csvPath, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", csvPath, err)
+		}
+		defer z.Close()
+		in = z
+	}
+	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()
 	if err != nil {
@@ -122,7 +142,7 @@ func Read(csvPath string) ([]*Launch, error) {
 	if len(recs) < 2 {
 		return nil, fmt.Errorf("%s: no rows", csvPath)
 	}
-	data, err := os.ReadFile(strings.TrimSuffix(csvPath, ".csv") + ".launches.json")
+	data, err := os.ReadFile(base(csvPath) + ".launches.json")
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +150,7 @@ func Read(csvPath string) ([]*Launch, error) {
 	if err := json.Unmarshal(data, &ents); err != nil {
 		return nil, fmt.Errorf("%s: %w", csvPath, err)
 	}
-	table := strings.TrimSuffix(filepath.Base(csvPath), ".csv")
+	table := filepath.Base(base(csvPath))
 	ncuDir := filepath.Dir(csvPath)
 	corpusDir := filepath.Dir(ncuDir)
 	testdata := filepath.Dir(corpusDir)
