@@ -72,6 +72,9 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 	if a.Mask == 0 {
 		return memspace.Outcome{}
 	}
+	if a.Space != memspace.Generic && a.Space != memspace.Texture {
+		s.tally.note(a)
+	}
 	var lat uint32
 	switch a.Space {
 	case memspace.Global:
