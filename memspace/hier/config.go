@@ -136,6 +136,13 @@ type L2Config struct {
 	// write sector as a hit; with it, the L2 hit rates of the H100 corpus's
 	// store-heavy kernels agree with ncu's to within a few points.
 	WritesHit bool `json:"writes_hit"`
+	// NearCopies: each partition keeps copies of the other partition's
+	// lines that its SMs use (the H100: ncu counts the lookups of lines
+	// homed in the far partition twice, at the near slice and, over the
+	// fabric between partitions, at the home slice; a working set of all
+	// SMs stops fitting well below the L2's size). Without it a line lives
+	// only in its home slice.
+	NearCopies bool `json:"near_copies"`
 }
 
 // DRAMConfig is device memory.
@@ -145,6 +152,10 @@ type DRAMConfig struct {
 	Channels int `json:"channels"`
 	// BytesPerCycle is the peak bandwidth in bytes per SM cycle.
 	BytesPerCycle float64 `json:"bytes_per_cycle"`
+	// AccessBytes is the unit DRAM reads in: an L2 miss fetches the aligned
+	// unit around each missing sector (H100: 64, a pair of sectors; ncu's
+	// dram__sectors_read of a stride-16 u32 copy is twice its L2 misses).
+	AccessBytes int `json:"access_bytes"`
 }
 
 // LatencyConfig holds the timing mode's latencies, in SM cycles. The
@@ -317,6 +328,12 @@ func (c *Config) Validate() error {
 	}
 	if c.DRAM.BytesPerCycle <= 0 {
 		return e("dram.bytes_per_cycle", "must be positive")
+	}
+	if err := pow2("dram.access_bytes", c.DRAM.AccessBytes, c.SectorBytes, c.LineBytes); err != nil {
+		return err
+	}
+	if c.L2.NearCopies && c.L2.Partitions < 2 {
+		return e("l2.near_copies", "needs at least two partitions")
 	}
 	if err := pos("latency.l2_slice_bytes_per_cycle", c.Latency.L2BytesPerCycle); err != nil {
 		return err
