@@ -15,6 +15,13 @@ import (
 	"github.com/ptxvm/ptxvm/vm"
 )
 
+// Quantum is how many warp instructions a warp runs before the next warp
+// of its SM takes its turn in the functional run: small enough that the
+// warps' memory accesses interleave roughly as the GPU's schedulers
+// interleave them (what L1 and L2 hit rates depend on), large enough that
+// switching costs little.
+const Quantum = 32
+
 // Options control a functional run.
 type Options struct {
 	// Workers is the number of host goroutines running SMs (0: GOMAXPROCS).
@@ -104,8 +111,9 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	var h *hier.Hierarchy
 	if !opt.NoCounters {
 		h, err = hier.New(&gpu.Memory, hier.Launch{
-			SharedPerCTA: int(l.Kernel.SharedStatic + l.DynSmem),
-			Occupancy:    occ.BlocksOtherThanShared,
+			SharedPerCTA:    int(l.Kernel.SharedStatic + l.DynSmem),
+			Occupancy:       occ.BlocksOtherThanShared,
+			ThreadOccupancy: occ.BlocksByThreads,
 		}, hier.Functional)
 		if err != nil {
 			return nil, err
@@ -136,9 +144,10 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	// Blocks run in waves, as the GPU's block scheduler fills its SMs: a
 	// wave gives every SM as many blocks as it holds at once (the
 	// occupancy), SM sm taking blocks sm, sm+nsm, sm+2·nsm, ...
-	// (Placement). Between waves, with no SM running, the hierarchy's L2
-	// traffic is drained in its fixed order; so every counter is the same
-	// for any number of workers.
+	// (Placement). An SM runs its blocks of a wave together, their warps
+	// taking turns of Quantum instructions (vm.SM.RunCTAs). Between waves,
+	// with no SM running, the hierarchy's L2 traffic is drained in its
+	// fixed order; so every counter is the same for any number of workers.
 	perWave := max(1, occ.BlocksPerSM)
 	stride := nsm * perWave
 	for first := 0; first < n; first += stride {
@@ -154,21 +163,23 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 					if h != nil {
 						s.Observer = h.SM(sm)
 					}
+					var blocks []int
 					for i := first + sm; i < n && i < first+stride; i += nsm {
-						if gctx.Err() != nil {
+						blocks = append(blocks, i)
+					}
+					if len(blocks) == 0 || gctx.Err() != nil {
+						continue
+					}
+					if err := s.RunCTAs(blocks, Quantum); err != nil {
+						if vm.IsStopped(err) {
+							stopped.Store(true)
 							return nil
 						}
-						if err := s.RunCTA(i); err != nil {
-							if vm.IsStopped(err) {
-								stopped.Store(true)
-								return nil
-							}
-							l.Stop()
-							mu.Lock()
-							errs = append(errs, ctaErr{i, err})
-							mu.Unlock()
-							return nil
-						}
+						l.Stop()
+						mu.Lock()
+						errs = append(errs, ctaErr{blocks[0], err})
+						mu.Unlock()
+						return nil
 					}
 				}
 				return nil
