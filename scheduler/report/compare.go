@@ -175,7 +175,7 @@ func (c *Comparison) WriteText(w io.Writer, all bool) error {
 				same++
 				continue
 			}
-			ratio = fmt.Sprintf("%.3g", *r.Ratio)
+			ratio = fmt.Sprintf("%.3g", *r.Ratio+0) // +0: no "-0"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Name, FormatValue(r.A), FormatValue(r.B), ratio)
 	}

@@ -68,7 +68,11 @@ func PTXOps(k *vm.Kernel) MemOps {
 					m.add(space+" st", width)
 				}
 			case vm.OpAtom:
-				if space != "" {
+				// red (no destination) is RED in the machine code; an atom
+				// whose result is unused, too (ptxas turns it into RED).
+				if space == "global" && in.D == vm.NoReg {
+					m.add("global red", 0)
+				} else if space != "" {
 					m.add(space+" atom", 0)
 				}
 			case vm.OpTex:
@@ -135,7 +139,7 @@ func SASSOps(path string, funcs []string) (MemOps, error) {
 		group := map[string]string{
 			"LDG": "global ld", "STG": "global st", "LDL": "local ld", "STL": "local st",
 			"LDS": "shared ld", "STS": "shared st", "LD": "generic ld", "ST": "generic st",
-			"ATOMG": "global atom", "RED": "global atom", "REDG": "global atom", "ATOMS": "shared atom", "ATOM": "generic atom",
+			"ATOMG": "global atom", "RED": "global red", "REDG": "global red", "ATOMS": "shared atom", "ATOM": "generic atom",
 			"TEX": "tex", "TLD": "tex", "TLD4": "tex", "TXD": "tex",
 		}[parts[0]]
 		if group == "" {
@@ -159,7 +163,7 @@ func SASSOps(path string, funcs []string) (MemOps, error) {
 				width = 2
 			}
 		}
-		if strings.HasSuffix(group, "atom") || group == "tex" {
+		if strings.HasSuffix(group, "atom") || strings.HasSuffix(group, "red") || group == "tex" {
 			width = 0
 		}
 		m.add(group, width)
