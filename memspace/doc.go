@@ -8,5 +8,14 @@
 // of local.go. The hierarchy models (coalescer, caches, banks, DRAM) live in
 // memspace/hier and see only these types.
 //
+// Global memory is sparse above DenseLimit: an allocation's storage is
+// 64 KiB pages allocated on first write, and a page never written reads as
+// the allocation's initial contents or zeros, so host memory follows the
+// bytes a launch touches rather than the bytes it allocates. The device's
+// size caps what may be allocated (GlobalMemory.Limit); the host's free
+// memory, checked as pages are taken, caps what may be touched, and running
+// out of it is an error naming the buffer (HostMemoryError), never the
+// operating system's out-of-memory killer.
+//
 // It does not decide who runs next, and it does not call observers itself.
 package memspace

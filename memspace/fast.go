@@ -42,17 +42,32 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 			if p&(n-1) != 0 {
 				return false
 			}
-			if h == nil || p-h.Base >= uint64(len(h.Data)) || uint64(len(h.Data))-(p-h.Base) < n {
+			// Dense allocations first, as before sparse ones existed: a
+			// sparse one has no Data and fails this test.
+			if h != nil && p-h.Base < uint64(len(h.Data)) && uint64(len(h.Data))-(p-h.Base) >= n {
+				b := h.Data[p-h.Base:]
+				if n == 4 {
+					dst[l] = uint64(binary.LittleEndian.Uint32(b))
+				} else {
+					dst[l] = binary.LittleEndian.Uint64(b)
+				}
+				continue
+			}
+			if h == nil || p-h.Base >= h.Size || h.Size-(p-h.Base) < n {
 				if h = v.Global.Find(p, n); h == nil {
 					return false
 				}
 			}
-			b := h.Data[p-h.Base:]
-			if n == 4 {
-				dst[l] = uint64(binary.LittleEndian.Uint32(b))
-			} else {
-				dst[l] = binary.LittleEndian.Uint64(b)
+			if h.Data != nil {
+				b := h.Data[p-h.Base:]
+				if n == 4 {
+					dst[l] = uint64(binary.LittleEndian.Uint32(b))
+				} else {
+					dst[l] = binary.LittleEndian.Uint64(b)
+				}
+				continue
 			}
+			dst[l] = h.load(p-h.Base, n)
 		}
 		v.hint = h
 		return true
@@ -88,27 +103,70 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 		return true
 	case Global:
 		h := v.hint
+		dense := true
 		for x := a.Mask; x != 0; x &= x - 1 {
 			p := a.Addr[bits.TrailingZeros32(x)&31]
 			if p&(n-1) != 0 {
 				return false
 			}
-			if h == nil || p-h.Base >= uint64(len(h.Data)) || uint64(len(h.Data))-(p-h.Base) < n {
+			if h == nil || p-h.Base >= h.Size || h.Size-(p-h.Base) < n {
 				if h = v.Global.Find(p, n); h == nil {
 					return false
 				}
 			}
+			if h.Data == nil {
+				dense = false
+			}
+		}
+		if !dense {
+			// Every lane is valid: allocate the sparse allocations' pages
+			// before anything is written. When the host has no memory for
+			// one, the general path reports the fault.
+			for x := a.Mask; x != 0; x &= x - 1 {
+				p := a.Addr[bits.TrailingZeros32(x)&31]
+				if p-h.Base >= h.Size || h.Size-(p-h.Base) < n {
+					h = v.Global.Find(p, n)
+				}
+				if h.Data == nil {
+					if _, err := h.pageFor(p - h.Base); err != nil {
+						return false
+					}
+				}
+			}
+		}
+		if dense {
+			for x := a.Mask; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				p := a.Addr[l]
+				if p-h.Base >= uint64(len(h.Data)) || uint64(len(h.Data))-(p-h.Base) < n {
+					h = v.Global.Find(p, n)
+				}
+				if n == 4 {
+					binary.LittleEndian.PutUint32(h.Data[p-h.Base:], uint32(src[l]))
+				} else {
+					binary.LittleEndian.PutUint64(h.Data[p-h.Base:], src[l])
+				}
+			}
+			v.hint = h
+			return true
 		}
 		for x := a.Mask; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
 			p := a.Addr[l]
-			if p-h.Base >= uint64(len(h.Data)) || uint64(len(h.Data))-(p-h.Base) < n {
+			if p-h.Base >= h.Size || h.Size-(p-h.Base) < n {
 				h = v.Global.Find(p, n)
 			}
-			if n == 4 {
-				binary.LittleEndian.PutUint32(h.Data[p-h.Base:], uint32(src[l]))
+			var b []byte
+			if h.Data != nil {
+				b = h.Data[p-h.Base:]
 			} else {
-				binary.LittleEndian.PutUint64(h.Data[p-h.Base:], src[l])
+				off := p - h.Base
+				b = h.pages[off>>PageShift].Load()[off&pageMask:]
+			}
+			if n == 4 {
+				binary.LittleEndian.PutUint32(b, uint32(src[l]))
+			} else {
+				binary.LittleEndian.PutUint64(b, src[l])
 			}
 		}
 		v.hint = h

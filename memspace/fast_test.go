@@ -12,9 +12,20 @@ import (
 // fastWorld is two global allocations and a shared memory, filled with
 // the same pseudo-random bytes whenever it is built from the same seed.
 type fastWorld struct {
-	v    *View
-	a, b *Allocation
+	v       *View
+	a, b, c *Allocation // c is sparse
 }
+
+// sparseInit is the initial contents of the sparse allocation's first
+// pages (shared by every world; sparse allocations never write it).
+var sparseInit = func() []byte {
+	rng := rand.New(rand.NewPCG(9, 9))
+	b := make([]byte, PageSize+100)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}()
 
 func newFastWorld(t *testing.T, seed uint64) *fastWorld {
 	t.Helper()
@@ -23,6 +34,10 @@ func newFastWorld(t *testing.T, seed uint64) *fastWorld {
 	require.NoError(t, err)
 	b, err := g.Malloc(1000, "buffer B")
 	require.NoError(t, err)
+	c, err := g.Malloc(DenseLimit+2*PageSize+200, "buffer C")
+	require.NoError(t, err)
+	require.True(t, c.Sparse())
+	require.NoError(t, c.SetInit(sparseInit))
 	rng := rand.New(rand.NewPCG(seed, 1))
 	sh := make([]byte, 500)
 	for _, buf := range [][]byte{a.Data, b.Data, sh} {
@@ -30,11 +45,25 @@ func newFastWorld(t *testing.T, seed uint64) *fastWorld {
 			buf[i] = byte(rng.Uint32())
 		}
 	}
-	return &fastWorld{v: &View{Global: g, Shared: sh}, a: a, b: b}
+	return &fastWorld{v: &View{Global: g, Shared: sh}, a: a, b: b, c: c}
 }
 
+// sparsePages are the pages of the sparse allocation accesses go to.
+func (w *fastWorld) sparsePages() []uint64 { return []uint64{0, 1, 5, w.c.Size >> PageShift} }
+
+// memory is a snapshot of the world: the dense memories, the pages of the
+// sparse allocation that accesses reach, and how many of its pages exist
+// (a write anywhere else would change that).
 func (w *fastWorld) memory() [][]byte {
-	return [][]byte{append([]byte(nil), w.a.Data...), append([]byte(nil), w.b.Data...), append([]byte(nil), w.v.Shared...)}
+	out := [][]byte{append([]byte(nil), w.a.Data...), append([]byte(nil), w.b.Data...), append([]byte(nil), w.v.Shared...)}
+	for _, pg := range w.sparsePages() {
+		b := make([]byte, min(PageSize, w.c.Size-pg<<PageShift))
+		if err := w.c.ReadAt(b, pg<<PageShift); err != nil {
+			panic(err)
+		}
+		out = append(out, b)
+	}
+	return append(out, []byte(fmt.Sprint(w.c.HostBytes())))
 }
 
 // randomAccess builds a warp access whose lanes are mostly valid, with
@@ -59,13 +88,19 @@ func (w *fastWorld) randomAccess(rng *rand.Rand, kind Kind) *Access {
 	bad := rng.IntN(4) == 0 // this access has a few bad lanes
 	for l := range a.Addr {
 		var base, size uint64
-		switch {
+		switch r := rng.IntN(3); {
 		case a.Space == Shared:
 			base, size = 0, uint64(len(w.v.Shared))
-		case rng.IntN(2) == 0:
+		case r == 0:
 			base, size = w.a.Base, uint64(len(w.a.Data))
-		default:
+		case r == 1:
 			base, size = w.b.Base, uint64(len(w.b.Data))
+		default:
+			// A page of the sparse allocation: the first two start with
+			// its initial contents, the last runs past the end.
+			pg := w.sparsePages()[rng.IntN(4)]
+			base = w.c.Base + pg<<PageShift
+			size = min(PageSize, w.c.End()-base)
 		}
 		a.Addr[l] = base + uint64(rng.IntN(int(size/n)))*n
 		if l > 0 && rng.IntN(8) == 0 {

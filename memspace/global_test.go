@@ -130,7 +130,7 @@ func TestMemoryLimit(t *testing.T) {
 		_, err := g.Malloc(600, "first")
 		require.NoError(t, err)
 		_, err = g.Malloc(600, "second")
-		require.ErrorContains(t, err, "malloc of 600 bytes for second: out of device memory (limit 1000 bytes)")
+		require.ErrorContains(t, err, "malloc of 600 bytes for second: out of device memory (600 of the device's 1000 bytes are allocated)")
 		_, err = g.Malloc(400, "exact fit")
 		require.NoError(t, err)
 		_, err = g.Malloc(1, "one more")

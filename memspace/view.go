@@ -30,7 +30,7 @@ func (v *View) Load(a *Access, nelem int, signed bool, dst *[4][]uint64) *Fault 
 	esz := uint64(a.Size) / uint64(nelem)
 	for m := a.Mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		b, f := v.bytes(a.Space, a.Addr[l], uint64(a.Size), l)
+		b, f := v.bytes(a.Space, a.Addr[l], uint64(a.Size), l, false)
 		if f != nil {
 			return f
 		}
@@ -47,7 +47,7 @@ func (v *View) Store(a *Access, nelem int, src *[4][]uint64) *Fault {
 	esz := uint64(a.Size) / uint64(nelem)
 	for m := a.Mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		b, f := v.bytes(a.Space, a.Addr[l], uint64(a.Size), l)
+		b, f := v.bytes(a.Space, a.Addr[l], uint64(a.Size), l, true)
 		if f != nil {
 			return f
 		}
@@ -58,13 +58,15 @@ func (v *View) Store(a *Access, nelem int, src *[4][]uint64) *Fault {
 	return nil
 }
 
-// Bytes returns the n bytes at addr in space for lane l (for atomics and
-// other read-modify-write users).
+// Bytes returns the n bytes at addr in space for lane l, for reading and
+// writing (atomics and other read-modify-write users).
 func (v *View) Bytes(s Space, addr, n uint64, l int) ([]byte, *Fault) {
-	return v.bytes(s, addr, n, l)
+	return v.bytes(s, addr, n, l, true)
 }
 
-func (v *View) bytes(s Space, addr, n uint64, l int) ([]byte, *Fault) {
+// bytes returns the n bytes at addr in space for lane l; write says they
+// will be written (a sparse allocation's page is allocated then).
+func (v *View) bytes(s Space, addr, n uint64, l int, write bool) ([]byte, *Fault) {
 	if n > 1 && addr&(n-1) != 0 && bits.OnesCount64(n) == 1 {
 		return nil, &Fault{Lane: l, Space: s, Addr: addr, Size: int(n), Reason: "misaligned address"}
 	}
@@ -73,7 +75,15 @@ func (v *View) bytes(s Space, addr, n uint64, l int) ([]byte, *Fault) {
 	}
 	switch s {
 	case Global:
-		if b, ok := v.Global.Slice(addr, n, &v.hint); ok {
+		if write {
+			b, a, err := v.Global.SliceW(addr, n, &v.hint)
+			switch {
+			case err != nil:
+				return nil, &Fault{Lane: l, Space: Global, Addr: addr, Size: int(n), Reason: err.Error()}
+			case a != nil:
+				return b, nil
+			}
+		} else if b, ok := v.Global.Slice(addr, n, &v.hint); ok {
 			return b, nil
 		}
 		return nil, &Fault{Lane: l, Space: Global, Addr: addr, Size: int(n), Reason: v.Global.Describe(addr, n)}

@@ -77,6 +77,7 @@ type Param struct {
 	Pos      Pos
 	Space    string // ".param" or ".reg"
 	Align    int    // 0 when no .align was given
+	Vector   int    // 0, 2, 4 (".v2", ".v4": a vector-typed parameter)
 	Type     string // ".u64", ".b8", ".f32", ".pred", ...
 	PtrSpace string // for `.ptr .global .align 8` attributes on kernel params (older PTX); "" otherwise
 	PtrAlign int
@@ -213,7 +214,7 @@ type Guard struct {
 type OperandKind int
 
 const (
-	OpName    OperandKind = iota // a register, special register (%tid.x), symbol, label, function or the sink "_"
+	OpName    OperandKind = iota // a register, special register (%tid.x), symbol, label, function, the sink "_", WARP_SZ; a vector register's element (%v.x) or a video operand's selector (%r1.b0) stays in the name
 	OpInt                        // integer literal
 	OpFloat                      // 0f/0d or decimal floating literal
 	OpAddress                    // [base], [base+imm], [imm]; texture/surface operands [t, {c}] (see Operand.Elems)
@@ -226,6 +227,7 @@ type Operand struct {
 	Pos    Pos
 	Kind   OperandKind
 	Neg    bool   // "!%p" (logical not of a predicate source)
+	Minus  bool   // "-%r" (a negated source: vmad's operands)
 	Name   string // OpName: "%r1", "%tid.x", "_Z3fooi", "$L__BB0_3", "_"; OpAddress: base name or ""
 	Pair   string // the second destination of "%p1|%p2" (setp, and friends)
 	Int    int64  // OpInt value; OpAddress offset

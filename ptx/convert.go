@@ -207,12 +207,14 @@ func (c *conv) param(g *gParam) *Param {
 				p.PtrAlign = c.align(a.Pos, *a.Align)
 			case a.Align != nil:
 				p.Align = c.align(a.Pos, *a.Align)
+			case a.Vec != nil && p.Vector == 0 && !ptr:
+				p.Vector, _ = strconv.Atoi((*a.Vec)[2:])
 			case a.Ptr && g.Space == ".param":
 				ptr = true
 			case a.Space != nil && ptr && p.PtrSpace == "" && p.PtrAlign == 0:
 				p.PtrSpace = *a.Space
 			default:
-				c.errs.add(a.Pos, "expected .align, .ptr or the parameter name, found "+attrText(a))
+				c.errs.add(a.Pos, "expected .align, .v2, .v4, .ptr or the parameter name, found "+attrText(a))
 			}
 		}
 	}
@@ -433,6 +435,8 @@ func (c *conv) operand(g *gOperand, op *Operand) {
 		}
 	case g.Not != nil:
 		op.Kind, op.Name, op.Neg = OpName, *g.Not, true
+	case g.Minus != nil:
+		op.Kind, op.Name, op.Minus = OpName, *g.Minus, true
 	case g.Num != nil:
 		c.num(g.Num, op)
 	case g.Addr != nil:

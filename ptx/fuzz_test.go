@@ -28,6 +28,8 @@ func FuzzParse(f *testing.F) {
 		header + ".section .debug_str { $L__info_string0: .b8 95,0 }\n.file 1 \"a.cu\", 1, 2\n",
 		header + ".visible .entry k(.param .u64 .ptr .global .align 4 p, .param .align 8 .b8 q[16])\n.maxntid 1, 1, 1\n{\n}\n",
 		kernel("\tmov.u32 %r1, 0x;\n\t{\n\tadd"),
+		kernel("\tvmad.s32.s32.s32.sat.shr7 %r1, -%r2.b0, -%r3.h1, -%r4;\n\tcall (%r1, %r2), f, (%r3, -7);\n\tadd.u32 %v.w, %v.a, WARP_SZ;"),
+		header + ".func (.reg .b32 a, .reg .f64 b) f(.param .v4 .b32 v, .reg .pred p)\n{\n\tret;\n}\n",
 		"{{{{{{{{",
 		".entry k() { .loc 1 2 3, function_name .debug_str+16, inlined_at 1 2 3\n}",
 	} {

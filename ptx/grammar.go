@@ -211,13 +211,14 @@ type gGuard struct {
 }
 
 type gOperand struct {
-	Pos  lexer.Position
-	Name *string     `parser:"  @Ident"`
-	Addr *gAddr      `parser:"| '[' @@ ']'"`
-	Num  *gNum       `parser:"| @@"`
-	Vec  []*gOperand `parser:"| '{' @@ ( ',' @@ )* '}'"`
-	List *gList      `parser:"| @@"`
-	Not  *string     `parser:"| '!' @Ident"`
+	Pos   lexer.Position
+	Name  *string     `parser:"  @Ident"`
+	Addr  *gAddr      `parser:"| '[' @@ ']'"`
+	Num   *gNum       `parser:"| @@"`
+	Vec   []*gOperand `parser:"| '{' @@ ( ',' @@ )* '}'"`
+	List  *gList      `parser:"| @@"`
+	Not   *string     `parser:"| '!' @Ident"`
+	Minus *string     `parser:"| '-' @Ident"`
 }
 
 type gAddr struct {

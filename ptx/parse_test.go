@@ -86,6 +86,20 @@ func TestParseInstructions(t *testing.T) {
 			Mods: []string{".global", ".acq_rel", ".gpu", ".cas", ".b32"}, Operands: []*Operand{name("%r1"), addr("%rd1", 0), imm(0), imm(1)}}},
 		{"brx.idx %r1, $L_brx_0;", &Instruction{Opcode: "brx", Mods: []string{".idx"},
 			Operands: []*Operand{name("%r1"), name("$L_brx_0")}}},
+		// Hand-written forms: several return values, negated video
+		// operands, selectors and vector elements in names, WARP_SZ.
+		{"call (%r1, %r2), divmod, (%r3, 7);", &Instruction{Opcode: "call",
+			Operands: []*Operand{list(name("%r1"), name("%r2")), name("divmod"), list(name("%r3"), imm(7))}}},
+		{"vmad.s32.s32.s32.sat.shr15 %r6, -%r1.b0, %r2.h1, -%r3;", &Instruction{Opcode: "vmad",
+			Mods: []string{".s32", ".s32", ".s32", ".sat", ".shr15"},
+			Operands: []*Operand{name("%r6"), {Kind: OpName, Name: "%r1.b0", Minus: true}, name("%r2.h1"),
+				{Kind: OpName, Name: "%r3", Minus: true}}}},
+		{"vsub.u32.u32.u32 %r3.b2, %r1, %r2, %r3;", &Instruction{Opcode: "vsub", Mods: []string{".u32", ".u32", ".u32"},
+			Operands: []*Operand{name("%r3.b2"), name("%r1"), name("%r2"), name("%r3")}}},
+		{"add.u32 %v.y, %v.x, WARP_SZ;", &Instruction{Opcode: "add", Mods: []string{".u32"},
+			Operands: []*Operand{name("%v.y"), name("%v.x"), name("WARP_SZ")}}},
+		{"sub.s32 %r1, %r2, -1;", &Instruction{Opcode: "sub", Mods: []string{".s32"},
+			Operands: []*Operand{name("%r1"), name("%r2"), imm(-1)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.src, func(t *testing.T) {
@@ -248,10 +262,14 @@ func TestParseFunctionHeaders(t *testing.T) {
 {
 	ret;
 }
+.func (.reg .b32 q, .reg .f32 r) two(.param .align 16 .v4 .b32 v, .param .v2 .f64 w)
+{
+	ret;
+}
 `
 	m, err := Parse("f.ptx", []byte(src))
 	require.NoError(t, err)
-	require.Len(t, m.Funcs, 5)
+	require.Len(t, m.Funcs, 6)
 	fs := m.Funcs
 	clearPos(fs)
 
@@ -287,6 +305,10 @@ func TestParseFunctionHeaders(t *testing.T) {
 		{Name: ".pragma_like", Values: []int64{1, 2}},
 	}, k.Perf)
 	require.Equal(t, []*Param{{Space: ".reg", Type: ".b32", Name: "x", ArrayLen: -1}}, fs[4].Params)
+	require.Equal(t, []*Param{{Space: ".reg", Type: ".b32", Name: "q", ArrayLen: -1},
+		{Space: ".reg", Type: ".f32", Name: "r", ArrayLen: -1}}, fs[5].Returns)
+	require.Equal(t, []*Param{{Space: ".param", Align: 16, Vector: 4, Type: ".b32", Name: "v", ArrayLen: -1},
+		{Space: ".param", Vector: 2, Type: ".f64", Name: "w", ArrayLen: -1}}, fs[5].Params)
 
 	require.Same(t, m.Funcs[3], m.Entry("_Z1kPfS_"))
 	require.Nil(t, m.Entry("_Z3oldi"), "a .func is not an entry")

@@ -207,6 +207,9 @@ func (p *printer) param(q *Param) {
 	if q.Align != 0 {
 		p.s(" .align ").i(int64(q.Align))
 	}
+	if q.Vector != 0 {
+		p.s(" .v").i(int64(q.Vector))
+	}
 	p.s(" ").s(q.Type)
 	if q.PtrSpace != "" || q.PtrAlign != 0 {
 		p.s(" .ptr")
@@ -409,6 +412,9 @@ func (p *printer) operand(op *Operand) {
 	case OpName:
 		if op.Neg {
 			p.s("!")
+		}
+		if op.Minus {
+			p.s("-")
 		}
 		p.s(op.Name)
 		if op.Pair != "" {

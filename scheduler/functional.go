@@ -38,6 +38,16 @@ type Options struct {
 	// (0: the PTX's declared registers; RunSpec takes the spec's
 	// "registers" field first).
 	Registers int
+	// AnyTarget runs a module whose .target the GPU cannot run (PTX for a
+	// newer architecture) with the GPU's limits, instead of refusing it.
+	AnyTarget bool
+	// Done, if not nil, counts the blocks that have finished, for a
+	// progress display.
+	Done *atomic.Uint64
+	// StreamOutputs leaves a spec's outputs on the device for
+	// SpecRun.WriteOutput instead of reading them into SpecRun.Outputs
+	// (RunSpec only).
+	StreamOutputs bool
 }
 
 // Result is what a functional run reports.
@@ -82,6 +92,11 @@ var errStoppedEarlier = errors.New("the launch was stopped by an earlier failure
 // the middle of a block. A launch may be run again once it has completed;
 // opt.MaxInst counts the instructions of this run only.
 func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
+	if !opt.AnyTarget {
+		if err := CheckTarget(gpu, l.Module.AST.Target); err != nil {
+			return nil, fmt.Errorf("%s: %w", l.Module.Filename, err)
+		}
+	}
 	if err := CheckLaunch(gpu, l); err != nil {
 		return nil, err
 	}
@@ -180,6 +195,9 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 						errs = append(errs, ctaErr{blocks[0], err})
 						mu.Unlock()
 						return nil
+					}
+					if opt.Done != nil {
+						opt.Done.Add(uint64(len(blocks)))
 					}
 				}
 				return nil

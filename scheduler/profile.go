@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
@@ -57,4 +58,57 @@ func CheckLaunch(p *Profile, l *vm.Launch) error {
 		return fmt.Errorf("kernel %s: %d bytes of shared memory per block (%d static + %d dynamic) exceed the %s's %d bytes per block", k.Name, s, k.SharedStatic, l.DynSmem, p.Name, p.Launch.MaxSharedPerBlock)
 	}
 	return nil
+}
+
+// TargetError is a module written for a GPU the profile is not.
+type TargetError struct {
+	Target string // the module's .target, e.g. sm_90
+	GPU    *Profile
+	Why    string
+}
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("the module targets %s; the %s (compute capability %s) %s", e.Target, e.GPU.Name, e.GPU.ComputeCap, e.Why)
+}
+
+// CheckTarget reports whether PTX whose .target lists targets can run on
+// GPU p, as the driver decides when it compiles PTX: sm_XY needs compute
+// capability X.Y or later, sm_XYa exactly X.Y, sm_XYf the same major version
+// at X.Y or later. Other entries (texmode_*, debug, map_f64_to_f32) are not
+// architectures.
+func CheckTarget(p *Profile, targets []string) error {
+	cc, ok := ccNumber(p.ComputeCap)
+	if !ok {
+		return nil
+	}
+	for _, t := range targets {
+		if !strings.HasPrefix(t, "sm_") {
+			continue
+		}
+		num := strings.TrimRight(t[3:], "af")
+		suffix := t[3+len(num):]
+		v, err := strconv.Atoi(num)
+		if err != nil {
+			continue
+		}
+		switch {
+		case suffix == "a" && cc != v:
+			return &TargetError{Target: t, GPU: p, Why: fmt.Sprintf("cannot run it: %s code runs only on compute capability %d.%d", t, v/10, v%10)}
+		case suffix == "f" && (cc/10 != v/10 || cc < v):
+			return &TargetError{Target: t, GPU: p, Why: fmt.Sprintf("cannot run it: %s code runs only on compute capability %d.x from %d.%d", t, v/10, v/10, v%10)}
+		case cc < v:
+			return &TargetError{Target: t, GPU: p, Why: fmt.Sprintf("cannot run it: %s code needs compute capability %d.%d or later", t, v/10, v%10)}
+		}
+	}
+	return nil
+}
+
+func ccNumber(s string) (int, bool) {
+	maj, min, ok := strings.Cut(s, ".")
+	a, err1 := strconv.Atoi(maj)
+	b, err2 := strconv.Atoi(min)
+	if !ok || err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return a*10 + b, true
 }

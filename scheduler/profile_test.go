@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -156,7 +157,11 @@ func TestProfileLimits(t *testing.T) {
 				require.NoError(t, err)
 				if tt.err != "" && gpu == scheduler.GF100 {
 					// (A budget stops the launch quickly if it is not refused.)
+					// The GF100 cannot run sm_90 PTX; asked to anyway, its
+					// limits apply.
 					_, err = scheduler.RunFunctional(context.Background(), p.Launch, gpu, scheduler.Options{MaxInst: 1 << 20})
+					require.ErrorContains(t, err, "the module targets sm_90; the GF100 (compute capability 2.0) cannot run it")
+					_, err = scheduler.RunFunctional(context.Background(), p.Launch, gpu, scheduler.Options{MaxInst: 1 << 20, AnyTarget: true})
 					require.ErrorContains(t, err, tt.err)
 					assert.Contains(t, err.Error(), "kernel _Z12matmul_tiledPfPKfS1_j")
 					assert.Zero(t, p.Launch.InstExecuted(), "nothing ran")
@@ -165,7 +170,7 @@ func TestProfileLimits(t *testing.T) {
 				if tt.grid[0] > 1000 {
 					continue // fits the H100; too long to run here
 				}
-				_, err = scheduler.RunFunctional(context.Background(), p.Launch, gpu, scheduler.Options{})
+				_, err = scheduler.RunFunctional(context.Background(), p.Launch, gpu, scheduler.Options{AnyTarget: true})
 				require.NoError(t, err, gpu.Name)
 			}
 		})
@@ -182,7 +187,7 @@ func TestRunSpecErrors(t *testing.T) {
 	}{
 		{"missing module", `{"module": "nope.ptx", "kernel": "k", "grid": [1], "block": [1], "args": []}`, "nope.ptx"},
 		{"unknown kernel", `{"module": "../../../ptx/matmul.O3.ptx", "kernel": "k", "grid": [1], "block": [1], "args": []}`, "k"},
-		{"wrong arguments", `{"module": "../../../ptx/matmul.O3.ptx", "kernel": "_Z12matmul_tiledPfPKfS1_j", "grid": [1], "block": [1], "args": [{"u32": 1}]}`, "takes 4 parameters, 1 arguments were given"},
+		{"wrong arguments", `{"module": "../../../ptx/matmul.O3.ptx", "kernel": "_Z12matmul_tiledPfPKfS1_j", "grid": [1], "block": [1], "args": [{"u32": 1}]}`, "kernel matmul_tiled takes 4 parameters, the spec gives 1 arguments"},
 	}
 	dir := filepath.Join("..", "testdata", "nvcc", "cases", "matmul_tiled_ragged", "O3")
 	for _, tt := range tests {
@@ -208,4 +213,37 @@ func TestCheckLaunchThreads(t *testing.T) {
 	require.NoError(t, scheduler.CheckLaunch(&scheduler.Profile{Name: "bare", SMs: 1}, l))
 	require.NoError(t, scheduler.CheckLaunch(scheduler.H100, l))
 	require.ErrorContains(t, scheduler.CheckLaunch(scheduler.GF100, l), "exceeds the GF100's 65535 blocks in x")
+}
+
+func TestCheckTarget(t *testing.T) {
+	sm80 := &scheduler.Profile{Name: "A100", ComputeCap: "8.0"}
+	for _, c := range []struct {
+		gpu     *scheduler.Profile
+		targets []string
+		err     string
+	}{
+		{scheduler.H100, []string{"sm_90"}, ""},
+		{scheduler.H100, []string{"sm_90a"}, ""},
+		{scheduler.H100, []string{"sm_52", "texmode_independent"}, ""},
+		{scheduler.H100, []string{"sm_100"}, "the module targets sm_100; the H100 (compute capability 9.0) cannot run it: sm_100 code needs compute capability 10.0 or later"},
+		{scheduler.H100, []string{"sm_100a"}, "sm_100a code runs only on compute capability 10.0"},
+		{scheduler.H100, []string{"sm_90f"}, ""},
+		{scheduler.H100, []string{"sm_100f"}, "sm_100f code runs only on compute capability 10.x from 10.0"},
+		{scheduler.GF100, []string{"sm_90"}, "the module targets sm_90; the GF100 (compute capability 2.0) cannot run it: sm_90 code needs compute capability 9.0 or later"},
+		{scheduler.GF100, []string{"sm_20"}, ""},
+		{sm80, []string{"sm_90a"}, "runs only on compute capability 9.0"},
+		{sm80, []string{"sm_75"}, ""},
+		{scheduler.H100, nil, ""},
+	} {
+		t.Run(fmt.Sprintf("%s %v", c.gpu.Name, c.targets), func(t *testing.T) {
+			err := scheduler.CheckTarget(c.gpu, c.targets)
+			if c.err == "" {
+				assert.NoError(t, err)
+				return
+			}
+			var te *scheduler.TargetError
+			require.ErrorAs(t, err, &te)
+			assert.Contains(t, err.Error(), c.err)
+		})
+	}
 }

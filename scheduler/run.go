@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/ptxvm/ptxvm/memspace/hier"
@@ -15,16 +16,34 @@ type SpecRun struct {
 	Spec     *spec.Spec
 	Prepared *spec.Prepared
 	Result   *Result
-	Outputs  map[string][]byte
-	Elapsed  time.Duration // wall time of the launch itself
+	// Outputs holds the output buffers, unless the run was asked to
+	// stream them (RunSpecOptions.StreamOutputs): then WriteOutput reads
+	// them from the device.
+	Outputs map[string][]byte
+	Setup   time.Duration // loading the module, allocating and filling the buffers
+	Elapsed time.Duration // wall time of the launch itself
 }
 
-// RunSpec prepares spec on a fresh device, runs it functionally on gpu and
-// reads back its outputs. cache may be nil.
+// WriteOutput writes output name to w from the device, a page at a time.
+func (r *SpecRun) WriteOutput(name string, w io.Writer) error {
+	return r.Prepared.WriteOutput(name, w)
+}
+
+// Release frees the run's device memory (the outputs read back stay).
+func (r *SpecRun) Release() { r.Prepared.Device.Mem.FreeAll() }
+
+// RunSpec prepares spec on a fresh device whose memory is the GPU's, runs
+// it functionally on gpu and reads back its outputs (unless
+// opt.StreamOutputs). cache may be nil.
 func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cache *spec.ModuleCache) (*SpecRun, error) {
 	dev := vm.NewDevice()
+	if gpu.DeviceMemory > 0 {
+		dev.Mem.Limit = uint64(gpu.DeviceMemory)
+	}
+	setup := time.Now()
 	p, err := sp.Prepare(dev, cache)
 	if err != nil {
+		dev.Mem.FreeAll()
 		return nil, err
 	}
 	defer p.Launch.Release()
@@ -35,13 +54,16 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 	res, err := RunFunctional(ctx, p.Launch, gpu, opt)
 	el := time.Since(start)
 	if err != nil {
+		dev.Mem.FreeAll()
 		return nil, err
 	}
-	out, err := p.Outputs()
-	if err != nil {
-		return nil, err
+	run := &SpecRun{Spec: sp, Prepared: p, Result: res, Setup: start.Sub(setup), Elapsed: el}
+	if !opt.StreamOutputs {
+		if run.Outputs, err = p.Outputs(); err != nil {
+			return nil, err
+		}
 	}
-	return &SpecRun{Spec: sp, Prepared: p, Result: res, Outputs: out, Elapsed: el}, nil
+	return run, nil
 }
 
 // Metrics returns the run's counters: under Nsight Compute's metric name

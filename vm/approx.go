@@ -42,6 +42,17 @@ func approxF32(op Op, a, b uint32, ftz, full bool) uint32 {
 	return computed(a, ftz)
 }
 
+// divParts32 returns the factors of the FMUL that ends div.approx/div.full
+// f32 (sfu.DivParts32); without the tables, a and the computed reciprocal.
+func divParts32(a, b uint32, ftz, full bool) (uint32, uint32) {
+	if !computedOnly {
+		if as, r, ok := sfu.DivParts32(a, b, ftz, full); ok {
+			return as, r
+		}
+	}
+	return a, fpu.RcpApprox32(b, ftz)
+}
+
 // unaryApprox32 returns the table-driven and the computed form of a unary
 // approximate f32 instruction.
 func unaryApprox32(op Op) (func(uint32, bool) (uint32, bool), func(uint32, bool) uint32) {

@@ -1,8 +1,6 @@
 package vm
 
 import (
-	"fmt"
-
 	"github.com/ptxvm/ptxvm/memspace"
 )
 
@@ -34,20 +32,10 @@ func (d *Device) Free(addr uint64) error { return d.Mem.Free(addr) }
 
 // MemcpyHtoD copies host bytes to device memory.
 func (d *Device) MemcpyHtoD(dst uint64, src []byte) error {
-	a := d.Mem.Find(dst, uint64(len(src)))
-	if a == nil {
-		return fmt.Errorf("copy of %d bytes to device address %#x: %s", len(src), dst, d.Mem.Describe(dst, uint64(len(src))))
-	}
-	copy(a.Data[dst-a.Base:], src)
-	return nil
+	return d.Mem.CopyIn(dst, src)
 }
 
 // MemcpyDtoH copies device memory to host bytes.
 func (d *Device) MemcpyDtoH(dst []byte, src uint64) error {
-	a := d.Mem.Find(src, uint64(len(dst)))
-	if a == nil {
-		return fmt.Errorf("copy of %d bytes from device address %#x: %s", len(dst), src, d.Mem.Describe(src, uint64(len(dst))))
-	}
-	copy(dst, a.Data[src-a.Base:])
-	return nil
+	return d.Mem.CopyOut(dst, src)
 }

@@ -39,7 +39,7 @@ func (m *Module) PrepareLaunch(kernel string, cfg LaunchConfig, args [][]byte) (
 		copy(pa.Data[p.Offset:], args[i])
 	}
 	m.dev.grids++
-	return &Launch{Kernel: k, Module: m, Grid: cfg.Grid, Block: cfg.Block, DynSmem: cfg.DynSmem, params: pa, NumSMs: 1, GridID: m.dev.grids}, nil
+	return &Launch{Kernel: k, Module: m, Grid: cfg.Grid, Block: cfg.Block, DynSmem: cfg.DynSmem, params: pa, NumSMs: 1, GridID: m.dev.grids, recursiveKernel: k.recursive()}, nil
 }
 
 func checkGeometry(k *Kernel, cfg LaunchConfig) error {

@@ -123,7 +123,12 @@ func (d *Device) LoadAST(filename string, ast *ptx.Module) (*Module, error) {
 		var buf []byte
 		switch s.Space {
 		case memspace.Global:
+			// A large variable is sparse: initialise what the
+			// initialiser covers, then copy it in.
 			buf = s.Alloc.Data
+			if buf == nil {
+				buf = make([]byte, min(s.Size, uint64(len(v.Init))*uint64(max(s.Type.Size(), 1))))
+			}
 		case memspace.Const:
 			buf = bank.Data[s.Addr : s.Addr+s.Size]
 		default:
@@ -132,6 +137,10 @@ func (d *Device) LoadAST(filename string, ast *ptx.Module) (*Module, error) {
 		}
 		if err := m.writeInit(buf, s); err != nil {
 			errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: err.Error()})
+		} else if s.Space == memspace.Global && s.Alloc.Sparse() {
+			if err := s.Alloc.WriteAt(buf, 0); err != nil {
+				errs = append(errs, &ptx.Error{Pos: v.Pos, Msg: err.Error()})
+			}
 		}
 	}
 	errs.Sort()
@@ -247,7 +256,7 @@ func (m *Module) WriteSymbol(name string, data []byte) error {
 	}
 	switch s.Space {
 	case memspace.Global:
-		copy(s.Alloc.Data, data)
+		return s.Alloc.WriteAt(data, 0)
 	case memspace.Const:
 		copy(m.constBank.Data[s.Addr:], data)
 	default:
@@ -264,7 +273,8 @@ func (m *Module) ReadSymbol(name string) ([]byte, error) {
 	}
 	switch s.Space {
 	case memspace.Global:
-		return append([]byte(nil), s.Alloc.Data...), nil
+		b := make([]byte, s.Size)
+		return b, s.Alloc.ReadAt(b, 0)
 	case memspace.Const:
 		return append([]byte(nil), m.constBank.Data[s.Addr:s.Addr+s.Size]...), nil
 	}

@@ -10,9 +10,15 @@
 //     kept small for the interpreter); inst_info.go: what lowering computes
 //     once beside it for everyone else (InstInfo: a kernel-wide id, a Class a
 //     timing model can cost, the exact registers, predicates and carry flag
-//     read and written, cache operators, PTX and CUDA lines).
-//   - exec*.go, approx.go, fp8.go: interpretation, one switch per warp
-//     instruction over lane-contiguous registers.
+//     read and written, cache operators, PTX and CUDA lines);
+//     lower_contract.go: the pass that fuses mul + add/sub as ptxas does
+//     (the GPU's result has one rounding there).
+//   - exec*.go, approx.go, fp8.go, video.go: interpretation, one switch per
+//     warp instruction over lane-contiguous registers (video.go: the scalar
+//     video instructions, lowered and executed as ptxas expands them).
+//   - limits.go: the limits a launch runs within besides the hardware's: the
+//     per-thread stack of recursive kernels (cudaLimitStackSize) and the
+//     instruction budget's error, which names the loop the warp was in.
 //   - sm.go, warp.go, cta.go, launch.go: the runtime. An SM keeps any number
 //     of CTAs resident (Admit, Retire), runs one to completion (RunCTA, the
 //     functional mode) or several together, their warps taking turns of a

@@ -20,6 +20,9 @@ func (w *Warp) resume() *frame {
 		if f.settle() {
 			return f
 		}
+		if f.syncHeld != 0 && f.releaseSync(w) {
+			continue
+		}
 		if f.blocked != 0 || f.syncHeld != 0 || w.depth == 1 {
 			return nil
 		}
@@ -39,6 +42,13 @@ func (w *Warp) popFrame() {
 			l := uint64(bits.TrailingZeros32(x))
 			for _, r := range s.Rets {
 				copy(c.params[l*cs+r.to:l*cs+r.to+r.size], f.params[l*fs+r.from:l*fs+r.from+r.size])
+			}
+		}
+		for _, r := range s.RegRets {
+			src, dst := f.r(r.from), c.r(r.to)
+			for x := back; x != 0; x &= x - 1 {
+				l := bits.TrailingZeros32(x) & 31
+				dst[l] = src[l]
 			}
 		}
 	}
@@ -162,7 +172,7 @@ func (w *Warp) run(limit int) error {
 				}
 			}
 		case OpFFma:
-			if in.T == F32 && in.Flags&(FFtz|FSat) == 0 && in.Rnd == rndN {
+			if in.T == F32 && in.Flags&(FFtz|FSat) == 0 && in.Rnd == rndN && in.Imm == 0 {
 				d, a, b, c := f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C)
 				for x := exec; x != 0; x &= x - 1 {
 					l := bits.TrailingZeros32(x) & 31
@@ -285,7 +295,14 @@ func (w *Warp) run(limit int) error {
 				}
 				cnt := 0
 				if in.Flags&FHasCnt != 0 {
-					cnt = int(uint32(f.r(in.B)[bits.TrailingZeros32(exec)]))
+					l := bits.TrailingZeros32(exec)
+					cnt = int(uint32(f.r(in.B)[l]))
+					if cnt%WarpSize != 0 {
+						// The GPU raises an illegal instruction (recorded for
+						// bar.sync, barrier.sync, bar.arrive, bar.red).
+						f.cur, f.curPC = mask, pc
+						return w.illegal(f, pc, l, fmt.Sprintf("barrier %d with a thread count of %d, not a multiple of the warp size (%d)", id, cnt, WarpSize))
+					}
 				}
 				if in.Flags&FRed != 0 {
 					p := f.preds[in.C]
@@ -377,6 +394,10 @@ func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 	}
 	cs := in.CallSite(f.fn)
 	callee := cs.Callee
+	stack, err := w.stackOverflow(f, callee, pc, bits.TrailingZeros32(exec))
+	if err != nil {
+		return err
+	}
 	f.park(mask&^exec, pc+1)
 	f.cur = 0
 	f.curPC = pc
@@ -389,12 +410,20 @@ func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 	nf := w.pushFrame(callee, exec, base)
 	// pushFrame may have grown w.frames; f stays valid (frames are pointers).
 	nf.callPC = pc
+	nf.stack = stack
 	nf.site = cs
 	fs, cs2 := uint64(f.fn.ParamBlock), uint64(callee.ParamBlock)
 	for x := exec; x != 0; x &= x - 1 {
 		l := uint64(bits.TrailingZeros32(x))
 		for _, a := range cs.Args {
 			copy(nf.params[l*cs2+a.to:l*cs2+a.to+a.size], f.params[l*fs+a.from:l*fs+a.from+a.size])
+		}
+	}
+	for _, a := range cs.RegArgs {
+		src, dst := f.r(a.from), nf.r(a.to)
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			dst[l] = src[l]
 		}
 	}
 	w.view.FParam, w.view.FParamStride = nf.params, int(callee.ParamBlock)

@@ -55,10 +55,57 @@ func (w *Warp) execFloat(in *Inst, f *frame, exec uint32) {
 	if in.C != NoReg {
 		c = f.r(in.C)
 	}
+	if in.Op == OpFFma && in.Imm != 0 {
+		// Contracted from mul + sub or neg: the operands' signs flipped as
+		// the machine instruction's negation modifiers do (a NaN passes
+		// unchanged: DFMA with -R returns R's NaN as it is).
+		na, nc := in.Imm&fmaNegProduct != 0, in.Imm&fmaNegAddend != 0
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			av, cv := a[l], c[l]
+			if na {
+				av = negNonNaN(av, in.T)
+			}
+			if nc {
+				cv = negNonNaN(cv, in.T)
+			}
+			d[l] = floatOp(in, av, b[l], cv)
+		}
+		return
+	}
 	for x := exec; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
 		d[l] = floatOp(in, a[l], b[l], c[l])
 	}
+}
+
+// negNonNaN flips the sign of each value of type t in v that is not a NaN.
+func negNonNaN(v uint64, t Type) uint64 {
+	switch t {
+	case F32:
+		if v&0x7fffffff <= 0x7f800000 {
+			v ^= 1 << 31
+		}
+	case F64:
+		if v&(1<<63-1) <= 0x7ff0000000000000 {
+			v ^= 1 << 63
+		}
+	case F16:
+		if v&0x7fff <= 0x7c00 {
+			v ^= 1 << 15
+		}
+	case BF16:
+		if v&0x7fff <= 0x7f80 {
+			v ^= 1 << 15
+		}
+	case F16x2, BF16x2:
+		h := F16
+		if t == BF16x2 {
+			h = BF16
+		}
+		v = negNonNaN(v>>16&0xffff, h)<<16 | negNonNaN(v&0xffff, h)
+	}
+	return v
 }
 
 func floatOp(in *Inst, a, b, c uint64) uint64 {

@@ -12,6 +12,8 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 	switch in.Op {
 	case OpVideo:
 		execVideo(in, f, exec)
+	case OpVideo1:
+		execVideo1(in, f, exec)
 	case OpBmsk, OpSzext, OpFns, OpSimd2:
 		w.execBits2(in, f, exec)
 	case OpSub, OpMulHi, OpMadHi, OpMadWide, OpMul24, OpMad24, OpSad, OpDiv, OpRem,
@@ -124,6 +126,26 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		w.execCvta(in, f, exec)
 	case OpIsspacep:
 		w.execIsspacep(in, f, exec)
+	case OpFMulKeep:
+		a, b, sa, sb := f.r(in.A), f.r(in.B), f.r(in.V[0]), f.r(in.V[1])
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			sa[l], sb[l] = a[l], b[l]
+		}
+		mul := *in
+		mul.Op = OpFMul
+		w.execFloat(&mul, f, exec)
+	case OpFDivKeep:
+		a, b, sa, sr := f.r(in.A), f.r(in.B), f.r(in.V[0]), f.r(in.V[1])
+		ftz, full := in.Flags&FFtz != 0, in.Flags&FFull != 0
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			as, r := divParts32(uint32(a[l]), uint32(b[l]), ftz, full)
+			sa[l], sr[l] = uint64(as), uint64(r)
+		}
+		div := *in
+		div.Op = OpFDiv
+		w.execFloat(&div, f, exec)
 	case OpTestp, OpFDiv, OpFRcp, OpFSqrt, OpFRsqrt, OpFSin, OpFCos, OpFLg2, OpFEx2, OpFTanh,
 		OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign:
 		w.execFloat(in, f, exec)
@@ -619,11 +641,13 @@ func (w *Warp) execCarry(in *Inst, f *frame, exec uint32) {
 			}
 			av, bv = p, f.r(in.C)[l]&msk
 			r, cout = addCarry(av, bv, cin, n)
-		} else if in.Imm == 1 { // subtract: borrow semantics
-			r = (av - bv - cin) & msk
-			if bv+cin > av || (cin == 1 && bv == msk) {
-				cout = 1
+		} else if in.Imm == 1 {
+			// sub.cc: a + ~b + 1; subc: a + ~b + CC.CF. The flag left is
+			// the carry out of that sum (NOT a borrow), as on the GPU.
+			if in.Flags&FCCIn == 0 {
+				cin = 1
 			}
+			r, cout = addCarry(av, ^bv&msk, cin, n)
 		} else {
 			r, cout = addCarry(av, bv, cin, n)
 		}

@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 
@@ -22,6 +23,7 @@ type Fault struct {
 	Source   string // CUDA source position from .loc, "" if none
 	Msg      string
 	MemFault *memspace.Fault
+	Err      error // the kind of fault (ErrIllegalInstruction), or nil
 }
 
 func (f *Fault) Error() string {
@@ -35,6 +37,23 @@ func (f *Fault) Error() string {
 		s += ", source " + f.Source
 	}
 	return s + ": " + f.Msg
+}
+
+// ErrIllegalInstruction is wrapped by the Fault of an instruction the GPU
+// refuses to execute (CUDA reports cudaErrorIllegalInstruction): a barrier
+// thread count that is not a multiple of the warp size, a bar.warp.sync
+// whose membermask leaves out the lane executing it.
+var ErrIllegalInstruction = errors.New("illegal instruction")
+
+// Unwrap returns what the fault is an instance of (ErrIllegalInstruction),
+// or nil.
+func (f *Fault) Unwrap() error { return f.Err }
+
+// illegal builds the Fault of an illegal instruction for lane l at pc.
+func (w *Warp) illegal(f *frame, pc int32, l int, msg string) *Fault {
+	ft := w.fault(f, pc, l, "illegal instruction: "+msg)
+	ft.Err = ErrIllegalInstruction
+	return ft
 }
 
 // fault builds a Fault for lane l at pc of frame f.
@@ -63,15 +82,33 @@ func (w *Warp) fault(f *frame, pc int32, l int, msg string) *Fault {
 func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 	acc := &w.acc
 	off := uint64(in.Off)
+	// The 32-bit windows wrap: [r+imm] is a 32-bit sum, whatever r's width.
+	msk := ^uint64(0)
+	if in.Flags&FAddr32 != 0 {
+		msk = 0xffffffff
+	}
 	switch {
 	case in.Flags&FAbsAddr != 0:
+		off &= msk
 		for x := exec; x != 0; x &= x - 1 {
 			acc.Addr[bits.TrailingZeros32(x)&31] = off
 		}
 	case in.Flags&FLocalRel != 0:
-		off += f.localBase
+		off = (off + f.localBase) & msk
 		for x := exec; x != 0; x &= x - 1 {
 			acc.Addr[bits.TrailingZeros32(x)&31] = off
+		}
+	case in.Flags&FAddr32 != 0:
+		a, o := f.r(in.A), uint32(off)
+		if exec == ^uint32(0) {
+			for l := range acc.Addr {
+				acc.Addr[l] = uint64(uint32(a[l]) + o)
+			}
+			return
+		}
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			acc.Addr[l] = uint64(uint32(a[l]) + o)
 		}
 	default:
 		a := f.r(in.A)

@@ -14,6 +14,13 @@ func (w *Warp) FrameForTest() (regs []uint64, preds []uint32) {
 // CarryReg is the register index of the carry flag.
 const CarryReg = int(ccReg / 32)
 
+// WithoutContraction turns lowering's mul + add contraction off until the
+// returned function is called: for measuring which results depend on it.
+func WithoutContraction() (restore func()) {
+	noContraction = true
+	return func() { noContraction = false }
+}
+
 // ComputedApproximations makes the computed approximations stand in for the
 // SFU tables until the returned function is called: for tests that check
 // which registers instructions use, not their values.

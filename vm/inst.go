@@ -74,13 +74,21 @@ const (
 	OpBmsk  // Flags FClamp: .clamp, else .wrap
 	OpSzext // Flags FClamp
 	OpFns
-	OpSimd2 // 16x2 add/min/max (Imm: the scalar Op)
-	OpVideo // vadd4/vsub4/vabsdiff4/vmin4/vmax4/vavrg4 and the 2-lane forms (Imm: op, Vec: lanes)
+	OpSimd2  // 16x2 add/min/max (Imm: the scalar Op)
+	OpVideo  // vadd4/vsub4/vabsdiff4/vmin4/vmax4/vavrg4 and the 2-lane forms (Imm: op, Vec: lanes)
+	OpVideo1 // the scalar video instructions vadd ... vset (Imm: the form, a videoCtl; C: c)
 	// floating point
 	OpFAdd
 	OpFSub
 	OpFMul
-	OpFFma
+	OpFFma // Imm: fmaNegProduct, fmaNegAddend (contracted from mul + sub/neg)
+	// OpFMulKeep is a mul whose product lowering fused into later adds whose
+	// sources change in between: it also copies a and b into V[0], V[1].
+	OpFMulKeep
+	// OpFDivKeep is an f32 div.approx/div.full whose final multiply lowering
+	// fused into later adds: it also leaves that multiply's factors (the
+	// scaled dividend, the reciprocal) in V[0], V[1].
+	OpFDivKeep
 	OpFDiv
 	OpFRcp
 	OpFSqrt
@@ -134,8 +142,8 @@ var opNames = [numOps]string{
 	OpPopc: "popc", OpClz: "clz", OpBfind: "bfind", OpBrev: "brev", OpBfe: "bfe", OpBfi: "bfi", OpPrmt: "prmt",
 	OpShl: "shl", OpShr: "shr", OpShf: "shf", OpAnd: "and", OpOr: "or", OpXor: "xor", OpNot: "not", OpCnot: "cnot",
 	OpLop3: "lop3", OpDp4a: "dp4a", OpDp2a: "dp2a", OpBmsk: "bmsk", OpSzext: "szext", OpFns: "fns",
-	OpSimd2: "simd2", OpVideo: "video",
-	OpFAdd: "add.f", OpFSub: "sub.f", OpFMul: "mul.f", OpFFma: "fma", OpFDiv: "div.f", OpFRcp: "rcp",
+	OpSimd2: "simd2", OpVideo: "video", OpVideo1: "video.scalar",
+	OpFAdd: "add.f", OpFSub: "sub.f", OpFMul: "mul.f", OpFFma: "fma", OpFMulKeep: "mul.f.keep", OpFDivKeep: "div.f.keep", OpFDiv: "div.f", OpFRcp: "rcp",
 	OpFSqrt: "sqrt", OpFRsqrt: "rsqrt", OpFSin: "sin", OpFCos: "cos", OpFLg2: "lg2", OpFEx2: "ex2", OpFTanh: "tanh",
 	OpFMin: "min.f", OpFMax: "max.f", OpFAbs: "abs.f", OpFNeg: "neg.f", OpFCopysign: "copysign", OpTestp: "testp",
 	OpCvt: "cvt", OpCvtPack: "cvt.pack", OpCvtPackInt: "cvt.pack.sat", OpCvtFP8: "cvt.fp8", OpCvta: "cvta", OpIsspacep: "isspacep",
@@ -189,6 +197,10 @@ const (
 	FAccum     // video .add: sum the lanes into c
 	FOob       // fma .oob: an out-of-bounds NaN operand gives +0
 	FNaNFirstA // f64 binary op: a's NaN has priority over b's (see lowering)
+	// FAddr32: the address is in a 32-bit window (.shared, .local, .const,
+	// .param): base register plus offset is summed modulo 2^32, as the
+	// GPU's LDS/LDL/LDC/STS/ATOMS do.
+	FAddr32
 )
 
 // Has reports whether all bits of g are set.

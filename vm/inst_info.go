@@ -170,14 +170,14 @@ func classify(in *Inst) Class {
 		return ClassIntMul
 	case OpDiv, OpRem:
 		return ClassIntDiv
-	case OpFRcp, OpFSqrt, OpFRsqrt, OpFDiv:
+	case OpFRcp, OpFSqrt, OpFRsqrt, OpFDiv, OpFDivKeep:
 		if in.T == F64 {
 			return ClassFP64
 		}
 		return ClassSFU
 	case OpFSin, OpFCos, OpFLg2, OpFEx2, OpFTanh:
 		return ClassSFU
-	case OpFAdd, OpFSub, OpFMul, OpFFma, OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign, OpTestp:
+	case OpFAdd, OpFSub, OpFMul, OpFMulKeep, OpFFma, OpFMin, OpFMax, OpFAbs, OpFNeg, OpFCopysign, OpTestp:
 		return floatClass(in.T)
 	case OpSetp:
 		if in.T.Float() {
@@ -223,7 +223,17 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		}
 	}
 	switch in.Op {
-	case OpNop, OpBra, OpCall, OpRet, OpExit, OpTrap:
+	case OpCall:
+		// .reg arguments are read at the call; .reg return values are
+		// written when the callee returns (the call defines them).
+		cs := in.CallSite(f)
+		for _, a := range cs.RegArgs {
+			r.reg(a.from)
+		}
+		for _, x := range cs.RegRets {
+			w.reg(x.to)
+		}
+	case OpNop, OpBra, OpRet, OpExit, OpTrap:
 	case OpBrx:
 		reg(&r, in.A)
 	case OpBar:
@@ -376,6 +386,12 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		}
 	case OpWarpSync:
 		r.reg(in.A)
+	case OpFMulKeep, OpFDivKeep:
+		r.reg(in.A)
+		r.reg(in.B)
+		w.reg(in.D)
+		w.reg(in.V[0])
+		w.reg(in.V[1])
 	case OpTex:
 		r.reg(in.A)
 		for _, c := range in.W {

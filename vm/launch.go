@@ -35,10 +35,14 @@ type Launch struct {
 	// membermask naming exited lanes, a shuffle reading a lane that is not
 	// executing it.
 	Strict bool
+	// StackLimit is cudaLimitStackSize, the per-thread stack of a kernel
+	// whose calls recurse (0: DefaultStackLimit); see limits.go.
+	StackLimit uint64
 
-	params    *memspace.Allocation
-	instTotal atomic.Int64
-	stop      atomic.Bool
+	recursiveKernel bool
+	params          *memspace.Allocation
+	instTotal       atomic.Int64
+	stop            atomic.Bool
 }
 
 // ErrBudget is wrapped by the error of a launch that ran out of its

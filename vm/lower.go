@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx"
@@ -14,6 +15,7 @@ type regInfo struct {
 	off  int32 // register offset (index*32), or predicate index
 	t    Type
 	pred bool
+	vec  int // 2 or 4 for a vector register (.reg .v4 .f32 %v): elements in consecutive registers from off
 }
 
 // localSym is a name declared inside a function body or its header.
@@ -62,6 +64,7 @@ type fnLower struct {
 	sink        int32    // register offset of the "_" sink
 	cc          int32    // register offset of the carry flag
 	pending     []pendingCall
+	plain       map[int32]bool // pcs of float add/sub/mul written without a rounding modifier
 }
 
 type pendingCall struct {
@@ -307,7 +310,17 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 					continue
 				}
 				if p.Space == ".reg" {
-					l.errorf(p.Pos, "register parameters (.reg) of .func are not supported; nvcc passes .param")
+					// A register of the callee, filled by the call (and
+					// read back by it, for a return value).
+					if slot.Type == Pred || slot.Array >= 0 || p.Vector != 0 {
+						l.errorf(p.Pos, "register parameter %s: only scalar value registers are supported", p.Name)
+						continue
+					}
+					slot.InReg, slot.Reg = true, l.newReg()
+					l.regs[p.Name] = regInfo{off: slot.Reg, t: slot.Type}
+					l.f.RegCount[slot.Type]++
+					out = append(out, slot)
+					continue
 				}
 				off = alignUp(off, slot.Align)
 				slot.Offset = off
@@ -359,11 +372,11 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 		}
 		cs.Callee = callee
 		ca := callee.ast
-		if len(cs.Args) != len(ca.Params) {
-			l.errorf(pc.pos, "call to %s passes %d arguments, it takes %d", pc.callee, len(cs.Args), len(ca.Params))
+		if n := len(cs.Args) + len(cs.RegArgs); n != len(ca.Params) {
+			l.errorf(pc.pos, "call to %s passes %d arguments, it takes %d", pc.callee, n, len(ca.Params))
 		}
-		if len(cs.Rets) != len(ca.Returns) {
-			l.errorf(pc.pos, "call to %s receives %d return values, it returns %d", pc.callee, len(cs.Rets), len(ca.Returns))
+		if n := len(cs.Rets) + len(cs.RegRets); n != len(ca.Returns) {
+			l.errorf(pc.pos, "call to %s receives %d return values, it returns %d", pc.callee, n, len(ca.Returns))
 		}
 	}
 	// Close the code with an implicit exit/ret so a fall-through never runs
@@ -372,6 +385,9 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 		l.emit(newInst(OpExit), fn.Pos)
 	} else {
 		l.emit(newInst(OpRet), fn.Pos)
+	}
+	if len(l.errs) == 0 && !l.m.debugTarget() && !noContraction {
+		l.contract(l.plain)
 	}
 	f.NumRegs = l.nregs
 	f.NumPred = l.npreds
@@ -394,6 +410,12 @@ func (k *Kernel) linkCalls() {
 				p := cs.Callee.Params[cs.Args[j].to]
 				cs.Args[j].to = p.Offset
 				cs.Args[j].size = min(cs.Args[j].size, p.Size)
+			}
+			for j := range cs.RegArgs {
+				cs.RegArgs[j].to = cs.Callee.Params[cs.RegArgs[j].to].Reg
+			}
+			for j := range cs.RegRets {
+				cs.RegRets[j].from = cs.Callee.Rets[cs.RegRets[j].from].Reg
 			}
 			for j := range cs.Rets {
 				p := cs.Callee.Rets[cs.Rets[j].from]
@@ -460,8 +482,8 @@ func (l *fnLower) declRegs(d *ptx.RegDecl) {
 		l.errorf(d.Pos, "unknown register type %s", d.Type)
 		return
 	}
-	if d.Vector != 0 {
-		l.errorf(d.Pos, "vector registers (.v%d) are not supported", d.Vector)
+	if d.Vector != 0 && (t == Pred || t == B128 || d.Vector != 2 && d.Vector != 4) {
+		l.errorf(d.Pos, "vector registers of %d %s values are not supported", d.Vector, t)
 		return
 	}
 	for _, n := range d.Names {
@@ -474,7 +496,7 @@ func (l *fnLower) declRegs(d *ptx.RegDecl) {
 			l.errorf(n.Pos, "register range %s<%d> is too large", n.Name, n.Count)
 			continue
 		}
-		l.f.RegCount[t] += cnt
+		l.f.RegCount[t] += cnt * max(d.Vector, 1)
 		// Registers declared in a nested { } block are local to it (the
 		// blocks nvcc writes around inline asm and call sequences).
 		scope := l.regs
@@ -499,6 +521,15 @@ func (l *fnLower) declRegs(d *ptx.RegDecl) {
 				scope[name] = regInfo{off: l.newReg(), t: t}
 				l.newReg()
 			default:
+				if d.Vector != 0 {
+					// Its elements (.x .y .z .w, or .r .g .b .a) in
+					// consecutive registers.
+					scope[name] = regInfo{off: l.newReg(), t: t, vec: d.Vector}
+					for range d.Vector - 1 {
+						l.newReg()
+					}
+					continue
+				}
 				scope[name] = regInfo{off: l.newReg(), t: t}
 			}
 		}
@@ -607,11 +638,17 @@ func ParamLayout(p *ptx.Param) (ParamSlot, error) {
 	if t == Pred {
 		size = 1
 	}
+	if p.Vector > 0 {
+		size *= uint64(p.Vector)
+	}
 	n := p.ArrayLen
 	if n > 0 {
 		size *= uint64(n)
 	}
 	align := uint64(t.Size())
+	if p.Vector > 0 {
+		align *= uint64(p.Vector)
+	}
 	if p.Align > 0 {
 		align = uint64(p.Align)
 	}
@@ -687,8 +724,26 @@ func f64bits(o *ptx.Operand) uint64 {
 	return math.Float64bits(float64(math.Float32frombits(uint32(o.Float))))
 }
 
-// reg looks a register up, innermost block first.
+// vecElems maps a vector register's element names to their index.
+var vecElems = map[string]int{".x": 0, ".y": 1, ".z": 2, ".w": 3, ".r": 0, ".g": 1, ".b": 2, ".a": 3}
+
+// reg looks a register up, innermost block first. An element of a vector
+// register (%v.x, %v.a) is the register that holds it.
 func (l *fnLower) reg(name string) (regInfo, bool) {
+	if r, ok := l.reg0(name); ok {
+		return r, ok
+	}
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		if e, ok := vecElems[name[i:]]; ok {
+			if r, ok := l.reg0(name[:i]); ok && e < r.vec {
+				return regInfo{off: r.off + int32(e)*32, t: r.t}, true
+			}
+		}
+	}
+	return regInfo{}, false
+}
+
+func (l *fnLower) reg0(name string) (regInfo, bool) {
 	for i := len(l.regScopes) - 1; i >= 0; i-- {
 		if r, ok := l.regScopes[i][name]; ok {
 			return r, true

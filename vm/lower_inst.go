@@ -419,6 +419,11 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		}
 		in.D = l.dst(ops[0])
 		in.A, in.B, in.C = l.src(ops[1], B32), l.src(ops[2], B32), l.src(ops[3], B32)
+	case "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset":
+		if !l.lowerVideo1(pi, &in, &m) {
+			return
+		}
+		m.types = nil
 	case "fns":
 		if !need(4) {
 			return
@@ -625,7 +630,13 @@ emit:
 	if len(m.rest) > 0 {
 		l.errorf(pi.Pos, "unsupported modifier %s on %s", strings.Join(m.rest, ""), pi.Opcode)
 	}
-	l.emit(in, pi.Pos)
+	pc := l.emit(in, pi.Pos)
+	if !m.hasRnd && (in.Op == OpFAdd || in.Op == OpFSub || in.Op == OpFMul) {
+		if l.plain == nil {
+			l.plain = map[int32]bool{}
+		}
+		l.plain[int32(pc)] = true
+	}
 }
 
 // wideType is the type of a .wide result.
@@ -782,6 +793,8 @@ func (l *fnLower) lowerLdSt(pi *ptx.Instruction, in *Inst, m *mods, load bool) {
 	elems := []*ptx.Operand{data}
 	if data.Kind == ptx.OpVector {
 		elems = data.Elems
+	} else if ve := l.vectorElems(data); ve != nil {
+		elems = ve // ld.v4.f32 %v, [a]: a vector register, element by element
 	}
 	if t == B128 && vec == 1 {
 		// A 128-bit register is two 64-bit slots: move them as a .v2.b64.
@@ -989,23 +1002,19 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 	m.take(".uni")
 	in.Flags &^= FUni
 	// call (rets), name, (args) [, prototype]
-	var rets, args []string
+	var rets, args []*ptx.Operand
 	name := ""
 	var pos ptx.Pos
 	state := 0
 	for _, o := range pi.Operands {
 		switch {
 		case o.Kind == ptx.OpList && state == 0 && name == "":
-			for _, e := range o.Elems {
-				rets = append(rets, e.Name)
-			}
+			rets = o.Elems
 		case o.Kind == ptx.OpName && name == "":
 			name, pos = o.Name, o.Pos
 			state = 1
 		case o.Kind == ptx.OpList && state == 1:
-			for _, e := range o.Elems {
-				args = append(args, e.Name)
-			}
+			args = o.Elems
 			state = 2
 		case o.Kind == ptx.OpName && state >= 1:
 			// prototype name of an indirect call
@@ -1022,20 +1031,35 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 		return
 	}
 	// Arguments and return values are call-sequence .param variables of
-	// the enclosing scope; the callee's offsets are filled in by linkCalls.
+	// the enclosing scope, or for a callee declared with .reg parameters,
+	// registers (and constants) of this function; the callee's offsets are
+	// filled in by linkCalls.
+	var cps, crs []*ptx.Param
+	if cf := l.m.funcs[name]; cf != nil {
+		cps, crs = cf.Params, cf.Returns
+	}
 	var cs CallSite
 	for i, a := range args {
-		s := l.lookupLocal(a)
-		if s == nil || s.space != memspace.FParam {
-			l.errorf(pos, "call argument %s is not a .param variable of the call sequence", a)
+		if i < len(cps) && cps[i].Space == ".reg" {
+			t, _ := ParseType(cps[i].Type)
+			cs.RegArgs = append(cs.RegArgs, regCopy{from: l.src(a, t), to: int32(i)})
+			continue
+		}
+		s := l.lookupLocal(a.Name)
+		if a.Kind != ptx.OpName || s == nil || s.space != memspace.FParam {
+			l.errorf(a.Pos, "call argument %s is not a .param variable of the call sequence", a.Name)
 			continue
 		}
 		cs.Args = append(cs.Args, paramCopy{from: s.off, to: uint64(i), size: s.size})
 	}
 	for i, r := range rets {
-		s := l.lookupLocal(r)
-		if s == nil || s.space != memspace.FParam {
-			l.errorf(pos, "call return %s is not a .param variable of the call sequence", r)
+		if i < len(crs) && crs[i].Space == ".reg" {
+			cs.RegRets = append(cs.RegRets, regCopy{from: int32(i), to: l.dst(r)})
+			continue
+		}
+		s := l.lookupLocal(r.Name)
+		if r.Kind != ptx.OpName || s == nil || s.space != memspace.FParam {
+			l.errorf(r.Pos, "call return %s is not a .param variable of the call sequence", r.Name)
 			continue
 		}
 		cs.Rets = append(cs.Rets, paramCopy{from: uint64(i), to: s.off, size: s.size})
@@ -1059,6 +1083,9 @@ func (l *fnLower) lowerBar(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Op
 		}
 		in.Op = OpWarpSync
 		in.A = l.membermask(ops[0])
+		if ops[0].Kind != ptx.OpInt {
+			in.Imm = warpSyncRegMask
+		}
 		return
 	case m.take(".sync"):
 	case m.take(".arrive"):
@@ -1113,6 +1140,10 @@ func (l *fnLower) lowerBar(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Op
 		in.A = l.src(ops[0], U32)
 	}
 	if len(ops) == 2 {
+		if ops[1].Kind == ptx.OpInt && ops[1].Int%WarpSize != 0 {
+			// ptxas refuses to assemble it.
+			l.errorf(ops[1].Pos, "%s: thread count %d is not a multiple of the warp size (%d)", pi.Opcode, ops[1].Int, WarpSize)
+		}
 		in.Flags |= FHasCnt
 		in.B = l.src(ops[1], U32)
 	}

@@ -186,7 +186,13 @@ func (l *fnLower) src(o *ptx.Operand, t Type) int32 {
 				l.errorf(o.Pos, "predicate %s used where a %s value is expected", o.Name, t)
 				return 0
 			}
+			if r.vec > 0 {
+				l.errorf(o.Pos, "vector register %s used where one value is expected (name an element: %s.x)", o.Name, o.Name)
+			}
 			return r.off
+		}
+		if o.Name == "WARP_SZ" {
+			return l.constReg(WarpSize)
 		}
 		if s, ok := sregNames[o.Name]; ok {
 			return l.sregReg(s)
@@ -257,6 +263,9 @@ func (l *fnLower) dst(o *ptx.Operand) int32 {
 			return l.sink
 		}
 		if r, ok := l.reg(o.Name); ok && !r.pred {
+			if r.vec > 0 {
+				l.errorf(o.Pos, "vector register %s used where one value is expected (name an element: %s.x)", o.Name, o.Name)
+			}
 			return r.off
 		}
 		if r, ok := l.reg(o.Name); ok && r.pred {
@@ -266,6 +275,23 @@ func (l *fnLower) dst(o *ptx.Operand) int32 {
 	}
 	l.errorf(o.Pos, "destination must be a register")
 	return l.sink
+}
+
+// vectorElems returns the elements of a whole vector register operand (ld,
+// st and mov of a .v2/.v4 register), or nil.
+func (l *fnLower) vectorElems(o *ptx.Operand) []*ptx.Operand {
+	if o.Kind != ptx.OpName {
+		return nil
+	}
+	r, ok := l.reg0(o.Name)
+	if !ok || r.vec == 0 {
+		return nil
+	}
+	out := make([]*ptx.Operand, r.vec)
+	for i := range out {
+		out[i] = &ptx.Operand{Pos: o.Pos, Kind: ptx.OpName, Name: o.Name + [4]string{".x", ".y", ".z", ".w"}[i]}
+	}
+	return out
 }
 
 // regType is the declared type of a register operand (TNone otherwise).
@@ -332,8 +358,19 @@ func (l *fnLower) sinkPred() int32 {
 
 // address lowers an address operand for an access in space sp. It sets A,
 // Off and the address flags of in, and returns the space the access uses
-// (kernel vs function parameters are told apart here).
+// (kernel vs function parameters are told apart here). Accesses to the
+// 32-bit windows (.shared, .local, .const, .param) get FAddr32: the GPU
+// sums base and offset modulo 2^32 there.
 func (l *fnLower) address(o *ptx.Operand, sp memspace.Space, in *Inst) memspace.Space {
+	sp = l.address64(o, sp, in)
+	switch sp {
+	case memspace.Shared, memspace.Local, memspace.Const, memspace.Param, memspace.FParam:
+		in.Flags |= FAddr32
+	}
+	return sp
+}
+
+func (l *fnLower) address64(o *ptx.Operand, sp memspace.Space, in *Inst) memspace.Space {
 	if o.Kind != ptx.OpAddress {
 		l.errorf(o.Pos, "expected an address [..]")
 		return sp

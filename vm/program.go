@@ -46,6 +46,11 @@ type ParamSlot struct {
 	Align  uint64
 	Type   Type
 	Array  int // -1 scalar
+	// InReg marks a .func parameter or return value declared .reg: it
+	// lives in the callee's register Reg (an offset), not in the
+	// parameter block.
+	InReg bool
+	Reg   int32
 }
 
 // paramCopy moves one call argument or return value between frames.
@@ -54,11 +59,21 @@ type paramCopy struct {
 	size     uint64
 }
 
+// regCopy moves one .reg argument or return value between frames: from
+// and to are register offsets (while lowering, the callee's side holds the
+// parameter's position until linkCalls).
+type regCopy struct{ from, to int32 }
+
 // CallSite is a lowered call instruction.
 type CallSite struct {
 	Callee *Func
 	Args   []paramCopy // caller frame param offset -> callee frame param offset
 	Rets   []paramCopy // callee frame param offset -> caller frame param offset
+	// RegArgs and RegRets are the arguments and return values of a callee
+	// whose parameters are registers (.reg): caller register (or
+	// constant) -> callee register, and back.
+	RegArgs []regCopy
+	RegRets []regCopy
 }
 
 // sregUse says that a function reads a special register through register Reg.

@@ -167,7 +167,7 @@ func (s *SM) RunCTA(index int) error {
 			}
 			if n := int64(w.Inst - before); n > 0 {
 				progress = true
-				if err := l.count(n, c); err != nil {
+				if err := l.count(n, c, w); err != nil {
 					return err
 				}
 			}
@@ -185,14 +185,12 @@ func (s *SM) RunCTA(index int) error {
 	return nil
 }
 
-// count adds n warp instructions of block c to the launch's total and
-// enforces the budget.
-func (l *Launch) count(n int64, c *CTA) error {
+// count adds n warp instructions of warp w of block c to the launch's total
+// and enforces the budget.
+func (l *Launch) count(n int64, c *CTA, w *Warp) error {
 	if t := l.instTotal.Add(n); l.MaxInst > 0 && t > l.MaxInst {
 		l.Stop()
-		id := c.ctaid
-		return fmt.Errorf("kernel %s: %w after %d warp instructions (block (%d,%d,%d)); raise the budget if the kernel is meant to run this long",
-			l.Kernel.Name, ErrBudget, t, id[0], id[1], id[2])
+		return &BudgetError{Kernel: l.Kernel.Name, Inst: t, Block: c.ctaid, Warp: w.id, Loop: w.loopAt()}
 	}
 	return nil
 }
@@ -346,7 +344,7 @@ func (s *SM) Step(w *Warp, st *Step) error {
 		return err
 	}
 	if n := int64(w.Inst - before); n > 0 {
-		return l.count(n, c)
+		return l.count(n, c, w)
 	}
 	return nil
 }
@@ -483,6 +481,7 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 		ParamSize: uint64(len(l.params.Data)),
 	}
 	f := w.pushFrame(k.Entry, w.live, 0)
+	f.stack = alignUp(k.Entry.LocalSize, 16)
 	w.view.FParam, w.view.FParamStride = f.params, int(k.Entry.ParamBlock)
 }
 

@@ -57,7 +57,7 @@ func (s *SM) RunCTAs(indices []int, quantum int) error {
 				}
 				if d := int64(w.Inst - before); d > 0 {
 					progress = true
-					if err := l.count(d, c); err != nil {
+					if err := l.count(d, c, w); err != nil {
 						return err
 					}
 				}

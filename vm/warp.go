@@ -43,6 +43,7 @@ type frame struct {
 
 	callPC int32     // in the caller: pc of the call instruction
 	site   *CallSite // the call that created this frame
+	stack  uint64    // stack the call chain takes, this frame included (limits.go)
 }
 
 // r returns the 32 lanes of the register at offset off.
@@ -134,6 +135,9 @@ type Warp struct {
 	// the group that last ran a warp-synchronous instruction, and the
 	// lanes that executed it (for Step)
 	syncActive, syncExec uint32
+	// lanes held at other PCs that execute the current warp-synchronous
+	// instruction's collective with it (set by syncGroup)
+	foreign uint32
 
 	// counters
 	Inst       uint64 // warp instructions executed

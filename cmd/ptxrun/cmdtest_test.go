@@ -239,7 +239,8 @@ func TestTestInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := ptxrunCtx(t, ctx, "test", dir)
-	assert.Equal(t, exitFail, r.code, "an interrupted run has not passed")
+	assert.Equal(t, exitInterrupted, r.code, "an interrupted run has not passed")
+	assert.Contains(t, r.stderr, "ptxrun: interrupted")
 	assert.Contains(t, r.stdout, "ERROR O3: ")
 	assert.Contains(t, r.stdout, "canceled")
 }

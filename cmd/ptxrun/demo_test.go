@@ -83,7 +83,8 @@ func TestDemoInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := ptxrunCtx(t, ctx, "demo", "transpose_naive")
-	assert.Equal(t, exitFail, r.code)
+	assert.Equal(t, exitInterrupted, r.code)
+	assert.Contains(t, r.stderr, "ptxrun: interrupted")
 	assert.Contains(t, r.stdout, "NO: ")
 	assert.Contains(t, r.stdout, "canceled")
 }

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ptxvm/ptxvm/ptx"
+	"github.com/ptxvm/ptxvm/ptx/demangle"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/listing"
 )
@@ -20,13 +21,16 @@ import (
 func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("list", `Usage: ptxrun FILE.ptx [flags]   (or: ptxrun list FILE.ptx)
 
-Lists each kernel (.entry) of a PTX module with its parameters and the
-resources the PTX declares: virtual registers by type, static shared memory,
-the local-memory depot, the constant bank, and performance directives. These
-are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
+Lists each kernel (.entry) of a PTX module: its C++ signature (demangled),
+its parameters in PTX and C++, and the resources the PTX declares: virtual
+registers by type, static shared memory, the local-memory depot, the
+constant bank, and performance directives. These are PTX-level figures;
+ptxas allocates physical registers itself. A malformed module is reported
+error by error (the first ten, then how many more) and exits 2.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	only := fs.String("kernel", "", "describe only the kernel `NAME`")
-	check := fs.Bool("check", false, "also parse and lower every kernel, reporting what this emulator cannot run")
+	only := fs.String("kernel", "", "describe only the kernel `NAME` (mangled, C++ name or signature, or a unique part of one)")
+	check := fs.Bool("check", false, "also lower every kernel, reporting what this emulator cannot run")
+	headers := fs.Bool("headers", false, "list from the declarations alone, without parsing the bodies: fast for modules of many megabytes, but errors inside bodies go unreported")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
@@ -41,15 +45,31 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 		fmt.Fprintln(stderr, "ptxrun:", err)
 		return exitUsage
 	}
-	dev := vm.NewDevice()
-	m, err := dev.LoadModule(pos[0], src)
+	// Every body is parsed: a listing of a module that does not parse
+	// would be a lie.
+	mode := ptx.AllErrors
+	if *headers {
+		mode |= ptx.Lazy
+	}
+	ast, err := ptx.ParseMode(pos[0], src, mode)
 	if err != nil {
-		ptx.PrintError(stderr, err)
+		printErrors(stderr, err)
+		return exitUsage
+	}
+	dev := vm.NewDevice()
+	m, err := dev.LoadAST(pos[0], ast)
+	if err != nil {
+		printErrors(stderr, err)
 		return exitUsage
 	}
 	names := m.EntryNames()
 	if *only != "" {
-		names = []string{*only}
+		k, err := listing.Resolve(names, *only)
+		if err != nil {
+			fmt.Fprintf(stderr, "ptxrun: %s: %v\n", pos[0], err)
+			return exitUsage
+		}
+		names = []string{k}
 	}
 	var infos []*listing.KernelInfo
 	failed := false
@@ -76,11 +96,13 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 		type param struct {
 			Name   string `json:"name"`
 			Type   string `json:"type"`
+			CType  string `json:"ctype,omitempty"`
 			Offset uint64 `json:"offset"`
 			Size   uint64 `json:"size"`
 		}
 		type kernel struct {
 			Name         string             `json:"name"`
+			Signature    string             `json:"signature,omitempty"`
 			Params       []param            `json:"params"`
 			Registers    map[string]int     `json:"registers"`
 			SharedStatic uint64             `json:"shared_static_bytes"`
@@ -92,10 +114,11 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 		}
 		var out []kernel
 		for _, ki := range infos {
-			k := kernel{Name: ki.Name, Registers: map[string]int{}, SharedStatic: ki.SharedStatic, Local: ki.LocalBytes,
+			k := kernel{Name: ki.Name, Signature: demangledOrEmpty(ki.Name), Registers: map[string]int{}, SharedStatic: ki.SharedStatic, Local: ki.LocalBytes,
 				Const: ki.ConstBytes, Callees: ki.Callees, Instructions: ki.Instructions, Directives: ki.Perf}
-			for _, p := range ki.Params {
-				k.Params = append(k.Params, param{p.Name, p.Type.String(), p.Offset, p.Size})
+			ctypes := paramCTypes(ki)
+			for i, p := range ki.Params {
+				k.Params = append(k.Params, param{p.Name, p.Type.String(), ctypes[i], p.Offset, p.Size})
 			}
 			for _, r := range ki.Registers {
 				k.Registers[r.Type.String()] = r.Count
@@ -118,12 +141,23 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 	fmt.Fprintf(stdout, "%s: PTX %s, target %s, %d-bit addresses, %d kernel(s)\n", pos[0], m.AST.Version, strings.Join(m.AST.Target, ","), m.AST.AddressSize, len(names))
 	for _, ki := range infos {
 		fmt.Fprintf(stdout, "\n%s\n", ki.Name)
+		if sig := demangledOrEmpty(ki.Name); sig != "" {
+			fmt.Fprintf(stdout, "  %s\n", sig)
+		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+		ctypes := paramCTypes(ki)
 		var ps []string
-		for _, p := range ki.Params {
+		for i, p := range ki.Params {
 			s := fmt.Sprintf("%s %s", p.Type, p.Name)
 			if p.Array >= 0 {
 				s = fmt.Sprintf(".b8 %s[%d]", p.Name, p.Size)
+			}
+			if ctypes[i] != "" {
+				// nvcc names parameters after the kernel: the C++ type says more.
+				s = fmt.Sprintf("%s %s", strings.Fields(s)[0], ctypes[i])
+				if p.Array >= 0 {
+					s = fmt.Sprintf(".b8[%d] %s", p.Size, ctypes[i])
+				}
 			}
 			ps = append(ps, s)
 		}
@@ -155,4 +189,14 @@ are PTX-level figures; ptxas allocates physical registers itself.`, stderr)
 		return exitFail
 	}
 	return exitOK
+}
+
+// paramCTypes returns the C++ type of each parameter of a kernel with a
+// mangled name ("" each when unknown).
+func paramCTypes(ki *listing.KernelInfo) []string {
+	out := make([]string, len(ki.Params))
+	if _, ps, err := demangle.Signature(ki.Name); err == nil && len(ps) == len(out) {
+		copy(out, ps)
+	}
+	return out
 }

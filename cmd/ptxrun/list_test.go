@@ -20,10 +20,12 @@ type listJSONOut struct {
 	Version string   `json:"ptx_version"`
 	Target  []string `json:"target"`
 	Kernels []struct {
-		Name   string `json:"name"`
-		Params []struct {
+		Name      string `json:"name"`
+		Signature string `json:"signature"`
+		Params    []struct {
 			Name   string `json:"name"`
 			Type   string `json:"type"`
+			CType  string `json:"ctype"`
 			Offset uint64 `json:"offset"`
 			Size   uint64 `json:"size"`
 		} `json:"params"`
@@ -63,8 +65,12 @@ func TestListText(t *testing.T) {
 			assert.Contains(t, out, "PTX 9.0, target sm_90, 64-bit addresses, 3 kernel(s)")
 			for _, k := range []string{transposeNaive, transposeShared, transposePadded} {
 				assert.Contains(t, out, "\n"+k+"\n")
-				// Parameters: two pointers and two u32.
-				assert.Contains(t, out, ".u64 "+k+"_param_0, .u64 "+k+"_param_1, .u32 "+k+"_param_2, .u32 "+k+"_param_3")
+			}
+			// Each kernel's C++ signature under its mangled name, and its
+			// parameters in PTX and C++.
+			for _, sig := range []string{"transpose_naive", "transpose_shared", "transpose_padded"} {
+				assert.Contains(t, out, "\n  "+sig+"(float*, float const*, unsigned int, unsigned int)\n")
+				assert.Regexp(t, `params\s+4 \(24 bytes\)\s+\.u64 float\*, \.u64 float const\*, \.u32 unsigned int, \.u32 unsigned int\n`, out)
 			}
 			assert.Regexp(t, `params\s+4 \(24 bytes\)`, out)
 			assert.Regexp(t, `registers\s+62 declared\s+23 \.b32, 21 \.b64, 5 \.f32, 13 \.pred`, out)
@@ -95,8 +101,20 @@ func TestListKernelFilter(t *testing.T) {
 
 	r = ptxrun(t, file, "--kernel", "nosuch")
 	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, `no kernel named "nosuch"`)
-	assert.Contains(t, r.stderr, transposeNaive, "the message lists the entries there are")
+	assert.Contains(t, r.stderr, `no kernel matches "nosuch"`)
+	assert.Contains(t, r.stderr, "transpose_naive(float*, float const*, unsigned int, unsigned int)  ("+transposeNaive+")", "the message lists the entries there are")
+
+	// Kernels by the names people use.
+	for _, name := range []string{"transpose_padded", "padded", "transpose_padded(float*, float const*, unsigned int, unsigned int)"} {
+		l := listJSON(t, file, "--kernel", name)
+		require.Len(t, l.Kernels, 1, name)
+		assert.Equal(t, transposePadded, l.Kernels[0].Name, name)
+		assert.Equal(t, "transpose_padded(float*, float const*, unsigned int, unsigned int)", l.Kernels[0].Signature)
+		assert.Equal(t, "float const*", l.Kernels[0].Params[1].CType)
+	}
+	r = ptxrun(t, file, "--kernel", "transpose")
+	assert.Equal(t, exitUsage, r.code)
+	assert.Contains(t, r.stderr, `"transpose" names 3 kernels; give the signature or the mangled name:`)
 }
 
 func TestListJSON(t *testing.T) {

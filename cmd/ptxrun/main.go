@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+
+	"github.com/ptxvm/ptxvm/ptx"
 )
 
 func main() {
@@ -36,9 +38,10 @@ func main() {
 
 // exit codes
 const (
-	exitOK    = 0
-	exitFail  = 1 // the command ran and found a failure (a fault, a mismatch)
-	exitUsage = 2 // bad command line or bad input
+	exitOK          = 0
+	exitFail        = 1   // the command ran and found a failure (a fault, a mismatch)
+	exitUsage       = 2   // bad command line or bad input
+	exitInterrupted = 130 // interrupted (Ctrl-C), as shells report SIGINT
 )
 
 const usage = `ptxrun runs the PTX that nvcc emits on an emulated GPU, bit-exact with the
@@ -46,30 +49,48 @@ hardware (approximate special-function instructions included), with no GPU and
 no CUDA toolkit.
 
 Usage:
-  ptxrun FILE.ptx [flags]        list the kernels of a module: parameters and declared resources
-  ptxrun run SPEC.json [flags]   run a launch spec (see DESIGN.md, launch spec v1)
+  ptxrun FILE.ptx [flags]        list the kernels of a module: signatures, parameters, declared resources
+  ptxrun run SPEC.json [flags]   run a launch spec
+  ptxrun run FILE.ptx --kernel K --grid X,Y --block X,Y --arg ...
+                                 run a launch given on the command line
   ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
   ptxrun demo [flags]            run the bundled kernels and check them against Go references
   ptxrun gpus [NAME|FILE...]     list the GPU profiles (--gpu NAME or FILE selects one)
   ptxrun compare A.json B.json   run two specs and print their counters side by side
   ptxrun metrics                 list every metric --metrics writes, with its meaning
+  ptxrun help spec               the launch-spec format (in full: docs/launch-spec.md)
   ptxrun version                 print the version
 
 Run "ptxrun COMMAND -h" for the flags of a command.
 `
 
+// doMain runs a command line. A command that ends because ctx was
+// cancelled (Ctrl-C) says so and exits 130, whatever it was doing.
 func doMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	code := dispatch(ctx, args, stdout, stderr)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "ptxrun: interrupted")
+		return exitInterrupted
+	}
+	return code
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
 	switch cmd := args[0]; cmd {
 	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && args[1] == "spec" {
+			fmt.Fprint(stdout, specHelp)
+			return exitOK
+		}
 		if len(args) > 1 {
 			if args[1] == "metrics" {
 				return cmdMetrics(ctx, args[2:], stdout, stderr)
 			}
-			return doMain(ctx, []string{args[1], "-h"}, stdout, stderr)
+			return dispatch(ctx, []string{args[1], "-h"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -166,3 +187,57 @@ func usageErr(err error) int {
 	}
 	return exitUsage
 }
+
+// printErrors prints err; a list of positioned errors (a malformed module)
+// one per line, the first ten and then how many more, as go/parser does.
+func printErrors(w io.Writer, err error) {
+	var list ptx.ErrorList
+	if !errors.As(err, &list) || len(list) < 2 {
+		fmt.Fprintln(w, err)
+		return
+	}
+	list = append(ptx.ErrorList(nil), list...)
+	list.RemoveMultiples()
+	// What wraps the list ("module: ...") goes on a line of its own.
+	if prefix, _, ok := strings.Cut(err.Error(), list[0].Error()); ok && prefix != "" {
+		fmt.Fprintln(w, strings.TrimSuffix(prefix, ": ")+":")
+	}
+	for i, e := range list {
+		if i == maxListedErrors {
+			fmt.Fprintf(w, "and %d more errors\n", len(list)-maxListedErrors)
+			break
+		}
+		fmt.Fprintln(w, e)
+	}
+}
+
+// maxListedErrors is how many errors printErrors shows.
+const maxListedErrors = 10
+
+const specHelp = `A launch spec is a JSON file describing one kernel launch:
+
+  {
+    "module": "matmul.ptx",                         the PTX file (paths are relative to the spec)
+    "kernel": "matmul_tiled",                       mangled name, C++ name or signature, or a unique part
+    "grid": [16, 16, 1], "block": [16, 16, 1],
+    "dynamic_shared_bytes": 0,                      optional
+    "buffers": [                                    device memory, in any order
+      {"name": "C", "type": "f32", "count": 65536},                       zeros
+      {"name": "A", "type": "f32", "count": 65536, "file": "A.bin"},      raw little-endian, or .npy
+      {"name": "B", "type": "f32", "count": 65536,
+       "fill": {"kind": "rand", "seed": 7, "lo": -1, "hi": 1}}            or iota, const
+    ],
+    "symbols": [{"name": "coef", "type": "f32", "count": 16, "file": "coef.bin"}],   .global/.const variables
+    "textures": [{"name": "t", "buffer": "img", "dims": [64, 48], "format": "f32"}],
+    "args": [{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"u32": 256}],      one per parameter
+    "outputs": ["C"],                               written by ptxrun run --out, compared by ptxrun test
+    "tolerance": {"ulp": 2}                         optional, for ptxrun test
+  }
+
+Types: u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64. Scalars are checked against
+the parameter's type (signedness from the C++ signature). "ptxrun FILE.ptx" lists each
+kernel's parameters in PTX and in C++.
+
+Every field, with examples, how inputs are laid out, and a worked example from a .cu
+file through nvcc -ptx to a spec: docs/launch-spec.md in the ptxvm repository.
+`

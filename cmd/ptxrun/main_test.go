@@ -57,10 +57,11 @@ func writeFiles(t *testing.T, files map[string]string) string {
 
 // flagNames are the flags each command documents.
 var flagNames = map[string][]string{
-	"run":  {"-out", "-metrics", "-gpu", "-workers", "-max-inst", "-json", "-strict"},
-	"test": {"-ulp", "-json", "-workers", "-max-inst", "-v", "-gpu", "-strict"},
+	"run": {"-out", "-metrics", "-gpu", "-workers", "-max-inst", "-json", "-strict", "-npy", "-any-target",
+		"-kernel", "-grid", "-block", "-arg", "-outputs", "-save-spec", "-dynamic-shared", "-stack-bytes"},
+	"test": {"-ulp", "-json", "-workers", "-max-inst", "-v", "-gpu", "-strict", "-any-target"},
 	"demo": {"-json", "-workers", "-seed"},
-	"list": {"-json", "-kernel", "-check"},
+	"list": {"-json", "-kernel", "-check", "-headers"},
 }
 
 func TestHelp(t *testing.T) {

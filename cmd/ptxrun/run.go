@@ -1,42 +1,81 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/ptx/demangle"
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
+	"github.com/ptxvm/ptxvm/vm/spec/npy"
 )
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", `Usage: ptxrun run SPEC.json [flags]
+const runUsage = `Usage: ptxrun run SPEC.json [flags]
+       ptxrun run KERNEL.ptx --kernel K --grid X,Y,Z --block X,Y,Z --arg ... [flags]
 
-Runs the launch a spec describes (launch spec v1: module, kernel, grid, block,
-buffers, symbols, args, outputs) on the emulated GPU and writes each output
-buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
-	out := fs.String("out", "", "write each output buffer to `DIR`/<name>.bin")
+Runs a launch on the emulated GPU: the one a launch spec describes (see
+"ptxrun help spec" and docs/launch-spec.md), or one given on the command
+line (a quick launch). Writes each output buffer to DIR/<name>.bin (raw
+little-endian) or, with --npy, DIR/<name>.npy.
+
+A quick launch takes one --arg per kernel parameter, in order:
+  NAME=TYPE[COUNT]                 a buffer of COUNT zeros (TYPE: u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64)
+  NAME=TYPE[COUNT]:rand            random: floats in [0,1), integers over the type's range
+  NAME=TYPE[COUNT]:rand(LO,HI[,SEED])
+  NAME=TYPE[COUNT]:iota(START,STEP)
+  NAME=TYPE[COUNT]:VALUE           every element VALUE
+  NAME=TYPE[COUNT]:FILE            from a raw .bin or .npy file (TYPE[] takes the count from it)
+  NAME=FILE.npy                    type and count from the .npy file
+  [NAME=]TYPE:VALUE                a scalar (u8 ... u64, s8 ... s64, f32, f64; 0x... bits, nan, inf)
+The outputs are the buffers given no contents, unless --outputs names them.
+--save-spec FILE writes the launch as a spec file too.
+
+Examples:
+  ptxrun run matmul.ptx --kernel matmul_tiled --grid 16,16 --block 16,16 \
+      --arg C=f32[65536] --arg A=f32[65536]:rand --arg B=f32[65536]:rand --arg n=u32:256 --out out/
+  ptxrun run spec.json --out out/ --npy`
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("run", runUsage, stderr)
+	out := fs.String("out", "", "write each output buffer to `DIR`/<name>.bin (or .npy)")
+	asNpy := fs.Bool("npy", false, "write outputs as NumPy .npy files instead of raw .bin")
 	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute names where they mean what ncu means, ptxvm__ names otherwise)")
 	gpuName := gpuFlag(fs)
 	regs := regsFlag(fs)
 	report := fs.Bool("report", false, "print a report of the memory traffic: the launch, the memory summary, the top instructions by sectors, excess sectors and bank conflicts with their PTX and CUDA lines and a diagnosis (with --json: the report as JSON)")
+	anyTarget := fs.Bool("any-target", false, "run PTX whose .target the GPU cannot run (newer than it), with the GPU's limits")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault (warp-synchronous member masks naming exited lanes, shuffles reading inactive lanes)")
+	kernel := fs.String("kernel", "", "quick launch: the kernel (`NAME`: mangled, C++ name or signature, or a unique part of one)")
+	grid := fs.String("grid", "", "quick launch: grid size, `X,Y,Z`")
+	block := fs.String("block", "", "quick launch: block size, `X,Y,Z`")
+	dyn := fs.Uint64("dynamic-shared", 0, "quick launch: dynamic shared memory per block, in `BYTES`")
+	stack := fs.Uint64("stack-bytes", 0, "per-thread stack of a recursive kernel (cudaLimitStackSize), in `BYTES`; default the spec's stack_bytes, else 1024")
+	var qargs quickArgs
+	fs.Var(&qargs, "arg", "quick launch: the next kernel argument (see above); repeat for each parameter")
+	outputs := fs.String("outputs", "", "quick launch: the buffers to write back, `NAME,...`")
+	saveSpecTo := fs.String("save-spec", "", "quick launch: also write it as a spec `FILE`")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "ptxrun run: give exactly one spec file")
+		fmt.Fprintln(stderr, "ptxrun run: give exactly one spec file or PTX file")
 		fs.Usage()
 		return exitUsage
 	}
@@ -48,27 +87,60 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 		fmt.Fprintln(stderr, "ptxrun run:", err)
 		return exitUsage
 	}
-	sp, err := spec.Load(pos[0])
+	quick := strings.EqualFold(filepath.Ext(pos[0]), ".ptx") || *kernel != ""
+	var sp *spec.Spec
+	if quick {
+		sp, err = buildQuickSpec(pos[0], *kernel, *grid, *block, *dyn, qargs, *outputs)
+		if err == nil && *saveSpecTo != "" {
+			err = saveSpec(sp, *saveSpecTo)
+		}
+	} else {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, f := range []string{"grid", "block", "arg", "outputs", "save-spec", "dynamic-shared"} {
+			if set[f] {
+				fmt.Fprintf(stderr, "ptxrun run: -%s is for a quick launch of a PTX file; %s is a spec\n", f, pos[0])
+				return exitUsage
+			}
+		}
+		sp, err = spec.Load(pos[0])
+	}
+	if err == nil && *stack != 0 {
+		if *stack > memspace.DefaultLocalSize {
+			err = fmt.Errorf("stack_bytes %d is more than this emulator gives a thread (%d)", *stack, memspace.DefaultLocalSize)
+		}
+		sp.StackBytes = *stack
+	}
 	if err != nil {
-		fmt.Fprintln(stderr, "ptxrun run:", err)
+		fmt.Fprint(stderr, "ptxrun run: ")
+		printErrors(stderr, err)
 		return exitUsage
 	}
-	run, err := scheduler.RunSpec(ctx, sp, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs}, nil)
+	var done atomic.Uint64
+	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true}
+	prog := startProgress(stderr, "blocks", totalBlocks(sp), &done)
+	run, err := scheduler.RunSpec(ctx, sp, gpu, opt, nil)
+	prog.Stop()
 	if err != nil {
+		var te *scheduler.TargetError
 		switch {
+		case ctx.Err() != nil:
+			return exitInterrupted // doMain says so
 		case errors.Is(err, vm.ErrBudget):
-			fmt.Fprintf(stderr, "ptxrun run: %v (budget: -max-inst %d)\n", err, *maxInst)
+			fmt.Fprintf(stderr, "ptxrun run: %v (budget: -max-inst %d)\n%s\n", err, *maxInst, budgetAdvice(totalBlocks(sp), done.Load(), *maxInst))
 			return exitFail
 		case vm.IsRuntime(err):
 			fmt.Fprintln(stderr, "ptxrun run:", err)
 			return exitFail
-		case ctx.Err() != nil && errors.Is(err, ctx.Err()):
-			fmt.Fprintln(stderr, "ptxrun run: interrupted:", err)
-			return exitFail
+		case errors.As(err, &te):
+			fmt.Fprintf(stderr, "ptxrun run: %v\n(choose a GPU that can with --gpu, or run it with the %s's limits anyway with --any-target)\n", err, te.GPU.Name)
+			return exitUsage
 		}
-		fmt.Fprintln(stderr, "ptxrun run:", err)
+		fmt.Fprint(stderr, "ptxrun run: ")
+		printErrors(stderr, err)
 		return exitUsage
 	}
+	defer run.Release()
 	written := map[string]string{}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -76,8 +148,8 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 			return exitFail
 		}
 		for _, name := range sp.Outputs {
-			p := filepath.Join(*out, name+".bin")
-			if err := os.WriteFile(p, run.Outputs[name], 0o644); err != nil {
+			p, err := writeOutput(run, *out, name, *asNpy)
+			if err != nil {
 				fmt.Fprintln(stderr, "ptxrun run:", err)
 				return exitFail
 			}
@@ -100,19 +172,22 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(struct {
 			*metricsFile
-			Outputs map[string]string `json:"outputs,omitempty"`
-			Seconds float64           `json:"seconds"`
-		}{m, written, run.Elapsed.Seconds()})
+			Demangled    string            `json:"demangled,omitempty"`
+			Outputs      map[string]string `json:"outputs,omitempty"`
+			Seconds      float64           `json:"seconds"`
+			SetupSeconds float64           `json:"setup_seconds"`
+		}{m, demangledOrEmpty(run.Prepared.Kernel), written, run.Elapsed.Seconds(), run.Setup.Seconds()})
 		return exitOK
 	}
 	l := run.Prepared.Launch
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "kernel\t%s\n", sp.Kernel)
+	fmt.Fprintf(tw, "kernel\t%s\n", kernelTitle(run.Prepared.Kernel))
 	fmt.Fprintf(tw, "launch\tgrid (%d,%d,%d) x block (%d,%d,%d), %d B dynamic shared\n", l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.DynSmem)
 	fmt.Fprintf(tw, "gpu\t%s (%d SMs), functional mode\n", gpu.Name, gpu.SMs)
 	fmt.Fprintf(tw, "PTX warp instructions\t%d\n", run.Result.Stats.Inst)
 	fmt.Fprintf(tw, "PTX thread instructions\t%d\n", run.Result.Stats.ThreadInst)
 	fmt.Fprintf(tw, "time\t%s (%s thread-inst/s)\n", run.Elapsed.Round(time.Microsecond), rate(run.Result.Stats.ThreadInst, run.Elapsed))
+	fmt.Fprintf(tw, "setup\t%s (module, buffers, arguments; device memory held: %s)\n", run.Setup.Round(time.Microsecond), byteSize(run.Prepared.Device.Mem.HostBytes()))
 	for _, name := range sp.Outputs {
 		if p, ok := written[name]; ok {
 			fmt.Fprintf(tw, "output %s\t%s\n", name, p)
@@ -120,6 +195,94 @@ buffer to DIR/<name>.bin as raw little-endian data.`, stderr)
 	}
 	tw.Flush()
 	return exitOK
+}
+
+// totalBlocks is the number of blocks of a spec's grid.
+func totalBlocks(sp *spec.Spec) uint64 {
+	n := uint64(1)
+	for _, d := range sp.Grid {
+		n *= uint64(d)
+	}
+	return n
+}
+
+// budgetAdvice tells a grid that is simply large from a block that runs
+// too long, from how many of its blocks finished within the budget.
+func budgetAdvice(total, done uint64, budget int64) string {
+	if done == 0 {
+		return fmt.Sprintf("No block of the %d finished within the budget: a block runs more than %d warp instructions (a loop that does not end?). Raise -max-inst (0: no limit) if it should.", total, budget)
+	}
+	per := float64(budget) / float64(done)
+	need := per * float64(total)
+	if done < total && need > 1.5*float64(budget) {
+		return fmt.Sprintf("The grid is large: %d of its %d blocks finished, about %.0f warp instructions each, so the launch needs about %.3g. Raise -max-inst to at least %.0f (0: no limit), or shrink the grid.",
+			done, total, per, need, need*1.1)
+	}
+	return fmt.Sprintf("%d of the %d blocks finished; the rest ran past the budget: one of them loops longer than the others (a loop that does not end?). Raise -max-inst (0: no limit) if it should not stop.", done, total)
+}
+
+// writeOutput streams output name of run into dir, raw or as .npy.
+func writeOutput(run *scheduler.SpecRun, dir, name string, asNpy bool) (string, error) {
+	ext := ".bin"
+	if asNpy {
+		ext = ".npy"
+	}
+	p := filepath.Join(dir, name+ext)
+	f, err := os.Create(p)
+	if err != nil {
+		return "", err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if asNpy {
+		typ := run.Spec.BufferType(name)
+		var count uint64
+		for _, b := range run.Spec.Buffers {
+			if b.Name == name {
+				count = b.Count
+			}
+		}
+		h, err := npy.Encode(typ, count)
+		if err != nil {
+			f.Close()
+			return "", err
+		}
+		w.Write(h)
+	}
+	err = run.WriteOutput(name, w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return p, err
+}
+
+// kernelTitle is a kernel's demangled signature and mangled name.
+func kernelTitle(mangled string) string {
+	if d := demangledOrEmpty(mangled); d != "" {
+		return d + "  (" + mangled + ")"
+	}
+	return mangled
+}
+
+func demangledOrEmpty(mangled string) string {
+	if d, err := demangle.Demangle(mangled); err == nil {
+		return d
+	}
+	return ""
+}
+
+func byteSize(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 func rate(n uint64, d time.Duration) string {
@@ -136,7 +299,7 @@ func rate(n uint64, d time.Duration) string {
 	return fmt.Sprintf("%.0f", r)
 }
 
-// metricsFile is the --metrics JSON (DESIGN.md).
+// metricsFile is the --metrics JSON (docs/launch-spec.md).
 type metricsFile struct {
 	Kernel  string             `json:"kernel"`
 	GPU     string             `json:"gpu"`
@@ -145,5 +308,5 @@ type metricsFile struct {
 }
 
 func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile {
-	return &metricsFile{Kernel: run.Spec.Kernel, GPU: gpu.Name, Mode: "functional", Metrics: run.Metrics()}
+	return &metricsFile{Kernel: run.Prepared.Kernel, GPU: gpu.Name, Mode: "functional", Metrics: run.Metrics()}
 }

@@ -34,7 +34,8 @@ func TestRunOutputs(t *testing.T) {
 			r := ptxrun(t, "run", sp, "--out", out)
 			require.Equal(t, exitOK, r.code, r.stderr)
 			assert.Empty(t, r.stderr)
-			assert.Regexp(t, `kernel\s+_Z`, r.stdout)
+			assert.Regexp(t, `kernel\s+\w+\(.*\)  \(_Z\w+\)\n`, r.stdout, "the signature and the mangled name")
+			assert.Regexp(t, `setup\s+\d`, r.stdout)
 			assert.Regexp(t, `warp instructions\s+[1-9]\d*`, r.stdout)
 			expected, err := filepath.Glob(filepath.Join(caseDir, "expected", "*.bin"))
 			require.NoError(t, err)
@@ -107,7 +108,7 @@ func TestRunJSONAndMetrics(t *testing.T) {
 	}
 	checkMetrics(s.Metrics)
 
-	// --metrics FILE: the DESIGN.md shape.
+	// --metrics FILE: the shape docs/launch-spec.md gives.
 	data, err := os.ReadFile(metrics)
 	require.NoError(t, err)
 	var mf map[string]json.RawMessage
@@ -127,8 +128,13 @@ func TestRunJSONAndMetrics(t *testing.T) {
 	assert.Equal(t, s.Metrics, s2.Metrics)
 	assert.Empty(t, s2.Outputs, "no --out, nothing written")
 
-	// The gf100 profile runs the same kernel to the same counters.
+	// The gf100 profile cannot run sm_90 PTX; asked to, it runs the same
+	// kernel to the same counters.
 	r3 := ptxrun(t, "run", sp, "--json", "--gpu", "gf100")
+	require.Equal(t, exitUsage, r3.code)
+	assert.Contains(t, r3.stderr, "the module targets sm_90; the GF100 (compute capability 2.0) cannot run it: sm_90 code needs compute capability 9.0 or later")
+	assert.Contains(t, r3.stderr, "--any-target")
+	r3 = ptxrun(t, "run", sp, "--json", "--gpu", "gf100", "--any-target")
 	require.Equal(t, exitOK, r3.code, r3.stderr)
 	var s3 runSummary
 	require.NoError(t, json.Unmarshal([]byte(r3.stdout), &s3))
@@ -167,7 +173,7 @@ func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := ptxrunCtx(t, ctx, "run", sp)
-	assert.Equal(t, exitFail, r.code, "an interrupted launch is not bad input")
-	assert.Contains(t, r.stderr, "interrupted")
+	assert.Equal(t, exitInterrupted, r.code, "Ctrl-C exits 130")
+	assert.Equal(t, "ptxrun: interrupted\n", r.stderr)
 	assert.Empty(t, r.stdout)
 }

@@ -18,7 +18,10 @@ import (
 	"github.com/ptxvm/ptxvm/scheduler/suite"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden ULP report of the conformance suite")
+var (
+	update  = flag.Bool("update", false, "rewrite the golden ULP report of the conformance suite")
+	appsBig = flag.Bool("apps.big", false, "also run the application corpus's large launches that have a smaller twin (adam_big, jacobi2d_big, spmv_csr_big)")
+)
 
 // runCorpus runs every case under root and fails the test for each case
 // that does not match what the GPU recorded.
@@ -26,6 +29,11 @@ func runCorpus(t *testing.T, root string) []*suite.Result {
 	t.Helper()
 	cases, err := suite.Find(root)
 	require.NoError(t, err)
+	return runCases(t, root, cases)
+}
+
+func runCases(t *testing.T, root string, cases []suite.Case) []*suite.Result {
+	t.Helper()
 	require.NotEmpty(t, cases, "no cases under %s", root)
 	results := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 32}, nil)
 	for _, r := range results {
@@ -57,6 +65,82 @@ func runCorpus(t *testing.T, root string) []*suite.Result {
 // states a tolerance (cases through the special-function unit).
 func TestNvccCorpus(t *testing.T) {
 	runCorpus(t, "../../testdata/nvcc/cases")
+}
+
+// checkExact fails the test for a result that passed through a tolerance,
+// and for an expected error the emulator met with another kind of error:
+// an illegal instruction must be ErrIllegalInstruction's fault, a hang a
+// deadlock or the instruction budget.
+func checkExact(t *testing.T, results []*suite.Result) {
+	t.Helper()
+	for _, r := range results {
+		if r.Tolerance != nil {
+			t.Errorf("%s: compared with a tolerance %+v; this corpus is bit-exact", r.Name, *r.Tolerance)
+		}
+		switch r.ExpectedError {
+		case "":
+		case "cudaErrorIllegalInstruction":
+			if !strings.Contains(r.Error, "illegal instruction") {
+				t.Errorf("%s: the GPU raised an illegal instruction; the emulator stopped with: %s", r.Name, r.Error)
+			}
+		case "hang":
+			if !strings.Contains(r.Error, "deadlock") && !strings.Contains(r.Error, "budget") {
+				t.Errorf("%s: the GPU hung; the emulator stopped with: %s", r.Name, r.Error)
+			}
+		default:
+			t.Errorf("%s: unexpected recorded error %q", r.Name, r.ExpectedError)
+		}
+	}
+}
+
+// TestIssue7Conformance runs the forms recorded for issue 7 (contraction
+// probes, 32-bit address wrap, carries, warp-synchronous instructions with
+// diverged members, barrier misuse, hand-written PTX forms, video
+// instructions), bit for bit; the launches the GPU failed (expected/ERROR)
+// must fail alike.
+func TestIssue7Conformance(t *testing.T) {
+	t.Parallel()
+	results := runCorpus(t, "../../testdata/conformance/issue7/cases")
+	require.GreaterOrEqual(t, len(results), 670)
+	checkExact(t, results)
+}
+
+// TestAppsCorpus runs the application corpus (testdata/apps: benchmark and
+// ML training kernels) at all four builds, -O3, -G, --use_fast_math and
+// -fmad=false, bit for bit. The large launches that have a smaller twin of
+// the same kernel run with -apps.big only; every build of every kernel runs
+// by default.
+func TestAppsCorpus(t *testing.T) {
+	t.Parallel()
+	const root = "../../testdata/apps/cases"
+	all, err := suite.Find(root)
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, c := range all {
+		names[strings.Split(c.Name, "/")[1]] = true
+	}
+	var cases []suite.Case
+	skipped := 0
+	for _, c := range all {
+		name := strings.Split(c.Name, "/")[1]
+		if base, ok := strings.CutSuffix(name, "_big"); ok && !*appsBig && (names[base] || names[base+"_small"]) {
+			skipped++
+			continue
+		}
+		cases = append(cases, c)
+	}
+	results := runCases(t, root, cases)
+	checkExact(t, results)
+	builds := map[string]int{}
+	for _, r := range results {
+		if r.Status == suite.Pass {
+			builds[filepath.Base(r.Name)]++
+		}
+	}
+	for _, b := range []string{"O3", "G", "fast", "nofma"} {
+		require.GreaterOrEqual(t, builds[b], 59, "build %s: every kernel", b)
+	}
+	t.Logf("passed by build: %v; %d large twins skipped (-apps.big runs them)", builds, skipped)
 }
 
 // TestConformance runs every instruction form of the conformance suite

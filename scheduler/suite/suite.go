@@ -1,26 +1,35 @@
 // Package suite runs regression cases: folders holding a launch spec
-// (spec.json) and the outputs a real GPU produced (expected/<output>.bin),
-// comparing what the emulator produces with them. `ptxrun test` and the Go
-// tests over the committed corpora both use it.
+// (spec.json) and what a real GPU produced: expected/<output>.bin (or .npy),
+// expected/<output>.sha256 (the digest of a large output), or
+// expected/ERROR (the launch failed on the GPU). It compares what the
+// emulator produces with them. `ptxrun test` and the Go tests over the
+// committed corpora both use it.
 package suite
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/compare"
 	"github.com/ptxvm/ptxvm/vm/spec"
+	"github.com/ptxvm/ptxvm/vm/spec/npy"
 )
 
 // Case is one folder with spec.json and expected/.
@@ -88,13 +97,17 @@ const (
 
 // Result is the outcome of one case.
 type Result struct {
-	Name      string                `json:"name"`
-	Status    Status                `json:"status"`
-	Error     string                `json:"error,omitempty"`
-	Outputs   []*compare.Comparison `json:"outputs,omitempty"`
-	Tolerance *compare.Tolerance    `json:"tolerance,omitempty"`
-	Inst      uint64                `json:"warp_instructions"`
-	Duration  time.Duration         `json:"duration_ns"`
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// ExpectedError is the GPU's error for a case recorded as failing
+	// (expected/ERROR, first line); such a case passes when the emulator
+	// stops the launch with a fault or at its budget (Error says how).
+	ExpectedError string                `json:"expected_error,omitempty"`
+	Outputs       []*compare.Comparison `json:"outputs,omitempty"`
+	Tolerance     *compare.Tolerance    `json:"tolerance,omitempty"`
+	Inst          uint64                `json:"warp_instructions"`
+	Duration      time.Duration         `json:"duration_ns"`
 }
 
 // Options for a suite run.
@@ -104,6 +117,8 @@ type Options struct {
 	ULP     uint64 // extra tolerance for every float output, on top of each spec's own
 	MaxInst int64  // instruction budget per case (0: none)
 	Strict  bool   // undefined behaviour is a fault
+	// AnyTarget runs modules whose .target the GPU cannot run.
+	AnyTarget bool
 }
 
 // Run runs every case; results come back in the order of cases. report, if
@@ -152,34 +167,122 @@ func RunCase(ctx context.Context, c Case, opt Options, cache *spec.ModuleCache) 
 		return r
 	}
 	r.Tolerance = sp.Tolerance
-	want := map[string][]byte{}
+	if msg, err := os.ReadFile(filepath.Join(c.Dir, "expected", "ERROR")); err == nil {
+		return runFailing(ctx, c, sp, opt, cache, r, string(msg))
+	}
+	// What the GPU produced: the bytes (raw or .npy), or their digest.
+	want := map[string]expected{}
 	for _, o := range sp.Outputs {
-		b, err := os.ReadFile(filepath.Join(c.Dir, "expected", o+".bin"))
+		e, err := readExpected(c.Dir, o, sp.BufferType(o), sp)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				r.Status, r.Error = Error, fmt.Sprintf("expected/%s.bin is missing", o)
-			} else {
-				r.Status, r.Error = Error, err.Error()
-			}
+			r.Status, r.Error = Error, err.Error()
 			return r
 		}
-		want[o] = b
+		want[o] = e
 	}
-	run, err := scheduler.RunSpec(ctx, sp, opt.GPU, scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict}, cache)
+	run, err := scheduler.RunSpec(ctx, sp, opt.GPU, runOptions(opt), cache)
 	if err != nil {
 		r.Status, r.Error = Error, err.Error()
 		return r
 	}
+	defer run.Release()
 	r.Inst = run.Result.Stats.Inst
 	r.Status = Pass
 	for _, o := range sp.Outputs {
 		tol := sp.Tolerance.For(o)
 		tol.ULP += opt.ULP
-		cmp := compare.CompareBuffer(o, sp.BufferType(o), run.Outputs[o], want[o], tol)
+		var cmp *compare.Comparison
+		if w := want[o]; w.data == nil {
+			h := sha256.New()
+			cw := &countWriter{w: h}
+			if err := run.WriteOutput(o, cw); err != nil {
+				r.Status, r.Error = Error, err.Error()
+				return r
+			}
+			cmp = compare.CompareDigest(o, sp.BufferType(o), hex.EncodeToString(h.Sum(nil)), cw.n, w.digest)
+		} else {
+			var got bytes.Buffer
+			if err := run.WriteOutput(o, &got); err != nil {
+				r.Status, r.Error = Error, err.Error()
+				return r
+			}
+			cmp = compare.CompareBuffer(o, sp.BufferType(o), got.Bytes(), w.data, tol)
+		}
 		r.Outputs = append(r.Outputs, cmp)
 		if !cmp.OK() {
 			r.Status = Fail
 		}
+	}
+	return r
+}
+
+// expected is what the GPU produced for one output: its bytes, or the text
+// of its .sha256 file.
+type expected struct {
+	data   []byte
+	digest string
+}
+
+func runOptions(opt Options) scheduler.Options {
+	return scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict, AnyTarget: opt.AnyTarget, StreamOutputs: true}
+}
+
+// readExpected reads expected/<name>.bin, .npy or .sha256.
+func readExpected(dir, name, typ string, sp *spec.Spec) (expected, error) {
+	base := filepath.Join(dir, "expected", name)
+	if b, err := os.ReadFile(base + ".sha256"); err == nil {
+		return expected{digest: string(b)}, nil
+	}
+	if b, err := os.ReadFile(base + ".npy"); err == nil {
+		h, err := npy.Parse(b)
+		if err != nil {
+			return expected{}, fmt.Errorf("expected/%s.npy: %w", name, err)
+		}
+		if t := npy.TypeOf(h.Descr); t != typ && !(typ == "bf16" && h.Descr == "<u2") {
+			return expected{}, fmt.Errorf("expected/%s.npy holds %s; output %s is %s", name, npy.Describe(h.Descr), name, typ)
+		}
+		return expected{data: b[h.DataOffset:]}, nil
+	}
+	b, err := os.ReadFile(base + ".bin")
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return expected{}, fmt.Errorf("expected/%s.bin is missing (nor .npy or .sha256)", name)
+		}
+		return expected{}, err
+	}
+	return expected{data: b}, nil
+}
+
+type countWriter struct {
+	w io.Writer
+	n uint64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += uint64(n)
+	return n, err
+}
+
+// runFailing runs a case whose launch failed on the GPU (expected/ERROR:
+// the CUDA error's name, then a message). It passes when the emulator stops
+// the launch too: with a fault, or at its instruction budget for a GPU
+// launch that hung.
+func runFailing(ctx context.Context, c Case, sp *spec.Spec, opt Options, cache *spec.ModuleCache, r *Result, recorded string) *Result {
+	name, _, _ := strings.Cut(strings.TrimSpace(recorded), "\n")
+	r.ExpectedError = strings.TrimSpace(name)
+	run, err := scheduler.RunSpec(ctx, sp, opt.GPU, runOptions(opt), cache)
+	switch {
+	case err == nil:
+		run.Release()
+		r.Inst = run.Result.Stats.Inst
+		r.Status, r.Error = Fail, fmt.Sprintf("the GPU failed (%s); the emulator ran the launch to completion", r.ExpectedError)
+	case errors.Is(err, vm.ErrBudget) && r.ExpectedError != "hang":
+		r.Status, r.Error = Fail, fmt.Sprintf("the GPU failed (%s); the emulator ran out of its instruction budget: %v", r.ExpectedError, err)
+	case vm.IsRuntime(err) || errors.Is(err, vm.ErrBudget):
+		r.Status, r.Error = Pass, err.Error()
+	default:
+		r.Status, r.Error = Error, err.Error()
 	}
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
@@ -80,10 +81,37 @@ type Comparison struct {
 	MaxAbs   float64 `json:"max_abs"`              // largest absolute difference seen among non-NaN float elements
 	First    []Diff  `json:"first,omitempty"`      // the first few differences
 	SizeErr  string  `json:"size_error,omitempty"` // the buffers have different sizes
+	// Tolerated counts the elements that differ bit for bit but that the
+	// tolerance allows; Allowed says by which of its criteria (the first
+	// that held, in the order "nan", "ulp", "abs", "rel"), so that a pass
+	// says what its tolerance hid.
+	Tolerated int            `json:"tolerated,omitempty"`
+	Allowed   map[string]int `json:"allowed,omitempty"`
+	// Digest is set when the expected output was recorded as its SHA-256
+	// (expected/<name>.sha256): no element can be shown, only whether the
+	// digests match.
+	Digest *DigestResult `json:"sha256,omitempty"`
 }
 
-// OK reports whether the buffers match within the tolerance.
-func (c *Comparison) OK() bool { return c.Differ == 0 && c.SizeErr == "" }
+// DigestResult compares an output with a recorded SHA-256 digest.
+type DigestResult struct {
+	Got  string `json:"got"`
+	Want string `json:"want"`
+}
+
+// Allowance criteria, as keys of Comparison.Allowed.
+const (
+	AllowNaN = "nan" // both values NaN (payloads differ)
+	AllowULP = "ulp"
+	AllowAbs = "abs"
+	AllowRel = "rel"
+)
+
+// OK reports whether the buffers match within the tolerance (or, for a
+// recorded digest, exactly).
+func (c *Comparison) OK() bool {
+	return c.Differ == 0 && c.SizeErr == "" && (c.Digest == nil || c.Digest.Got == c.Digest.Want)
+}
 
 // maxDiffs is how many differences a Comparison keeps.
 const maxDiffs = 8
@@ -124,13 +152,30 @@ func CompareBuffer(name, typ string, got, want []byte, tol Tolerance) *Compariso
 				c.MaxAbs = d
 			}
 			if active {
-				ok = ulp <= tol.ULP || gv != gv && wv != wv ||
-					math.Abs(gv-wv) <= math.Max(tol.Abs, tol.Rel*math.Abs(wv))
+				why := ""
+				switch d := math.Abs(gv - wv); {
+				case gv != gv && wv != wv:
+					why = AllowNaN
+				case ulp <= tol.ULP:
+					why = AllowULP
+				case d <= tol.Abs:
+					why = AllowAbs
+				case d <= tol.Rel*math.Abs(wv):
+					why = AllowRel
+				}
+				ok = c.allow(why)
 			}
 		default:
 			if active {
 				gv, wv := intOf(g, typ), intOf(w, typ)
-				ok = math.Abs(gv-wv) <= math.Max(tol.Abs, tol.Rel*math.Abs(wv))
+				why := ""
+				switch d := math.Abs(gv - wv); {
+				case d <= tol.Abs:
+					why = AllowAbs
+				case d <= tol.Rel*math.Abs(wv):
+					why = AllowRel
+				}
+				ok = c.allow(why)
 			}
 		}
 		if ok {
@@ -141,6 +186,76 @@ func CompareBuffer(name, typ string, got, want []byte, tol Tolerance) *Compariso
 			c.First = append(c.First, Diff{Index: i, Got: FormatElem(g, typ), Want: FormatElem(w, typ), ULP: ulp})
 		}
 	}
+	return c
+}
+
+// allow records an element the tolerance allows by criterion why ("":
+// none did).
+func (c *Comparison) allow(why string) bool {
+	if why == "" {
+		return false
+	}
+	c.Tolerated++
+	if c.Allowed == nil {
+		c.Allowed = map[string]int{}
+	}
+	c.Allowed[why]++
+	return true
+}
+
+// Explain says in words what a tolerance allowed: "12 elements differ bit
+// for bit, allowed by the tolerance: 12 NaN with another payload (any_nan)".
+func (c *Comparison) Explain(tol Tolerance) string {
+	if c.Tolerated == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range []string{AllowNaN, AllowULP, AllowAbs, AllowRel} {
+		n := c.Allowed[k]
+		if n == 0 {
+			continue
+		}
+		switch k {
+		case AllowNaN:
+			parts = append(parts, fmt.Sprintf("%d NaN where the GPU gave another NaN", n))
+		case AllowULP:
+			parts = append(parts, fmt.Sprintf("%d within %d ulp (largest %d)", n, tol.ULP, c.MaxULP))
+		case AllowAbs:
+			parts = append(parts, fmt.Sprintf("%d within abs %g (largest difference %g)", n, tol.Abs, c.MaxAbs))
+		case AllowRel:
+			parts = append(parts, fmt.Sprintf("%d within rel %g", n, tol.Rel))
+		}
+	}
+	return fmt.Sprintf("%d of %d elements differ bit for bit, allowed by the tolerance: %s", c.Tolerated, c.Elements, strings.Join(parts, ", "))
+}
+
+// CompareDigest compares output bytes, of which the caller computed the
+// SHA-256 (got, lowercase hex) and the length, with a recorded
+// expected/<name>.sha256 file's text: the hex digest, optionally a space
+// and the byte count.
+func CompareDigest(name, typ, got string, length uint64, recorded string) *Comparison {
+	c := &Comparison{Name: name, Type: typ}
+	if es := ElemSize(typ); es > 0 {
+		c.Elements = int(length / uint64(es))
+	}
+	fields := strings.Fields(recorded)
+	if len(fields) == 0 || len(fields) > 2 || len(fields[0]) != 64 {
+		c.SizeErr = "the recorded .sha256 is not a SHA-256 digest (64 hex digits, optionally a space and the byte count)"
+		return c
+	}
+	want := strings.ToLower(fields[0])
+	if len(fields) == 2 {
+		n, err := strconv.ParseUint(fields[1], 10, 64)
+		if err != nil {
+			c.SizeErr = fmt.Sprintf("the recorded byte count %q is not a number", fields[1])
+			return c
+		}
+		if n != length {
+			c.SizeErr = fmt.Sprintf("got %d bytes, want %d", length, n)
+			return c
+		}
+	}
+	c.Digest = &DigestResult{Got: got, Want: want}
 	return c
 }
 

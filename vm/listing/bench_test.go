@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ptxvm/ptxvm/ptx"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/listing"
 )
@@ -37,13 +38,38 @@ func bigModule(tb testing.TB) ([]byte, []string) {
 }
 
 // BenchmarkListLargeModule loads a 10 MB module and describes every one of
-// its kernels (what `ptxrun FILE.ptx` does), with no body parsed.
+// its kernels, with no body parsed.
 func BenchmarkListLargeModule(b *testing.B) {
 	src, entries := bigModule(b)
 	b.SetBytes(int64(len(src)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m, err := vm.NewDevice().LoadModule("big.ptx", src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range m.EntryNames() {
+			if _, err := listing.Kernel(m, e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(entries)), "kernels")
+}
+
+// BenchmarkListLargeModuleParsed is what `ptxrun FILE.ptx` does: every
+// body parsed (so that a malformed module is reported, not listed), then
+// every kernel described.
+func BenchmarkListLargeModuleParsed(b *testing.B) {
+	src, entries := bigModule(b)
+	b.SetBytes(int64(len(src)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ast, err := ptx.ParseMode("big.ptx", src, ptx.AllErrors)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := vm.NewDevice().LoadAST("big.ptx", ast)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,283 +6,309 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
+	"strings"
 
+	"github.com/ptxvm/ptxvm/vm/compare"
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
 
-// Fill generates a buffer's or symbol's contents from a rule, in place of a
-// file (the perf corpus's large inputs; the same rules as the corpus runner,
-// testdata/nvcc/gen/runspec.py fill_array):
+// Fill says how a buffer's contents are generated instead of read from a
+// file (docs/launch-spec.md, "fill"). The numbers stay as written in the
+// JSON: whether they are integers, and values beyond 64 bits, matter.
 //
-//   - {"kind": "rand", "seed": S, "lo": a, "hi": b}: element i is
-//     z = splitmix64(S, i) mapped to the type: integers lo + z mod
-//     (hi − lo + 1) (lo and hi inclusive, default the type's range), floats
-//     lo + (hi − lo)·(z >> 11)·2⁻⁵³;
-//   - {"kind": "iota", "start": a, "step": d}: element i is a + i·d;
-//   - {"kind": "const", "value": v}.
+//	{"kind": "rand", "seed": 7, "lo": -1, "hi": 1}
+//	{"kind": "iota", "start": 0, "step": 3}
+//	{"kind": "const", "value": 0.5}
 //
-// Floats are computed in float64 and rounded to the type to nearest even;
-// integers wrap to the type (two's complement). Fills are defined for the
-// integer types, f16, f32 and f64.
+// The Python runner that records the GPU's outputs
+// (testdata/nvcc/gen/runspec.py, fill_array) generates the same bytes.
 type Fill struct {
-	Kind  string       `json:"kind"`
-	Seed  *json.Number `json:"seed,omitempty"`
-	Lo    *json.Number `json:"lo,omitempty"`
-	Hi    *json.Number `json:"hi,omitempty"`
-	Start *json.Number `json:"start,omitempty"`
-	Step  *json.Number `json:"step,omitempty"`
-	Value *json.Number `json:"value,omitempty"`
+	Kind  string      `json:"kind"`
+	Seed  json.Number `json:"seed,omitempty"`
+	Lo    json.Number `json:"lo,omitempty"`
+	Hi    json.Number `json:"hi,omitempty"`
+	Start json.Number `json:"start,omitempty"`
+	Step  json.Number `json:"step,omitempty"`
+	Value json.Number `json:"value,omitempty"`
 }
 
-var intRanges = map[string][2]*big.Int{}
+// splitmix64 constants.
+const (
+	smGamma = 0x9E3779B97F4A7C15
+	smM1    = 0xBF58476D1CE4E5B9
+	smM2    = 0x94D049BB133111EB
+)
 
-func init() {
-	for _, t := range []struct {
-		name   string
-		bits   uint
-		signed bool
-	}{{"u8", 8, false}, {"s8", 8, true}, {"u16", 16, false}, {"s16", 16, true},
-		{"u32", 32, false}, {"s32", 32, true}, {"u64", 64, false}, {"s64", 64, true}} {
-		lo, hi := new(big.Int), new(big.Int).Lsh(big.NewInt(1), t.bits)
-		if t.signed {
-			lo.Neg(new(big.Int).Lsh(big.NewInt(1), t.bits-1))
-			hi.Lsh(big.NewInt(1), t.bits-1)
-		}
-		hi.Sub(hi, big.NewInt(1))
-		intRanges[t.name] = [2]*big.Int{lo, hi}
+// SplitMix64 is element i of the rand fill with this seed:
+//
+//	s = seed + (i+1)·0x9E3779B97F4A7C15
+//	z = (s ^ (s >> 30)) · 0xBF58476D1CE4E5B9
+//	z = (z ^ (z >> 27)) · 0x94D049BB133111EB
+//	z ^ (z >> 31)
+//
+// all modulo 2^64.
+func SplitMix64(seed, i uint64) uint64 {
+	s := seed + (i+1)*smGamma
+	z := (s ^ s>>30) * smM1
+	z = (z ^ z>>27) * smM2
+	return z ^ z>>31
+}
+
+var (
+	two64   = new(big.Int).Lsh(big.NewInt(1), 64)
+	minus63 = new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), 63))
+)
+
+// intRange is the range of an integer element type.
+func intRange(t string) (lo, hi *big.Int, ok bool) {
+	bits := map[string]uint{"u8": 8, "s8": 8, "u16": 16, "s16": 16, "u32": 32, "s32": 32, "u64": 64, "s64": 64}[t]
+	if bits == 0 {
+		return nil, nil, false
 	}
+	if t[0] == 'u' {
+		return big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits), big.NewInt(1)), true
+	}
+	h := new(big.Int).Lsh(big.NewInt(1), bits-1)
+	return new(big.Int).Neg(h), h.Sub(h, big.NewInt(1)), true
 }
 
 func isFloatType(t string) bool { return t == "f16" || t == "f32" || t == "f64" }
 
-var two64 = new(big.Int).Lsh(big.NewInt(1), 64)
-
-// bigInt parses an integer field.
-func bigInt(n *json.Number, field string) (*big.Int, error) {
-	v, ok := new(big.Int).SetString(n.String(), 10)
-	if !ok {
-		return nil, fmt.Errorf("%s %s is not an integer", field, n)
+// jsonInt parses a JSON number that must be an integer (no fraction, no
+// exponent: 1.0 is not an integer here, as in the Python runner).
+func jsonInt(n json.Number) (*big.Int, bool) {
+	s := string(n)
+	if s == "" || strings.ContainsAny(s, ".eE") {
+		return nil, false
 	}
-	return v, nil
+	v, ok := new(big.Int).SetString(s, 10)
+	return v, ok
 }
 
-func floatOf(n *json.Number, field string) (float64, error) {
-	v, err := n.Float64()
+func jsonFloat(n json.Number) (float64, bool) {
+	if n == "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s %s is not a number", field, n)
+		// Out of float64's range: ParseFloat returns ±Inf with an error,
+		// as Python's float() would raise.
+		return 0, false
 	}
-	return v, nil
+	return f, true
 }
 
-// mod64 is v mod 2^64 as a uint64.
-func mod64(v *big.Int) uint64 { return new(big.Int).Mod(v, two64).Uint64() }
-
-// check validates the rule for element type t.
-func (f *Fill) check(t string) error {
-	_, isInt := intRanges[t]
-	if !isInt && !isFloatType(t) {
-		return fmt.Errorf("not defined for type %s", t)
+// check lists what is wrong with f for elements of type t (nil: fine).
+func (f *Fill) check(t string) []string {
+	switch f.Kind {
+	case "rand", "iota", "const":
+	default:
+		return []string{fmt.Sprintf("kind %q is not one of rand iota const", f.Kind)}
 	}
-	allowed := map[string][]string{"rand": {"seed", "lo", "hi"}, "iota": {"start", "step"}, "const": {"value"}}
-	fields, ok := allowed[f.Kind]
-	if !ok {
-		return fmt.Errorf("kind %q is not one of rand iota const", f.Kind)
+	_, _, isInt := intRange(t)
+	isf := isFloatType(t)
+	if !isInt && !isf {
+		return []string{"not defined for type " + t}
 	}
-	present := map[string]*json.Number{"seed": f.Seed, "lo": f.Lo, "hi": f.Hi, "start": f.Start, "step": f.Step, "value": f.Value}
-	for name, v := range present {
-		if v == nil {
-			continue
-		}
-		found := false
-		for _, a := range fields {
-			found = found || a == name
-		}
-		if !found {
-			return fmt.Errorf("unknown field %q for kind %s", name, f.Kind)
+	var errs []string
+	set := map[string]json.Number{"seed": f.Seed, "lo": f.Lo, "hi": f.Hi, "start": f.Start, "step": f.Step, "value": f.Value}
+	allowed := map[string][]string{"rand": {"seed", "lo", "hi"}, "iota": {"start", "step"}, "const": {"value"}}[f.Kind]
+	for _, k := range []string{"seed", "lo", "hi", "start", "step", "value"} {
+		if set[k] != "" && !contains(allowed, k) {
+			errs = append(errs, fmt.Sprintf("unknown field %q for kind %s", k, f.Kind))
 		}
 	}
-	num := func(v *json.Number, field string, need bool) error {
-		if v == nil {
-			if need {
-				return fmt.Errorf("%s is missing", field)
+	num := func(k string, n json.Number) {
+		if isf {
+			if _, ok := jsonFloat(n); !ok {
+				errs = append(errs, fmt.Sprintf("%s %s is not a number", k, show(n)))
 			}
-			return nil
+		} else if _, ok := jsonInt(n); !ok {
+			errs = append(errs, fmt.Sprintf("%s %s is not an integer", k, show(n)))
 		}
-		if isFloatType(t) {
-			_, err := floatOf(v, field)
-			return err
-		}
-		_, err := bigInt(v, field)
-		return err
 	}
 	switch f.Kind {
 	case "rand":
-		if f.Seed == nil {
-			return fmt.Errorf("seed is missing")
+		if s, ok := jsonInt(f.Seed); !ok || s.Sign() < 0 || s.Cmp(two64) >= 0 {
+			errs = append(errs, fmt.Sprintf("seed %s is not an unsigned 64-bit integer", show(f.Seed)))
 		}
-		s, err := bigInt(f.Seed, "seed")
-		if err != nil || s.Sign() < 0 || s.Cmp(two64) >= 0 {
-			return fmt.Errorf("seed %s is not an unsigned 64-bit integer", f.Seed)
-		}
-		if err := num(f.Lo, "lo", isFloatType(t)); err != nil {
-			return err
-		}
-		if err := num(f.Hi, "hi", isFloatType(t)); err != nil {
-			return err
-		}
-		if !isFloatType(t) {
-			lo, hi := f.intRange(t)
-			if lo.Cmp(hi) > 0 || lo.Cmp(new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), 63))) < 0 || hi.Cmp(two64) >= 0 {
-				return fmt.Errorf("lo/hi %s/%s: want -2^63 <= lo <= hi < 2^64", lo, hi)
+		if isf {
+			for _, k := range []string{"lo", "hi"} {
+				if _, ok := jsonFloat(set[k]); !ok {
+					errs = append(errs, fmt.Sprintf("%s %s: a float fill needs numbers lo and hi", k, show(set[k])))
+				}
 			}
+			break
+		}
+		lo, hi, ok := f.intBounds(t)
+		if !ok {
+			errs = append(errs, fmt.Sprintf("lo/hi %s/%s: an integer fill needs integers", show(f.Lo), show(f.Hi)))
+			break
+		}
+		if lo.Cmp(minus63) < 0 || lo.Cmp(hi) > 0 || hi.Cmp(two64) >= 0 || new(big.Int).Sub(hi, lo).Cmp(two64) >= 0 {
+			errs = append(errs, fmt.Sprintf("lo/hi %s/%s: want -2^63 <= lo <= hi < 2^64", lo, hi))
 		}
 	case "iota":
-		if err := num(f.Start, "start", false); err != nil {
-			return err
+		for _, k := range []string{"start", "step"} {
+			if set[k] != "" {
+				num(k, set[k])
+			}
 		}
-		return num(f.Step, "step", false)
 	case "const":
-		return num(f.Value, "value", true)
+		num("value", f.Value)
 	}
-	return nil
+	return errs
 }
 
-func (f *Fill) intRange(t string) (lo, hi *big.Int) {
-	r := intRanges[t]
-	lo, hi = r[0], r[1]
-	if f.Lo != nil {
-		lo, _ = bigInt(f.Lo, "lo")
-	}
-	if f.Hi != nil {
-		hi, _ = bigInt(f.Hi, "hi")
-	}
-	return lo, hi
-}
-
-func splitmix64(seed, i uint64) uint64 {
-	s := (i+1)*0x9E3779B97F4A7C15 + seed
-	z := (s ^ s>>30) * 0xBF58476D1CE4E5B9
-	z = (z ^ z>>27) * 0x94D049BB133111EB
-	return z ^ z>>31
-}
-
-// bytes generates n elements of type t, little-endian.
-func (f *Fill) bytes(t string, n uint64) ([]byte, error) {
-	if err := f.check(t); err != nil {
-		return nil, err
-	}
-	size := uint64(sizeOf(t))
-	out := make([]byte, n*size)
-	put := func(i, bits uint64) {
-		switch size {
-		case 1:
-			out[i] = byte(bits)
-		case 2:
-			binary.LittleEndian.PutUint16(out[2*i:], uint16(bits))
-		case 4:
-			binary.LittleEndian.PutUint32(out[4*i:], uint32(bits))
-		case 8:
-			binary.LittleEndian.PutUint64(out[8*i:], bits)
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
 		}
 	}
+	return false
+}
+
+func show(n json.Number) string {
+	if n == "" {
+		return "(missing)"
+	}
+	return string(n)
+}
+
+// intBounds returns lo and hi of an integer rand fill, defaulting to the
+// type's range.
+func (f *Fill) intBounds(t string) (*big.Int, *big.Int, bool) {
+	lo, hi, _ := intRange(t)
+	if f.Lo != "" {
+		v, ok := jsonInt(f.Lo)
+		if !ok {
+			return nil, nil, false
+		}
+		lo = v
+	}
+	if f.Hi != "" {
+		v, ok := jsonInt(f.Hi)
+		if !ok {
+			return nil, nil, false
+		}
+		hi = v
+	}
+	return lo, hi, true
+}
+
+// mod64 is v modulo 2^64 (non-negative, as Python's %).
+func mod64(v *big.Int) uint64 { return new(big.Int).Mod(v, two64).Uint64() }
+
+// Bytes generates n elements of type t as little-endian bytes.
+func (f *Fill) Bytes(t string, n uint64) ([]byte, error) {
+	if errs := f.check(t); len(errs) > 0 {
+		return nil, fmt.Errorf("fill: %s", strings.Join(errs, "; "))
+	}
+	es := uint64(compare.ElemSize(t))
+	if n > (1<<62)/es {
+		return nil, fmt.Errorf("fill: %d elements are too many", n)
+	}
+	out := make([]byte, n*es)
 	if isFloatType(t) {
-		enc := func(v float64) uint64 {
-			switch t {
-			case "f16":
-				return uint64(fpu.F64ToF16(math.Float64bits(v), fpu.RN, false))
-			case "f32":
-				return uint64(math.Float32bits(float32(v)))
-			}
-			return math.Float64bits(v)
-		}
-		get := func(v *json.Number, def float64) float64 {
-			if v == nil {
-				return def
-			}
-			x, _ := floatOf(v, "")
-			return x
-		}
-		switch f.Kind {
-		case "rand":
-			seed := mod64(mustBig(f.Seed))
-			lo, hi := get(f.Lo, 0), get(f.Hi, 0)
-			for i := uint64(0); i < n; i++ {
-				u := float64(splitmix64(seed, i)>>11) * 0x1p-53
-				put(i, enc(lo+(hi-lo)*u))
-			}
-		case "iota":
-			start, step := get(f.Start, 0), get(f.Step, 1)
-			for i := uint64(0); i < n; i++ {
-				put(i, enc(start+float64(i)*step))
-			}
-		case "const":
-			b := enc(get(f.Value, 0))
-			for i := uint64(0); i < n; i++ {
-				put(i, b)
-			}
+		gen := f.floatGen()
+		for i := uint64(0); i < n; i++ {
+			putFloat(out[i*es:], t, gen(i))
 		}
 		return out, nil
 	}
-	get := func(v *json.Number, def int64) uint64 {
-		if v == nil {
-			return uint64(def)
-		}
-		return mod64(mustBig(v))
-	}
-	switch f.Kind {
-	case "rand":
-		seed := mod64(mustBig(f.Seed))
-		lo, hi := f.intRange(t)
-		width := mod64(new(big.Int).Add(new(big.Int).Sub(hi, lo), big.NewInt(1)))
-		base := mod64(lo)
-		for i := uint64(0); i < n; i++ {
-			z := splitmix64(seed, i)
-			if width != 0 {
-				z %= width
-			}
-			put(i, z+base)
-		}
-	case "iota":
-		start, step := get(f.Start, 0), get(f.Step, 1)
-		for i := uint64(0); i < n; i++ {
-			put(i, i*step+start)
-		}
-	case "const":
-		v := get(f.Value, 0)
-		for i := uint64(0); i < n; i++ {
-			put(i, v)
-		}
+	gen := f.intGen(t)
+	for i := uint64(0); i < n; i++ {
+		putInt(out[i*es:], es, gen(i))
 	}
 	return out, nil
 }
 
-func mustBig(n *json.Number) *big.Int {
-	v, _ := bigInt(n, "")
+// floatGen returns element i as a float64, before rounding to the type.
+// Each operation is one IEEE double operation: the explicit conversions
+// keep the compiler from fusing a multiply and an add.
+func (f *Fill) floatGen() func(uint64) float64 {
+	switch f.Kind {
+	case "rand":
+		seed := mod64(must(jsonInt(f.Seed)))
+		lo, _ := jsonFloat(f.Lo)
+		hi, _ := jsonFloat(f.Hi)
+		w := hi - lo
+		return func(i uint64) float64 {
+			u := float64(SplitMix64(seed, i)>>11) * 0x1p-53 // exact: < 2^53 times a power of two
+			return lo + float64(w*u)
+		}
+	case "iota":
+		start, step := 0.0, 1.0
+		if f.Start != "" {
+			start, _ = jsonFloat(f.Start)
+		}
+		if f.Step != "" {
+			step, _ = jsonFloat(f.Step)
+		}
+		return func(i uint64) float64 { return start + float64(float64(i)*step) }
+	}
+	v, _ := jsonFloat(f.Value)
+	return func(uint64) float64 { return v }
+}
+
+// intGen returns element i modulo 2^64, before wrapping to the type.
+func (f *Fill) intGen(t string) func(uint64) uint64 {
+	switch f.Kind {
+	case "rand":
+		seed := mod64(must(jsonInt(f.Seed)))
+		lo, hi, _ := f.intBounds(t)
+		width := mod64(new(big.Int).Add(new(big.Int).Sub(hi, lo), big.NewInt(1)))
+		base := mod64(lo)
+		return func(i uint64) uint64 {
+			z := SplitMix64(seed, i)
+			if width != 0 {
+				z %= width
+			}
+			return base + z
+		}
+	case "iota":
+		start, step := uint64(0), uint64(1)
+		if f.Start != "" {
+			start = mod64(must(jsonInt(f.Start)))
+		}
+		if f.Step != "" {
+			step = mod64(must(jsonInt(f.Step)))
+		}
+		return func(i uint64) uint64 { return i*step + start }
+	}
+	v := mod64(must(jsonInt(f.Value)))
+	return func(uint64) uint64 { return v }
+}
+
+func must(v *big.Int, ok bool) *big.Int {
+	if !ok {
+		return new(big.Int) // unreachable after check
+	}
 	return v
 }
 
-func sizeOf(t string) int {
+func putFloat(b []byte, t string, v float64) {
 	switch t {
-	case "u8", "s8":
-		return 1
-	case "u16", "s16", "f16", "bf16":
-		return 2
-	case "u32", "s32", "f32":
-		return 4
+	case "f16":
+		binary.LittleEndian.PutUint16(b, fpu.F64ToF16(math.Float64bits(v), fpu.RN, false))
+	case "f32":
+		binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v)))
+	default:
+		binary.LittleEndian.PutUint64(b, math.Float64bits(v))
 	}
-	return 8
 }
 
-// checkFill checks a buffer's or symbol's fill rule.
-func checkFill(b Buffer) error {
-	if b.Fill == nil {
-		return nil
+func putInt(b []byte, size uint64, v uint64) {
+	switch size {
+	case 1:
+		b[0] = byte(v)
+	case 2:
+		binary.LittleEndian.PutUint16(b, uint16(v))
+	case 4:
+		binary.LittleEndian.PutUint32(b, uint32(v))
+	default:
+		binary.LittleEndian.PutUint64(b, v)
 	}
-	if b.File != "" {
-		return fmt.Errorf("fill and file are exclusive")
-	}
-	if err := b.Fill.check(b.Type); err != nil {
-		return fmt.Errorf("fill: %w", err)
-	}
-	return nil
 }

@@ -1,10 +1,11 @@
-package spec_test
+package spec
 
 import (
-	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"fmt"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,61 +14,108 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptxvm/ptxvm/scheduler"
-	"github.com/ptxvm/ptxvm/vm/spec"
+	"github.com/ptxvm/ptxvm/vm"
 )
 
-// TestFillAgainstGPU runs perf-corpus cases whose inputs are fill rules
-// (integer and float rand, iota) and compares their outputs with the GPU's,
-// which the corpus runner computed from the same rules.
-func TestFillAgainstGPU(t *testing.T) {
-	cases := []string{
-		"hist_shared_256bins", // u32 rand
-		"const_distinct4",     // u32 rand table, f32 rand data
-		"copy_u32_stride1",    // iota
-		"tex_rows_point",      // f32 rand with lo/hi, through a texture
+func f32s(vs ...float32) []byte {
+	b := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 	}
-	for _, name := range cases {
-		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join("..", "..", "testdata", "perf", "cases", name, "O3")
-			sp, err := spec.Load(filepath.Join(dir, "spec.json"))
+	return b
+}
+
+// fillRef is testdata/fill_ref.json: fills computed by fill_ref.py, an
+// independent Python implementation of FILL.md (plain integers and floats,
+// struct's rounding), not by the Go code under test.
+type fillRef struct {
+	Cases []struct {
+		Fill   string `json:"fill"`
+		Type   string `json:"type"`
+		Count  uint64 `json:"count"`
+		SHA256 string `json:"sha256"`
+		First  string `json:"first"`
+	} `json:"cases"`
+	SplitMix64 [][3]uint64 `json:"splitmix64"`
+}
+
+func loadFillRef(t *testing.T) *fillRef {
+	data, err := os.ReadFile(filepath.Join("testdata", "fill_ref.json"))
+	require.NoError(t, err)
+	var r fillRef
+	require.NoError(t, json.Unmarshal(data, &r))
+	require.NotEmpty(t, r.Cases)
+	return &r
+}
+
+func TestSplitMix64(t *testing.T) {
+	r := loadFillRef(t)
+	require.NotEmpty(t, r.SplitMix64)
+	for _, c := range r.SplitMix64 {
+		assert.Equal(t, c[2], SplitMix64(c[0], c[1]), "splitmix64(%d, %d)", c[0], c[1])
+	}
+}
+
+func TestFillMatchesReference(t *testing.T) {
+	for _, c := range loadFillRef(t).Cases {
+		t.Run(c.Type+" "+c.Fill, func(t *testing.T) {
+			var f Fill
+			d := json.NewDecoder(strings.NewReader(c.Fill))
+			d.UseNumber()
+			d.DisallowUnknownFields()
+			require.NoError(t, d.Decode(&f))
+			require.Empty(t, f.check(c.Type))
+			b, err := f.Bytes(c.Type, c.Count)
 			require.NoError(t, err)
-			run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{NoCounters: true}, nil)
-			require.NoError(t, err)
-			for _, out := range sp.Outputs {
-				got := run.Outputs[out]
-				if want, err := os.ReadFile(filepath.Join(dir, "expected", out+".bin")); err == nil {
-					assert.Equal(t, want, got, out)
-					continue
-				}
-				line, err := os.ReadFile(filepath.Join(dir, "expected", out+".sha256"))
-				require.NoError(t, err)
-				sum := sha256.Sum256(got)
-				assert.Equal(t, strings.TrimSpace(string(line)), fmt.Sprintf("%s %d", hex.EncodeToString(sum[:]), len(got)), out)
-			}
+			assert.Equal(t, c.First, hex.EncodeToString(b[:16]))
+			sum := sha256.Sum256(b)
+			assert.Equal(t, c.SHA256, hex.EncodeToString(sum[:]))
 		})
 	}
 }
 
 func TestFillErrors(t *testing.T) {
-	base := `{"module": "m.ptx", "kernel": "k", "grid": [1], "block": [1], "args": [{"buffer": "b"}],
-	          "buffers": [{"name": "b", "type": "%s", "count": 4, %s}]}`
-	tests := []struct {
-		typ, fill, want string
+	for _, c := range []struct {
+		buffer string
+		want   string
 	}{
-		{"u32", `"fill": {"kind": "rand"}`, "seed is missing"},
-		{"u32", `"fill": {"kind": "rand", "seed": -1}`, "not an unsigned 64-bit integer"},
-		{"u32", `"fill": {"kind": "noise", "seed": 1}`, `kind "noise"`},
-		{"u32", `"fill": {"kind": "iota", "value": 3}`, `unknown field "value"`},
-		{"u32", `"fill": {"kind": "iota", "start": 1.5}`, "start 1.5 is not an integer"},
-		{"f32", `"fill": {"kind": "rand", "seed": 1}`, "lo is missing"},
-		{"u32", `"fill": {"kind": "rand", "seed": 1, "lo": 5, "hi": 4}`, "lo/hi 5/4"},
-		{"bf16", `"fill": {"kind": "const", "value": 1}`, "not defined for type bf16"},
-		{"u32", `"fill": {"kind": "const", "value": 1}, "file": "x.bin"`, "fill and file are exclusive"},
-		{"u32", `"fill": {"kind": "const"}`, "value is missing"},
+		{`{"name": "A", "type": "f32", "count": 4, "fill": {"kind": "zipf"}}`, `buffers[0] (A): fill: kind "zipf" is not one of rand iota const`},
+		{`{"name": "A", "type": "f32", "count": 4, "file": "A.bin", "fill": {"kind": "const", "value": 1}}`, "fill and file are exclusive"},
+		{`{"name": "A", "type": "u32", "count": 4, "fill": {"kind": "rand", "seed": -1}}`, "seed -1 is not an unsigned 64-bit integer"},
+		{`{"name": "A", "type": "u32", "count": 4, "fill": {"kind": "rand", "seed": 18446744073709551616}}`, "seed 18446744073709551616 is not an unsigned 64-bit integer"},
+		{`{"name": "A", "type": "u32", "count": 4, "fill": {"kind": "rand", "seed": 1.0}}`, "seed 1.0 is not an unsigned 64-bit integer"},
+		{`{"name": "A", "type": "f32", "count": 4, "fill": {"kind": "rand", "seed": 1, "lo": 0}}`, "hi (missing): a float fill needs numbers lo and hi"},
+		{`{"name": "A", "type": "s32", "count": 4, "fill": {"kind": "rand", "seed": 1, "lo": 1.5}}`, "an integer fill needs integers"},
+		{`{"name": "A", "type": "s32", "count": 4, "fill": {"kind": "rand", "seed": 1, "lo": 5, "hi": 4}}`, "lo/hi 5/4: want -2^63 <= lo <= hi < 2^64"},
+		{`{"name": "A", "type": "u64", "count": 4, "fill": {"kind": "rand", "seed": 1, "lo": -1, "hi": 18446744073709551615}}`, "want -2^63 <= lo <= hi < 2^64"},
+		{`{"name": "A", "type": "bf16", "count": 4, "fill": {"kind": "const", "value": 1}}`, "not defined for type bf16"},
+		{`{"name": "A", "type": "u8", "count": 4, "fill": {"kind": "iota", "start": 0.5}}`, "start 0.5 is not an integer"},
+		{`{"name": "A", "type": "f32", "count": 4, "fill": {"kind": "const"}}`, "value (missing) is not a number"},
+		{`{"name": "A", "type": "f32", "count": 4, "fill": {"kind": "const", "value": 1, "seed": 3}}`, `unknown field "seed" for kind const`},
+		{`{"name": "A", "type": "f32", "count": 4, "fill": {"kind": "const", "value": 1, "colour": 3}}`, `unknown field "colour"`},
+		{`{"name": "A", "type": "f64", "count": 4, "fill": {"kind": "const", "value": 1e400}}`, "value 1e400 is not a number"},
+	} {
+		t.Run(c.want, func(t *testing.T) {
+			_, err := Parse([]byte(`{"module": "m.ptx", "kernel": "k", "grid": [1], "block": [1], "args": [], "buffers": [`+c.buffer+`]}`), "")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), c.want)
+		})
 	}
-	for _, tt := range tests {
-		_, err := spec.Parse([]byte(fmt.Sprintf(base, tt.typ, tt.fill)), ".")
-		assert.ErrorContains(t, err, tt.want, tt.fill)
-	}
+}
+
+// TestFillPrepare runs a fill through Prepare: the buffer the kernel sees
+// holds the generated bytes, and a symbol can be filled too.
+func TestFillPrepare(t *testing.T) {
+	sp, err := Parse([]byte(`{"module": "testdata/vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [1], "block": [4],
+		"buffers": [{"name": "C", "type": "f32", "count": 4},
+		            {"name": "A", "type": "f32", "count": 4, "fill": {"kind": "iota", "start": 1, "step": 2}},
+		            {"name": "B", "type": "f32", "count": 4, "fill": {"kind": "const", "value": 0.25}}],
+		"args": [{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"s32": 4}], "outputs": ["A", "B"]}`), ".")
+	require.NoError(t, err)
+	p, err := sp.Prepare(vm.NewDevice(), nil)
+	require.NoError(t, err)
+	out, err := p.Outputs()
+	require.NoError(t, err)
+	assert.Equal(t, f32s(1, 3, 5, 7), out["A"])
+	assert.Equal(t, f32s(0.25, 0.25, 0.25, 0.25), out["B"])
 }

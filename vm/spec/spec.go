@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,12 +16,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/compare"
+	"github.com/ptxvm/ptxvm/vm/listing"
 )
 
-// Spec is a launch spec, version 1 (see DESIGN.md): a module, a kernel, the
+// Spec is a launch spec, version 1 (docs/launch-spec.md): a module, a kernel, the
 // launch geometry, buffers with their initial contents, arguments, and the
 // buffers to write back.
 type Spec struct {
@@ -37,8 +40,8 @@ type Spec struct {
 	// Optional fields beyond v1's core (they never change its meaning).
 	Tolerance   *compare.Tolerance `json:"tolerance,omitempty"`
 	Description string             `json:"description,omitempty"`
-	// StackBytes is the per-thread stack the kernel needs (cudaLimitStackSize);
-	// this emulator sizes local memory itself and only checks it is sane.
+	// StackBytes raises cudaLimitStackSize, the per-thread stack a
+	// recursive kernel may use, to at least this many bytes (default 1024).
 	StackBytes uint64 `json:"stack_bytes,omitempty"`
 	// Registers is the registers per thread ptxas allocates for the kernel
 	// (ptxas -v, or ncu's launch__registers_per_thread); the occupancy
@@ -51,14 +54,15 @@ type Spec struct {
 	Dir  string `json:"-"`
 }
 
-// Buffer is a device buffer (or, under "symbols", a module variable).
+// Buffer is a device buffer (or, under "symbols", a module variable). Its
+// contents come from File (a raw little-endian array, or a NumPy .npy
+// file), from Fill, or are zeros.
 type Buffer struct {
 	Name  string `json:"name"`
 	Type  string `json:"type"`
 	Count uint64 `json:"count"`
 	File  string `json:"file,omitempty"`
-	// Fill generates the contents from a rule instead of a file (see Fill).
-	Fill *Fill `json:"fill,omitempty"`
+	Fill  *Fill  `json:"fill,omitempty"`
 }
 
 // Texture is a texture object over a buffer.
@@ -253,19 +257,19 @@ func (s *Spec) check() error {
 		if compare.ElemSize(b.Type) == 0 {
 			return fmt.Errorf("%s (%s): unknown type %q (want u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64)", what, b.Name, b.Type)
 		}
-		if b.Count == 0 || b.Count > 1<<34 {
-			return fmt.Errorf("%s (%s): count %d is out of range", what, b.Name, b.Count)
+		if b.Count == 0 || b.Count > memspace.MaxAllocation/uint64(compare.ElemSize(b.Type)) {
+			return fmt.Errorf("%s (%s): count %d is out of range (1 to %d elements of %s)", what, b.Name, b.Count, memspace.MaxAllocation/uint64(compare.ElemSize(b.Type)), b.Type)
 		}
-		if err := checkFill(b); err != nil {
-			return fmt.Errorf("%s (%s): %w", what, b.Name, err)
+		if err := checkContents(what, b); err != nil {
+			return err
 		}
 	}
 	for i, b := range s.Symbols {
-		if b.Name == "" || compare.ElemSize(b.Type) == 0 || b.Count == 0 {
+		if b.Name == "" || compare.ElemSize(b.Type) == 0 || b.Count == 0 || b.Count > 1<<32 {
 			return fmt.Errorf("symbols[%d]: needs a name, a known type and a positive count", i)
 		}
-		if err := checkFill(b); err != nil {
-			return fmt.Errorf("symbols[%d] (%s): %w", i, b.Name, err)
+		if err := checkContents(fmt.Sprintf("symbols[%d]", i), b); err != nil {
+			return err
 		}
 	}
 	for i, t := range s.Textures {
@@ -297,8 +301,25 @@ func (s *Spec) check() error {
 			return fmt.Errorf("output %q is not a buffer of this spec", o)
 		}
 	}
+	if s.StackBytes > memspace.DefaultLocalSize {
+		return fmt.Errorf("stack_bytes %d is more than this emulator gives a thread (%d)", s.StackBytes, memspace.DefaultLocalSize)
+	}
 	if s.DynamicSharedBytes > 1<<20 {
 		return fmt.Errorf("dynamic_shared_bytes %d is out of range", s.DynamicSharedBytes)
+	}
+	return nil
+}
+
+// checkContents checks a buffer's fill rule.
+func checkContents(what string, b Buffer) error {
+	if b.Fill == nil {
+		return nil
+	}
+	if b.File != "" {
+		return fmt.Errorf("%s (%s): fill and file are exclusive", what, b.Name)
+	}
+	if errs := b.Fill.check(b.Type); len(errs) > 0 {
+		return fmt.Errorf("%s (%s): fill: %s", what, b.Name, strings.Join(errs, "; "))
 	}
 	return nil
 }
@@ -427,6 +448,7 @@ type Prepared struct {
 	Spec    *Spec
 	Device  *vm.Device
 	Module  *vm.Module
+	Kernel  string // the kernel's mangled name (the spec may give another name for it; see listing.Resolve)
 	Launch  *vm.Launch
 	Buffers map[string]uint64 // device addresses
 }
@@ -463,7 +485,15 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	p := &Prepared{Spec: s, Device: dev, Module: m, Buffers: map[string]uint64{}}
+	kernel, err := listing.Resolve(m.EntryNames(), s.Kernel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	fn, err := m.EntryDecl(kernel)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{Spec: s, Device: dev, Module: m, Kernel: kernel, Buffers: map[string]uint64{}}
 	for _, b := range s.Buffers {
 		n := b.Count * uint64(compare.ElemSize(b.Type))
 		addr, err := dev.Malloc(n, "buffer "+b.Name)
@@ -471,25 +501,17 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 			return nil, err
 		}
 		p.Buffers[b.Name] = addr
-		if b.File != "" || b.Fill != nil {
-			data, err := s.readFile(b, n)
-			if err != nil {
-				return nil, err
-			}
-			if err := dev.MemcpyHtoD(addr, data); err != nil {
-				return nil, err
-			}
+		if err := s.fillBuffer(b, dev.Mem.Find(addr, 1)); err != nil {
+			return nil, err
 		}
 	}
 	for _, b := range s.Symbols {
 		n := b.Count * uint64(compare.ElemSize(b.Type))
-		var data []byte
-		if b.File != "" || b.Fill != nil {
-			var err error
-			if data, err = s.readFile(b, n); err != nil {
-				return nil, err
-			}
-		} else {
+		data, err := s.initialBytes(b)
+		if err != nil {
+			return nil, fmt.Errorf("symbol %w", err)
+		}
+		if data == nil {
 			data = make([]byte, n)
 		}
 		if err := m.WriteSymbol(b.Name, data); err != nil {
@@ -503,6 +525,9 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 			return nil, fmt.Errorf("textures[%d] (%s): %w", i, t.Name, err)
 		}
 		texHandles[t.Name] = h
+	}
+	if err := s.checkArgs(kernel, fn); err != nil {
+		return nil, err
 	}
 	args := make([][]byte, len(s.Args))
 	for i, a := range s.Args {
@@ -527,31 +552,13 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := m.PrepareLaunch(s.Kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
+	l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
 	if err != nil {
 		return nil, err
 	}
+	l.StackLimit = max(vm.DefaultStackLimit, s.StackBytes)
 	p.Launch = l
 	return p, nil
-}
-
-func (s *Spec) readFile(b Buffer, n uint64) ([]byte, error) {
-	if b.Fill != nil {
-		data, err := b.Fill.bytes(b.Type, b.Count)
-		if err != nil {
-			return nil, fmt.Errorf("%s: fill: %w", b.Name, err)
-		}
-		return data, nil
-	}
-	path := s.resolve(b.File)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("buffer %s: %w", b.Name, err)
-	}
-	if uint64(len(data)) != n {
-		return nil, fmt.Errorf("buffer %s: file %s has %d bytes; %d × %s needs %d", b.Name, b.File, len(data), b.Count, b.Type, n)
-	}
-	return data, nil
 }
 
 // Outputs reads back the spec's output buffers.
@@ -571,6 +578,21 @@ func (p *Prepared) Outputs() (map[string][]byte, error) {
 		out[name] = data
 	}
 	return out, nil
+}
+
+// WriteOutput writes output buffer name to w a page at a time, so that a
+// large output need not be held in host memory.
+func (p *Prepared) WriteOutput(name string, w io.Writer) error {
+	addr, ok := p.Buffers[name]
+	if !ok {
+		return fmt.Errorf("no buffer %q", name)
+	}
+	a := p.Device.Mem.Find(addr, 1)
+	if a == nil {
+		return fmt.Errorf("buffer %s is no longer allocated", name)
+	}
+	_, err := a.WriteTo(w)
+	return err
 }
 
 // OutputNames lists the outputs in spec order.
@@ -615,8 +637,17 @@ func (s *Spec) makeTexture(dev *vm.Device, p *Prepared, t Texture) (uint64, erro
 		return 0, fmt.Errorf("format %s does not match buffer %s of type %s", format, t.Buffer, bt)
 	}
 	a := dev.Mem.Find(addr, 1)
+	data := a.Data
+	if data == nil {
+		// A sparse buffer: the texture reads a snapshot (on the GPU too,
+		// texture reads of memory the same kernel writes are undefined).
+		data = make([]byte, a.Size)
+		if err := a.ReadAt(data, 0); err != nil {
+			return 0, err
+		}
+	}
 	desc := vm.TextureDesc{Linear: t.Linear, Format: format, Channels: t.Channels, Normalized: t.Normalized,
-		Data: a.Data, Base: addr}
+		Data: data, Base: addr}
 	for _, d := range t.Dims {
 		desc.Dims = append(desc.Dims, int(d))
 	}

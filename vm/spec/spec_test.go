@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
+	"github.com/ptxvm/ptxvm/vm/spec/npy"
 )
 
 func TestSpecRuns(t *testing.T) {
@@ -81,9 +83,14 @@ func TestSpecErrors(t *testing.T) {
 		{"bad output", `{"module": "m", "kernel": "k", "grid": [1], "block": [1], "args": [], "outputs": ["X"]}`, `output "X" is not a buffer`, false},
 		{"missing file", base(`[{"name": "C", "type": "f32", "count": 64, "file": "nope.bin"}]`, `[]`), "nope.bin", true},
 		{"short file", base(`[{"name": "C", "type": "f32", "count": 65, "file": "A.bin"}]`, `[]`), "file A.bin has 256 bytes; 65 × f32 needs 260", true},
-		{"arg count", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}]`), "takes 4 parameters, 3 arguments were given", true},
-		{"arg size", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"s64": 64}]`), "argument has 8 bytes", true},
-		{"no kernel in module", `{"module": "vecadd.ptx", "kernel": "nope", "grid": [1], "block": [1], "args": []}`, `no kernel named "nope" (entries: _Z6vecaddPfPKfS1_i)`, true},
+		{"arg count", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}]`), "kernel vecadd takes 4 parameters, the spec gives 3 arguments; the parameters are:\n  .u64 in PTX, float* in C++\n  .u64 in PTX, float const* in C++\n  .u64 in PTX, float const* in C++\n  .u32 in PTX, int in C++", true},
+		{"arg size", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"s64": 64}]`), `args[3] (parameter 3 of vecadd, .u32 in PTX, int in C++): s64 is 64 bits; the parameter is 32 bits: write {"s32": ...}`, true},
+		{"float for int", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"f32": 64}]`), `args[3] (parameter 3 of vecadd, .u32 in PTX, int in C++): f32 is a float; the parameter is an integer: write {"s32": ...}`, true},
+		{"int too large", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"u32": 3000000000}]`), `args[3] (parameter 3 of vecadd, .u32 in PTX, int in C++): 3000000000 is out of range (-2147483648 to 2147483647)`, true},
+		{"buffer for int", base(okBufs, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"buffer": "C"}]`), `args[3] (parameter 3 of vecadd, .u32 in PTX, int in C++): a buffer's address is a 64-bit unsigned integer; this parameter is not`, true},
+		{"float for pointer", base(okBufs, `[{"f64": 1}, {"buffer": "A"}, {"buffer": "B"}, {"s32": 64}]`), `args[0] (parameter 0 of vecadd, .u64 in PTX, float* in C++): f64 is a float; the parameter is an integer: write {"u64": ...}`, true},
+		{"no kernel in module", `{"module": "vecadd.ptx", "kernel": "nope", "grid": [1], "block": [1], "args": []}`, "vecadd.ptx: no kernel matches \"nope\"; the module has:\n  vecadd(float*, float const*, float const*, int)  (_Z6vecaddPfPKfS1_i)", true},
+		{"kernel by its C++ name", `{"module": "vecadd.ptx", "kernel": "vecadd", "grid": [1], "block": [1], "args": []}`, "kernel vecadd takes 4 parameters, the spec gives 0 arguments", true},
 		{"missing module", `{"module": "none.ptx", "kernel": "k", "grid": [1], "block": [1], "args": []}`, "none.ptx", true},
 		{"wrong JSON type", "{\"module\": \"m\", \"kernel\": \"k\",\n \"grid\": \"big\", \"block\": [1], \"args\": []}",
 			`invalid spec at line 2, column 15: "grid" should be an array, each element a non-negative integer (32-bit), not a JSON string`, false},
@@ -173,4 +180,50 @@ func FuzzSpec(f *testing.F) {
 		_ = runAll(p.Launch, 1<<16)
 		_, _ = p.Outputs()
 	})
+}
+
+// TestNpyAndMappedInputs: a buffer's file may be a NumPy .npy file, and a
+// large input is mapped rather than read (the host holds none of it until
+// the kernel writes it).
+func TestNpyAndMappedInputs(t *testing.T) {
+	const big = 300000 // 1.2 MB of f32: above memspace.DenseLimit
+	a := make([]byte, 4*big)
+	for i := 0; i < big; i++ {
+		binary.LittleEndian.PutUint32(a[4*i:], math.Float32bits(float32(i)))
+	}
+	b := make([]byte, 4*64)
+	for i := 0; i < 64; i++ {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(0.5))
+	}
+	hdr, err := npy.Encode("f32", 64)
+	require.NoError(t, err)
+	p := specWith(t, `{"module": "vecadd.ptx", "kernel": "vecadd", "grid": [2], "block": [32],
+ "buffers": [{"name": "C", "type": "f32", "count": 64}, {"name": "A", "type": "f32", "count": 300000, "file": "big.bin"},
+             {"name": "B", "type": "f32", "count": 64, "file": "B.npy"}],
+ "args": [{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"s32": 64}], "outputs": ["C"]}`)
+	dir := filepath.Dir(p)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.bin"), a, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "B.npy"), append(hdr, b...), 0o644))
+	s, err := spec.Load(p)
+	require.NoError(t, err)
+	dev := vm.NewDevice()
+	pr, err := s.Prepare(dev, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "_Z6vecaddPfPKfS1_i", pr.Kernel)
+	alloc := dev.Mem.Find(pr.Buffers["A"], 1)
+	require.True(t, alloc.Sparse())
+	require.NoError(t, runAll(pr.Launch, 0))
+	assert.Zero(t, alloc.HostBytes(), "the mapped input is read, never copied")
+	out, err := pr.Outputs()
+	require.NoError(t, err)
+	for i := 0; i < 64; i++ {
+		require.Equal(t, float32(i)+0.5, math.Float32frombits(binary.LittleEndian.Uint32(out["C"][4*i:])))
+	}
+
+	// A .npy of the wrong type or length is refused with what it holds.
+	hdr64, err := npy.Encode("f64", 32)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "B.npy"), append(hdr64, b...), 0o644))
+	_, err = s.Prepare(vm.NewDevice(), nil)
+	assert.ErrorContains(t, err, "buffer B: file B.npy holds float64; the buffer is f32 (NumPy float32)")
 }

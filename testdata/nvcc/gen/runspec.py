@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run launch specs (launch spec v1, see DESIGN.md) on a real GPU through CuPy.
+"""Run launch specs (launch spec v1, see docs/launch-spec.md) on a real GPU through CuPy.
 
 Library interface (shared with the conformance-suite generator):
 

@@ -164,25 +164,31 @@ func Approx32(instr string, x uint32) (uint32, bool) {
 // 2^126 has a subnormal reciprocal, which MUFU flushes, so the quotient is
 // 0 there, as the ISA says.
 func DivApprox32(a, b uint32, ftz bool) (uint32, bool) {
-	if !ftz && tiny(b) {
+	a, r, ok := DivParts32(a, b, ftz, false)
+	return fpu.Mul32(r, a, fpu.RN, ftz, false), ok
+}
+
+// DivParts32 returns the two factors of the FMUL that ends div.approx
+// (full false) or div.full (full true) {.ftz}.f32: the scaled dividend and
+// the reciprocal of the scaled divisor. ptxas contracts that FMUL with a
+// following add like any plain mul (package vm, lower_contract.go).
+func DivParts32(a, b uint32, ftz, full bool) (as, r uint32, ok bool) {
+	ab := b &^ sign32
+	switch {
+	case full && ab > f32Two126 && ab <= inf32:
+		a, b = fpu.Mul32(a, f32Quarter, fpu.RN, ftz, false), fpu.Mul32(b, f32Quarter, fpu.RN, ftz, false)
+	case !ftz && tiny(b):
 		a, b = fpu.Mul32(a, f32Two24, fpu.RN, false, false), fpu.Mul32(b, f32Two24, fpu.RN, false, false)
 	}
-	r, ok := MufuRcp(b)
-	return fpu.Mul32(r, a, fpu.RN, ftz, false), ok
+	r, ok = MufuRcp(b)
+	return a, r, ok
 }
 
 // DivFull32 is div.full{.ftz}.f32: both operands scaled by s (0.25 when
 // |b| > 2^126; 2^24 when b is subnormal and not .ftz; else 1), then
 // RCP(b·s) · (a·s). ptxas emits no refinement step (sass.txt).
 func DivFull32(a, b uint32, ftz bool) (uint32, bool) {
-	ab := b &^ sign32
-	switch {
-	case ab > f32Two126 && ab <= inf32:
-		a, b = fpu.Mul32(a, f32Quarter, fpu.RN, ftz, false), fpu.Mul32(b, f32Quarter, fpu.RN, ftz, false)
-	case !ftz && tiny(b):
-		a, b = fpu.Mul32(a, f32Two24, fpu.RN, false, false), fpu.Mul32(b, f32Two24, fpu.RN, false, false)
-	}
-	r, ok := MufuRcp(b)
+	a, r, ok := DivParts32(a, b, ftz, true)
 	return fpu.Mul32(r, a, fpu.RN, ftz, false), ok
 }
 
