@@ -10,19 +10,32 @@ import (
 )
 
 // BenchmarkTiledMatmul256 runs the bundled tiled matrix multiply (nvcc
-// -O3 PTX) at 256×256 on one host core and, in the same run, the plain Go
-// multiply of kernels.MatmulGo, reporting the emulator's thread-instructions
-// per second and how many times slower than native Go it is.
+// -O3 PTX) at 256×256 on one host core, with the memory hierarchy's
+// counters (the default) and, in the same run, the plain Go multiply of
+// kernels.MatmulGo, reporting the emulator's thread-instructions per second
+// and how many times slower than native Go it is.
 func BenchmarkTiledMatmul256(b *testing.B) {
-	benchMatmul(b, "matmul_tiled")
+	benchMatmul(b, "matmul_tiled", false)
 }
 
 // BenchmarkNaiveMatmul256 is the same for the naive multiply.
 func BenchmarkNaiveMatmul256(b *testing.B) {
-	benchMatmul(b, "matmul_naive")
+	benchMatmul(b, "matmul_naive", false)
 }
 
-func benchMatmul(b *testing.B, name string) {
+// BenchmarkTiledMatmul256Bare is BenchmarkTiledMatmul256 without the memory
+// hierarchy (scheduler.Options.NoCounters): the bare interpreter, what the
+// counters' cost is measured against.
+func BenchmarkTiledMatmul256Bare(b *testing.B) {
+	benchMatmul(b, "matmul_tiled", true)
+}
+
+// BenchmarkNaiveMatmul256Bare is the same for the naive multiply.
+func BenchmarkNaiveMatmul256Bare(b *testing.B) {
+	benchMatmul(b, "matmul_naive", true)
+}
+
+func benchMatmul(b *testing.B, name string, bare bool) {
 	e, err := Lookup(name)
 	if err != nil {
 		b.Fatal(err)
@@ -51,7 +64,7 @@ func benchMatmul(b *testing.B, name string) {
 		}
 		b.StartTimer()
 		start := time.Now()
-		res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{Workers: 1})
+		res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{Workers: 1, NoCounters: bare})
 		emu += time.Since(start)
 		if err != nil {
 			b.Fatal(err)

@@ -11,9 +11,17 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 )
+
+// Quantum is how many warp instructions a warp runs before the next warp
+// of its SM takes its turn in the functional run: small enough that the
+// warps' memory accesses interleave roughly as the GPU's schedulers
+// interleave them (what L1 and L2 hit rates depend on), large enough that
+// switching costs little.
+const Quantum = 32
 
 // Options control a functional run.
 type Options struct {
@@ -24,6 +32,9 @@ type Options struct {
 	// Strict makes behaviour the PTX ISA leaves undefined a fault (see
 	// vm.Launch.Strict).
 	Strict bool
+	// NoCounters runs without the memory hierarchy model (no counters
+	// beyond instruction counts; the bare interpreter's speed).
+	NoCounters bool
 	// Registers is the registers per thread for the occupancy calculator
 	// (0: estimated from the PTX, package regs; RunSpec takes the spec's
 	// "registers" field first).
@@ -54,6 +65,9 @@ type Result struct {
 	Occupancy *Occupancy
 	// Timing is what the timing model measured (timing mode only).
 	Timing *timing.Result
+	// Hier is the memory hierarchy the launch's accesses went through, with
+	// its counters (nil with Options.NoCounters).
+	Hier *hier.Hierarchy
 }
 
 // Placement returns the SM each block runs on: blocks are dealt to SMs in
@@ -117,6 +131,18 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	for sm := range res.CTAsPerSM {
 		res.CTAsPerSM[sm] = ctasOn(sm, nsm, n)
 	}
+	var h *hier.Hierarchy
+	if !opt.NoCounters {
+		h, err = hier.New(&gpu.Memory, hier.Launch{
+			SharedPerCTA:    int(l.Kernel.SharedStatic + l.DynSmem),
+			Occupancy:       occ.BlocksOtherThanShared,
+			ThreadOccupancy: occ.BlocksByThreads,
+		}, hier.Functional)
+		if err != nil {
+			return nil, err
+		}
+		res.Hier = h
+	}
 	// A cancelled context stops blocks that are running, not only the
 	// blocks that have yet to start.
 	defer context.AfterFunc(ctx, l.Stop)()
@@ -127,44 +153,69 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	}
 	var errs []ctaErr
 	var stopped atomic.Bool
-	g, gctx := errgroup.WithContext(ctx)
-	for wk := 0; wk < workers; wk++ {
-		g.Go(func() error {
-			// One vm.SM per worker stands for each of the worker's SMs in
-			// turn, so that their blocks reuse its storage.
-			s := l.NewSM(wk)
-			defer func() {
-				mu.Lock()
-				res.Stats.Add(s.Stats)
-				mu.Unlock()
-			}()
-			for sm := wk; sm < nsm; sm += workers {
-				s.ID = sm
-				// SM sm runs blocks sm, sm+nsm, sm+2·nsm, ... (Placement).
-				for i := sm; i < n; i += nsm {
-					if gctx.Err() != nil {
-						return nil
+	// One vm.SM per worker stands for each of the worker's SMs in turn, so
+	// that their blocks reuse its storage.
+	sms := make([]*vm.SM, workers)
+	for wk := range sms {
+		sms[wk] = l.NewSM(wk)
+	}
+	defer func() {
+		for _, s := range sms {
+			res.Stats.Add(s.Stats)
+		}
+	}()
+	// Blocks run in waves, as the GPU's block scheduler fills its SMs: a
+	// wave gives every SM as many blocks as it holds at once (the
+	// occupancy), SM sm taking blocks sm, sm+nsm, sm+2·nsm, ...
+	// (Placement). An SM runs its blocks of a wave together, their warps
+	// taking turns of Quantum instructions (vm.SM.RunCTAs). Between waves,
+	// with no SM running, the hierarchy's L2 traffic is drained in its
+	// fixed order; so every counter is the same for any number of workers.
+	perWave := max(1, occ.BlocksPerSM)
+	stride := nsm * perWave
+	for first := 0; first < n; first += stride {
+		if ctx.Err() != nil || len(errs) > 0 || stopped.Load() {
+			break
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		for wk := 0; wk < workers; wk++ {
+			s := sms[wk]
+			g.Go(func() error {
+				for sm := wk; sm < nsm; sm += workers {
+					s.ID = sm
+					if h != nil {
+						s.Observer = h.SM(sm)
 					}
-					if err := s.RunCTA(i); err != nil {
+					var blocks []int
+					for i := first + sm; i < n && i < first+stride; i += nsm {
+						blocks = append(blocks, i)
+					}
+					if len(blocks) == 0 || gctx.Err() != nil {
+						continue
+					}
+					if err := s.RunCTAs(blocks, Quantum); err != nil {
 						if vm.IsStopped(err) {
 							stopped.Store(true)
 							return nil
 						}
 						l.Stop()
 						mu.Lock()
-						errs = append(errs, ctaErr{i, err})
+						errs = append(errs, ctaErr{blocks[0], err})
 						mu.Unlock()
 						return nil
 					}
 					if opt.Done != nil {
-						opt.Done.Add(1)
+						opt.Done.Add(uint64(len(blocks)))
 					}
 				}
-			}
-			return nil
-		})
+				return nil
+			})
+		}
+		_ = g.Wait()
+		if h != nil {
+			h.Drain()
+		}
 	}
-	_ = g.Wait()
 	if len(errs) > 0 {
 		// Report the fault of the lowest-numbered block among those seen,
 		// so that a single faulting block is reported the same way on any

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/occupancy"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
@@ -99,6 +100,12 @@ func (r *SpecRun) Metrics() map[string]float64 {
 	if t := r.Result.Timing; t != nil {
 		for k, v := range t.Metrics() {
 			m[k] = v
+		}
+	}
+	if h := r.Result.Hier; h != nil {
+		c := h.Counts()
+		for _, v := range hier.Metrics(&c, hier.Extra{InstIssued: st.Inst}) {
+			m[v.Name] = v.Value
 		}
 	}
 	return m

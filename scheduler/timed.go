@@ -55,5 +55,5 @@ func RunTimed(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Re
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Stats: tr.Stats, CTAsPerSM: tr.CTAsPerSM, Occupancy: occ, Timing: tr}, nil
+	return &Result{Stats: tr.Stats, CTAsPerSM: tr.CTAsPerSM, Occupancy: occ, Timing: tr, Hier: tr.Hier}, nil
 }

@@ -21,7 +21,10 @@
 //     instruction budget's error, which names the loop the warp was in.
 //   - sm.go, warp.go, cta.go, launch.go: the runtime. An SM keeps any number
 //     of CTAs resident (Admit, Retire), runs one to completion (RunCTA, the
-//     functional mode) or executes one warp instruction of a warp the caller
+//     functional mode) or several together, their warps taking turns of a
+//     quantum of instructions (RunCTAs, sm_together.go: what the scheduler's
+//     functional run uses, so that accesses reach the Observer interleaved
+//     as on the GPU), or executes one warp instruction of a warp the caller
 //     picks (Step, for a timing model: Warp.State and Warp.Next say what can
 //     issue). Every memory access reaches the SM's Observer once, after it is
 //     validated, with its origin (SM, block, warp, instruction id).

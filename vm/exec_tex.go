@@ -10,8 +10,8 @@ import (
 
 // execTex performs tex and tld4 for the lanes of exec. While accesses are
 // watched, each lane's texels go to the SM's footprint buffer (Access.Tex);
-// TexelSize is that of the first executing lane's texture when lanes fetch
-// from textures of different formats.
+// TexelSize and Linear are those of the first executing lane's texture when
+// lanes fetch from textures of different formats.
 func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 	dev := w.cta.launch.Module.dev
 	h := f.r(in.A)
@@ -20,6 +20,7 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 	intCoords := !in.T2.Float()
 	if w.watch {
 		w.cta.sm.tex.TexelSize = 0
+		w.cta.sm.tex.Linear = false
 	}
 	for x := exec; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
@@ -59,6 +60,7 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 			tf.Count[l] = fp.n
 			if tf.TexelSize == 0 {
 				tf.TexelSize = uint8(t.esz * t.Channels)
+				tf.Linear = t.Linear
 			}
 			acc.Addr[l] = t.Base
 			if fp.n > 0 {

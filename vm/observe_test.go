@@ -304,6 +304,7 @@ func TestTextureAccessReportsTexels(t *testing.T) {
 		require.Equal(t, memspace.Texture, a.Space)
 		require.NotNil(t, a.Tex)
 		assert.EqualValues(t, 4, a.Tex.TexelSize)
+		assert.False(t, a.Tex.Linear, "CUDA arrays, not linear memory")
 	}
 	for l := 0; l < 8; l++ {
 		// Point sampling at (l+0.75, l+0.75): texel (l, l).

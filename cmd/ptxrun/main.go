@@ -5,6 +5,8 @@
 //	ptxrun test DIR...            run regression cases against recorded GPU outputs
 //	ptxrun demo                   run the bundled kernels and check them
 //	ptxrun gpus                   list the GPU profiles
+//	ptxrun compare A.json B.json  run two specs, counters side by side
+//	ptxrun metrics                list every metric with its meaning
 package main
 
 import (
@@ -54,6 +56,8 @@ Usage:
   ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
   ptxrun demo [flags]            run the bundled kernels and check them against Go references
   ptxrun gpus [NAME|FILE...]     list the GPU profiles (--gpu NAME or FILE selects one)
+  ptxrun compare A.json B.json   run two specs and print their counters side by side
+  ptxrun metrics                 list every metric --metrics writes, with its meaning
   ptxrun help spec               the launch-spec format (in full: docs/launch-spec.md)
   ptxrun version                 print the version
 
@@ -83,6 +87,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitOK
 		}
 		if len(args) > 1 {
+			if args[1] == "metrics" {
+				return cmdMetrics(ctx, args[2:], stdout, stderr)
+			}
 			return dispatch(ctx, []string{args[1], "-h"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
@@ -95,6 +102,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "gpus":
 		return cmdGPUs(ctx, args[1:], stdout, stderr)
+	case "compare":
+		return cmdCompare(ctx, args[1:], stdout, stderr)
+	case "metrics":
+		return cmdMetrics(ctx, args[1:], stdout, stderr)
 	case "list":
 		return cmdList(ctx, args[1:], stdout, stderr)
 	case "version", "-version", "--version":

@@ -56,6 +56,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute names where they mean what ncu means, ptxvm__ names otherwise)")
 	gpuName := gpuFlag(fs)
 	regs := regsFlag(fs)
+	report := fs.Bool("report", false, "print a report of the memory traffic: the launch, the memory summary, the top instructions by sectors, excess sectors and bank conflicts with their PTX and CUDA lines and a diagnosis (with --json: the report as JSON)")
 	anyTarget := fs.Bool("any-target", false, "run PTX whose .target the GPU cannot run (newer than it), with the GPU's limits")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
@@ -182,6 +183,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "ptxrun run:", err)
 			return exitFail
 		}
+	}
+	if *report {
+		return writeReport(stdout, stderr, run, gpu, *asJSON)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -120,8 +120,10 @@ func TestL1Policies(t *testing.T) {
 			assert.Equal(t, c.ldHit, cnt[GlobalLdHit], "load hits")
 			assert.Equal(t, c.ldMiss, cnt[GlobalLdMiss], "load misses")
 			assert.Equal(t, c.stHit, cnt[GlobalStHit], "store hits")
-			assert.Equal(t, c.l2Reads, cnt[L2ReadSectors], "L2 reads")
-			assert.Equal(t, c.l2Writes, cnt[L2WriteSectors], "L2 writes")
+			// The SM's requests (srcunit_tex), not counting the lookups at
+			// the home slice of lines homed in the other partition.
+			assert.Equal(t, c.l2Reads, cnt[L2TexReadSectors], "L2 reads")
+			assert.Equal(t, c.l2Writes, cnt[L2TexWriteSectors], "L2 writes")
 			assert.Equal(t, c.drRds, cnt[DRAMReadSectors], "DRAM reads")
 		})
 	}
@@ -192,6 +194,7 @@ func TestMatmulNaiveL1HitRate(t *testing.T) {
 func TestL2WriteBack(t *testing.T) {
 	cfg, _ := Profile("h100")
 	cfg.L2.SizeBytes = cfg.L2.Slices * 128 * cfg.L2.Ways // one set per slice
+	cfg.L2.NearCopies = false                            // every line in its home slice only
 	h, err := New(cfg, Launch{}, Functional)
 	assert.NoError(t, err)
 	// Store to enough distinct lines that every slice overflows.
@@ -248,7 +251,7 @@ func TestL2WritesHit(t *testing.T) {
 		if writesHit {
 			want = 4
 		}
-		assert.Equal(t, want, c[L2WriteHit], "writes_hit %v", writesHit)
+		assert.Equal(t, want, c[L2TexWriteHit], "writes_hit %v", writesHit)
 		assert.Zero(t, c[L2ReadHit])
 		assert.Zero(t, c[DRAMWriteSectors])
 	}

@@ -16,8 +16,32 @@ package hier
 // two misses are cg_tiled at -G (8 KiB chosen, 32 predicted) and
 // generic_ptr at -G (64 KiB chosen, 32 predicted).
 func (c *Config) Carveout(sharedPerCTA, occupancy int) (shared, l1 int) {
+	return c.CarveoutFor(sharedPerCTA, occupancy, 0)
+}
+
+// CarveoutFor is Carveout knowing also threadOccupancy: the blocks per SM
+// the warp, block and barrier limits allow, registers aside (0: unknown).
+// With it, a kernel with no shared memory of its own, whose blocks need
+// only the driver's per-block reserve, gets the smallest non-zero carveout
+// when that holds the reserve of twice threadOccupancy blocks, and the
+// default otherwise. This reproduces the corpora's launches with 1024-thread
+// blocks (bfs_block, l1_ws: 8 KiB chosen) and cg_tiled at -G (16 barriers
+// per block: 8 KiB), and keeps 32 KiB for every other kernel without
+// shared memory; threadOccupancy is used for them alone.
+func (c *Config) CarveoutFor(sharedPerCTA, occupancy, threadOccupancy int) (shared, l1 int) {
 	l := &c.L1
 	k := l.DefaultCarveoutKiB
+	if sharedPerCTA == 0 && threadOccupancy > 0 && l.ReservedSharedPerCTA > 0 {
+		for _, kk := range l.SharedCarveoutsKiB {
+			if kk == 0 {
+				continue
+			}
+			if 2*threadOccupancy*l.ReservedSharedPerCTA <= kk<<10 && kk < k {
+				k = kk
+			}
+			break
+		}
+	}
 	if sharedPerCTA > 0 {
 		k = l.SharedCarveoutsKiB[len(l.SharedCarveoutsKiB)-1]
 		per := sharedPerCTA + l.ReservedSharedPerCTA

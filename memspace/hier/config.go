@@ -136,6 +136,13 @@ type L2Config struct {
 	// write sector as a hit; with it, the L2 hit rates of the H100 corpus's
 	// store-heavy kernels agree with ncu's to within a few points.
 	WritesHit bool `json:"writes_hit"`
+	// NearCopies: each partition keeps copies of the other partition's
+	// lines that its SMs use (the H100: ncu counts the lookups of lines
+	// homed in the far partition twice, at the near slice and, over the
+	// fabric between partitions, at the home slice; a working set of all
+	// SMs stops fitting well below the L2's size). Without it a line lives
+	// only in its home slice.
+	NearCopies bool `json:"near_copies"`
 }
 
 // DRAMConfig is device memory.
@@ -145,25 +152,29 @@ type DRAMConfig struct {
 	Channels int `json:"channels"`
 	// BytesPerCycle is the peak bandwidth in bytes per SM cycle.
 	BytesPerCycle float64 `json:"bytes_per_cycle"`
+	// AccessBytes is the unit DRAM reads in: an L2 miss fetches the aligned
+	// unit around each missing sector (H100: 64, a pair of sectors; ncu's
+	// dram__sectors_read of a stride-16 u32 copy is twice its L2 misses).
+	AccessBytes int `json:"access_bytes"`
 }
 
 // LatencyConfig holds the timing mode's latencies, in SM cycles. The
 // defaults are starting points from public descriptions, not calibrated; the
 // timing model calibrates them.
 type LatencyConfig struct {
-	Shared          uint32 `json:"shared"`        // one-wavefront shared access
-	PerWavefront    uint32 `json:"per_wavefront"` // each further wavefront (shared, constant, L1 tags)
-	L1Hit           uint32 `json:"l1_hit"`        // global/local load served by L1
-	Const           uint32 `json:"const"`         // constant-cache hit
+	Shared       uint32 `json:"shared"`        // one-wavefront shared access
+	PerWavefront uint32 `json:"per_wavefront"` // each further wavefront (shared, constant, L1 tags)
+	L1Hit        uint32 `json:"l1_hit"`        // global/local load served by L1
+	Const        uint32 `json:"const"`         // constant-cache hit
 	// ConstMiss is what each constant-cache miss of a request adds: the
 	// misses of one request are served one after another by the next
 	// level (0: only the L2 latency of the slowest).
-	ConstMiss uint32 `json:"const_miss,omitempty"`
-	Tex             uint32 `json:"tex"`           // texture request served by its cache
-	L2HitNear       uint32 `json:"l2_hit_near"`   // L1 miss served by a slice of the SM's partition
-	L2HitFar        uint32 `json:"l2_hit_far"`    // ... by a slice of the other partition
-	DRAM            uint32 `json:"dram"`          // added to an L2 miss
-	Store           uint32 `json:"store"`         // until a store has left the SM
+	ConstMiss       uint32 `json:"const_miss,omitempty"`
+	Tex             uint32 `json:"tex"`         // texture request served by its cache
+	L2HitNear       uint32 `json:"l2_hit_near"` // L1 miss served by a slice of the SM's partition
+	L2HitFar        uint32 `json:"l2_hit_far"`  // ... by a slice of the other partition
+	DRAM            uint32 `json:"dram"`        // added to an L2 miss
+	Store           uint32 `json:"store"`       // until a store has left the SM
 	L2BytesPerCycle int    `json:"l2_slice_bytes_per_cycle"`
 	// L2AtomicCycles is the cycles an L2 slice spends per update of one
 	// address by a global atomic or reduction (the lanes on one address
@@ -335,6 +346,12 @@ func (c *Config) Validate() error {
 	}
 	if c.DRAM.BytesPerCycle <= 0 {
 		return e("dram.bytes_per_cycle", "must be positive")
+	}
+	if err := pow2("dram.access_bytes", c.DRAM.AccessBytes, c.SectorBytes, c.LineBytes); err != nil {
+		return err
+	}
+	if c.L2.NearCopies && c.L2.Partitions < 2 {
+		return e("l2.near_copies", "needs at least two partitions")
 	}
 	if err := pos("latency.l2_slice_bytes_per_cycle", c.Latency.L2BytesPerCycle); err != nil {
 		return err

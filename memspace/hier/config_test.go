@@ -168,12 +168,22 @@ func TestCarveoutCorpus(t *testing.T) {
 		assert.Equal(t, c.kib, shared>>10, c.launches)
 		assert.Equal(t, 256<<10-shared, l1)
 	}
+	// Kernels without shared memory of their own, knowing the occupancy by
+	// warps, blocks and barriers: 1024-thread blocks (2 a SM: bfs_block,
+	// l1_ws in the other corpora) and cg_tiled at -G (4 a SM, by its 16
+	// barriers) get 8 KiB; 256-thread blocks (8 a SM) keep the default.
+	for _, c := range []struct{ occ, threadOcc, kib int }{{1, 2, 8}, {7, 4, 8}, {3, 8, 32}, {8, 8, 32}, {16, 16, 32}, {5, 0, 32}} {
+		shared, _ := h.CarveoutFor(0, c.occ, c.threadOcc)
+		assert.Equal(t, c.kib, shared>>10, "occupancy %d, by threads %d", c.occ, c.threadOcc)
+	}
+	shared, _ := h.CarveoutFor(2048, 8, 8)
+	assert.Equal(t, 64, shared>>10, "kernels with shared memory: as Carveout")
 	// GF100: 48 KiB shared by default, 16 KiB when the L1 is preferred by
 	// small kernels is not modelled: the driver keeps 48.
 	f, err := Profile("gf100")
 	require.NoError(t, err)
-	shared, l1 := f.Carveout(0, 8)
-	assert.Equal(t, [2]int{48 << 10, 16 << 10}, [2]int{shared, l1})
+	shared, l1 := f.CarveoutFor(0, 8, 2)
+	assert.Equal(t, [2]int{48 << 10, 16 << 10}, [2]int{shared, l1}, "no per-block reserve on GF100")
 	shared, _ = f.Carveout(40<<10, 1)
 	assert.Equal(t, 48<<10, shared)
 	assert.True(t, strings.HasPrefix(f.Name, "GF100"))

@@ -37,7 +37,8 @@ func TestConstantBroadcast(t *testing.T) {
 			assert.Equal(t, 2*c.waves, cnt[ConstWavefronts])
 			assert.Equal(t, c.lines, cnt[ConstMiss], "each line misses once")
 			assert.Equal(t, 2*c.waves-c.lines, cnt[ConstHit])
-			assert.Equal(t, 2*c.lines, cnt[L2ReadSectors], "a miss fetches its 64 B line")
+			assert.Equal(t, 2*c.lines, cnt[L2ReadSectors]-cnt[L2FabricSectors], "a miss fetches its 64 B line")
+			assert.Zero(t, cnt[L2TexReadSectors], "constant misses are not L1TEX's traffic")
 			assert.Equal(t, float64(c.waves), MetricMap(&cnt, Extra{})["ptxvm__const_wavefronts_per_request.ratio"])
 		})
 	}
@@ -49,7 +50,7 @@ func TestConstantBroadcast(t *testing.T) {
 	h.Drain()
 	c := h.Counts()
 	assert.Equal(t, uint64(0), c[GlobalLdHit])
-	assert.Equal(t, uint64(2+1), c[L2ReadSectors], "a 64 B constant line and a global sector")
+	assert.Equal(t, uint64(2+1), c[L2ReadSectors]-c[L2FabricSectors], "a 64 B constant line and a global sector")
 }
 
 // texFetch builds a texture fetch: lane l reads the texels texels(l).

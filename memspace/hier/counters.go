@@ -74,6 +74,12 @@ const (
 	L2RedSectors
 	L2RedHit
 	L2FarSectors
+	L2TexReadSectors
+	L2TexReadHit
+	L2TexWriteSectors
+	L2TexWriteHit
+	L2FabricSectors
+	L2FabricHit
 
 	// DRAM.
 	DRAMReadSectors
@@ -120,11 +126,11 @@ var counterInfo = [NumCounters]CounterInfo{
 	GlobalRedSectors:   {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", unitSector, "distinct 32 B sectors global reductions touched"},
 	GlobalRedMiss:      {"l1tex__t_sectors_pipe_lsu_mem_global_op_red_lookup_miss.sum", unitSector, "global reduction sectors (performed in L2: every sector is an L1 miss)"},
 
-	LocalLdRequests: {"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", unitRequest, "warp-level local memory load requests"},
+	LocalLdRequests: {"l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum", unitRequest, "local memory load requests: one per 4-byte word a lane loads (the interleaved layout puts each word of the warp in a 128 B chunk of its own)"},
 	LocalLdSectors:  {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", unitSector, "distinct 32 B sectors local loads touched (interleaved layout)"},
 	LocalLdHit:      {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum", unitSector, "local load sectors found valid in L1"},
 	LocalLdMiss:     {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum", unitSector, "local load sectors not valid in L1"},
-	LocalStRequests: {"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", unitRequest, "warp-level local memory store requests"},
+	LocalStRequests: {"l1tex__t_requests_pipe_lsu_mem_local_op_st.sum", unitRequest, "local memory store requests: one per 4-byte word a lane stores"},
 	LocalStSectors:  {"l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", unitSector, "distinct 32 B sectors local stores touched (interleaved layout)"},
 	LocalStHit:      {"l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum", unitSector, "local store sectors present in L1"},
 	LocalStMiss:     {"l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum", unitSector, "local store sectors not present in L1"},
@@ -150,15 +156,21 @@ var counterInfo = [NumCounters]CounterInfo{
 	ConstHit:        {"ptxvm__const_lookup_hit.sum", unitWavefront, "constant-cache accesses found in the SM's constant cache"},
 	ConstMiss:       {"ptxvm__const_lookup_miss.sum", unitWavefront, "constant-cache accesses that missed and went to L2"},
 
-	L2ReadSectors:  {"lts__t_sectors_op_read.sum", unitSector, "32 B sectors read in L2 (L1, texture and constant misses)"},
-	L2ReadHit:      {"lts__t_sectors_op_read_lookup_hit.sum", unitSector, "L2 read sectors that hit"},
-	L2WriteSectors: {"lts__t_sectors_op_write.sum", unitSector, "32 B sectors written in L2 (stores pass through L1)"},
-	L2WriteHit:     {"lts__t_sectors_op_write_lookup_hit.sum", unitSector, "L2 write sectors already present"},
-	L2AtomSectors:  {"ptxvm__lts_sectors_op_atom.sum", unitSector, "distinct 32 B sectors of each global atomic request, performed in L2 (ncu's lts__t_sectors_op_atom can count more per request)"},
-	L2AtomHit:      {"ptxvm__lts_sectors_op_atom_lookup_hit.sum", unitSector, "L2 atomic sectors that hit"},
-	L2RedSectors:   {"ptxvm__lts_sectors_op_red.sum", unitSector, "distinct 32 B sectors of each global reduction request, performed in L2"},
-	L2RedHit:       {"ptxvm__lts_sectors_op_red_lookup_hit.sum", unitSector, "L2 reduction sectors that hit"},
-	L2FarSectors:   {"ptxvm__lts_sectors_far.sum", unitSector, "L2 sectors whose home slice is in the other partition than the requesting SM's"},
+	L2ReadSectors:     {"lts__t_sectors_op_read.sum", unitSector, "32 B sector reads looked up in L2 (L1, texture and constant misses, and their lookups over the fabric)"},
+	L2ReadHit:         {"lts__t_sectors_op_read_lookup_hit.sum", unitSector, "L2 read sectors that hit"},
+	L2WriteSectors:    {"lts__t_sectors_op_write.sum", unitSector, "32 B sector writes looked up in L2 (stores pass through L1; a line homed in the other partition is written at both)"},
+	L2WriteHit:        {"lts__t_sectors_op_write_lookup_hit.sum", unitSector, "L2 write sectors already present"},
+	L2AtomSectors:     {"ptxvm__lts_sectors_op_atom.sum", unitSector, "distinct 32 B sectors of each global atomic request, performed in L2 (ncu's lts__t_sectors_op_atom can count more per request)"},
+	L2AtomHit:         {"ptxvm__lts_sectors_op_atom_lookup_hit.sum", unitSector, "L2 atomic sectors that hit"},
+	L2RedSectors:      {"ptxvm__lts_sectors_op_red.sum", unitSector, "distinct 32 B sectors of each global reduction request, performed in L2"},
+	L2RedHit:          {"ptxvm__lts_sectors_op_red_lookup_hit.sum", unitSector, "L2 reduction sectors that hit"},
+	L2FarSectors:      {"ptxvm__lts_sectors_far.sum", unitSector, "L2 sectors whose home slice is in the other partition than the requesting SM's"},
+	L2TexReadSectors:  {"lts__t_sectors_srcunit_tex_op_read.sum", unitSector, "L2 read sectors requested by L1TEX (global, local and texture misses; not constant misses, not the fabric's lookups)"},
+	L2TexReadHit:      {"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", unitSector, "L1TEX read sectors that hit in the SM's L2 slice"},
+	L2TexWriteSectors: {"lts__t_sectors_srcunit_tex_op_write.sum", unitSector, "L2 write sectors from L1TEX (stores)"},
+	L2TexWriteHit:     {"lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum", unitSector, "L1TEX write sectors counted as hits"},
+	L2FabricSectors:   {"lts__t_sectors_srcunit_ltcfabric.sum", unitSector, "L2 sectors looked up at their home slice for the other partition (near-copy misses, writes, atomics), over the fabric between partitions"},
+	L2FabricHit:       {"lts__t_sectors_srcunit_ltcfabric_lookup_hit.sum", unitSector, "fabric lookups that hit at the home slice"},
 
 	DRAMReadSectors:  {"dram__sectors_read.sum", unitSector, "32 B sectors read from DRAM (L2 misses)"},
 	DRAMWriteSectors: {"dram__sectors_write.sum", unitSector, "32 B sectors written to DRAM (dirty L2 evictions, write-through stores)"},

@@ -145,7 +145,7 @@ func TestDrainOrderMatters(t *testing.T) {
 		h.SM(sm).out = h.SM(sm).out[:0]
 	}
 	smMajor := h.Counts()
-	assert.Equal(t, roundRobin[L2ReadSectors], smMajor[L2ReadSectors], "the same traffic")
+	assert.Equal(t, roundRobin[L2TexReadSectors], smMajor[L2TexReadSectors], "the same traffic")
 	assert.NotEqual(t, roundRobin[L2ReadHit], smMajor[L2ReadHit], "but other hits")
 }
 
@@ -166,7 +166,7 @@ func TestTallyAttribution(t *testing.T) {
 	assert.Equal(t, []int32{-1, 5, 9}, tally.Insts())
 	i5 := tally.Inst(5)
 	assert.Equal(t, uint64(32), i5[GlobalLdSectors])
-	assert.Equal(t, uint64(32), i5[L2ReadSectors], "the shared side attributes to the same instruction")
+	assert.Equal(t, uint64(32), i5[L2TexReadSectors], "the shared side attributes to the same instruction")
 	i9 := tally.Inst(9)
 	assert.Equal(t, uint64(31), i9[SharedStConflicts])
 	assert.Equal(t, tally.Total(), h.Counts())

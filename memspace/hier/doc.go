@@ -83,32 +83,50 @@
 // tex1dfetch_gather (8 lanes per request for 4-byte texels from linear
 // memory, 4 for 16-byte ones); the L1 hit rates of matmul_naive (86.82 %)
 // and int_basic32 (93.25 %, ncu 93.24: a store hits when its line's tag is
-// present); the carveout the driver picked for 220 of the 222 launches.
+// present); the carveout the driver picked for 221 of the 222 launches
+// (Config.CarveoutFor).
 //
-// Known differences from ncu, for the wiring step's tolerances (replaying
-// the corpus's accesses through this package, O3 and G launches without
-// texture fetches):
-//   - lts__t_sector_hit_rate.pct: within 10 points for 50 of 97 O3 launches
-//     (56 of 97 at G) once L2 writes count as hits (L2Config.WritesHit).
-//     Load-heavy kernels miss: ncu reports 78-111 % even where every L2
-//     read of the kernel's data is compulsory, so its L2 counts include
-//     traffic this model never sees (instruction and constant-bank fetches,
-//     most likely).
-//   - dram__bytes_read.sum: ncu reads 2.5-19 KB more per launch (median
-//     3.8 KB at O3, 10 KB at G, whose code is larger), so small kernels are
-//     far outside 10 % while the data they read matches.
+// Checked against the perf corpus (testdata/perf, access patterns recorded
+// for this package, with ncu's L2 breakdown by source unit):
+//   - local memory makes one request per 4-byte word of a lane (the
+//     interleaved layout puts each word of the warp in a 128 B chunk of its
+//     own): an 8-byte local access is 2 requests, a 16-byte one 4;
+//   - the H100's two L2 partitions keep near copies (L2Config.NearCopies):
+//     an SM's transactions look up a slice of its own partition; a read of
+//     a line homed in the other partition that misses there is looked up
+//     again at home over the fabric (ncu's lts__t_sectors_srcunit_ltcfabric:
+//     half of l2_ws_4MiB's first-pass misses), writes go on to the home
+//     slice; so a working set that every SM reads stops fitting well below
+//     50 MiB (l2_ws: 24 MiB fits, 32 MiB half, 40 MiB not; our hit rates
+//     66.7, 52.6, 20.7 % against ncu's 66.5, 53.8, 9.2 %);
+//   - DRAM reads 64 B units (DRAMConfig.AccessBytes): a stride-16 u32 copy
+//     reads twice the sectors it misses;
+//   - the L1's set index is hashed (an L1 indexed by the line number modulo
+//     its sets thrashes on strides of whole pages that the GPU's does not:
+//     l2_ws_ca_16MiB, L1 hit rate 62 % against ncu's 54 %; 8 % unhashed).
+//
+// Known differences from ncu (the README's ground-truth section has the
+// match rate of every counter):
+//   - ncu's L2 counters include traffic no kernel access explains: about
+//     21,350 sector lookups over the fabric in every launch, even an 8-block
+//     copy (lts__t_sectors_srcunit_ltcfabric), and instruction and constant
+//     fetches; ncu's DRAM reads are 2.8 KB (O3) to 24 KB (-G, whose code is
+//     larger) more per launch. Small launches are therefore far from ncu's
+//     L2 hit rate and DRAM bytes while the data they move matches.
+//   - Partial-sector writes: the GPU reads the rest of a sector from DRAM
+//     when it evicts a partly written one (store_fill_stride2_32MiB: 27.7 MB
+//     read); this model writes sectors without reading them.
 //   - L1 store hits depend on how warps interleave: transpose_naive has 8
-//     warps writing the same lines at once (ncu 27.87 %, our warp-by-warp
-//     order 86 %). Within 10 points: 54 of 70 O3 launches with L1 traffic,
-//     59 of 77 at G.
+//     warps writing the same lines at once (ncu 27.87 %, ours 86 % with a
+//     store hitting when its line's tag is present; int_basic32, whose
+//     warps rewrite their own lines, needs that rule: ncu 93.24 %, ours
+//     93.25 %). Adjacent warps' misaligned requests sharing a sector: ncu
+//     counts far fewer L2 hits (copy_u32_offset_i1_o0: 51 against 144).
 //   - Shared float atomics become CAS loops in the machine code; ncu counts
 //     their loads (atomic_float_exact: 47,200 wavefronts) where the PTX has
 //     one atomic per lane. Requests, sectors and wavefronts otherwise match
 //     exactly wherever ptxas kept the PTX's accesses (it merges adjacent
 //     shared and global accesses into wider ones at -O3).
-//   - The L1's geometry: Accel-Sim's microbenchmarks find 4 sets of many
-//     ways since Kepler; the H100 profile uses 8 ways (224 sets for a 32 KiB
-//     carveout) because a lookup scans its set. A profile may say otherwise.
 //   - Texture caches see the texel addresses as the VM reports them; the
 //     GPU's block-linear layout of CUDA arrays gives 2D neighbours common
 //     lines only if the VM reports addresses in that layout.

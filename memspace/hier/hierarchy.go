@@ -14,6 +14,9 @@ type Launch struct {
 	// Occupancy is the blocks per SM the other limits (threads, warps,
 	// registers, the block limit) allow.
 	Occupancy int
+	// ThreadOccupancy is the blocks per SM the warp, block and barrier
+	// limits allow, registers aside (0: unknown; see Config.CarveoutFor).
+	ThreadOccupancy int
 }
 
 // Mode says how the SM sides reach the shared side.
@@ -59,7 +62,7 @@ func New(cfg *Config, l Launch, mode Mode) (*Hierarchy, error) {
 		return nil, fmt.Errorf("hierarchy %q: negative shared memory or occupancy", cfg.Name)
 	}
 	h := &Hierarchy{cfg: cfg, mode: mode, mem: newMemory(cfg)}
-	h.shared, h.l1 = cfg.Carveout(l.SharedPerCTA, l.Occupancy)
+	h.shared, h.l1 = cfg.CarveoutFor(l.SharedPerCTA, l.Occupancy, l.ThreadOccupancy)
 	g := newGeometry(cfg.SectorBytes, cfg.LineBytes)
 	lruL1 := cfg.L1.Replacement == "lru"
 	h.sms = make([]*SM, cfg.SMs)
@@ -76,7 +79,7 @@ func New(cfg *Config, l Launch, mode Mode) (*Hierarchy, error) {
 			ccSh:  uint(bits.TrailingZeros(uint(cfg.Const.LineBytes))),
 		}
 		if h.l1 > 0 {
-			s.l1 = newCache(h.l1, cfg.LineBytes, cfg.L1.Ways, lruL1, false)
+			s.l1 = newCache(h.l1, cfg.LineBytes, cfg.L1.Ways, lruL1, true)
 		} else {
 			s.l1 = newCache(cfg.LineBytes*cfg.L1.Ways, cfg.LineBytes, cfg.L1.Ways, lruL1, false)
 		}

@@ -13,6 +13,9 @@ type txn struct {
 	// line (they serialise) and its distinct addresses on the line. For a
 	// write: lanes is 1 when the line's sectors are written in part.
 	lanes, addrs uint8
+	// konst marks a constant-cache miss: traffic that does not come from
+	// L1TEX (ncu's srcunit_tex).
+	konst bool
 }
 
 // Transaction operations and flags.
@@ -43,6 +46,8 @@ type Memory struct {
 	sliceFree []uint64
 	chanFree  []float64
 	chanCyc   float64 // cycles one sector occupies a DRAM channel
+
+	dramUnit uint8 // sectors DRAM reads at a time
 }
 
 func newMemory(cfg *Config) *Memory {
@@ -57,6 +62,7 @@ func newMemory(cfg *Config) *Memory {
 	m.sliceFree = make([]uint64, cfg.L2.Slices)
 	m.chanFree = make([]float64, cfg.DRAM.Channels)
 	m.chanCyc = float64(cfg.SectorBytes) * float64(cfg.DRAM.Channels) / cfg.DRAM.BytesPerCycle
+	m.dramUnit = uint8(max(1, cfg.DRAM.AccessBytes/cfg.SectorBytes))
 	return m
 }
 
@@ -76,17 +82,77 @@ func (m *Memory) Tally() *Tally { return &m.tally }
 
 // serve performs one transaction from an SM of partition part at cycle now
 // and returns its latency (meaningful in timing mode only).
+//
+// With L2Config.NearCopies (the H100), a transaction goes to a slice of the
+// SM's own partition: the line's home slice when it is homed there, else a
+// slice that keeps near copies of the other partition's lines. A read that
+// misses a near copy is looked up at the home slice over the fabric
+// between the partitions (and from DRAM when the home slice misses too);
+// writes update the near copy and go on to the home slice, which holds the
+// dirty data; atomics and reductions are performed at the home slice.
+// Without it every transaction goes to its home slice, near or far.
 func (m *Memory) serve(t txn, part int, now uint64) uint32 {
-	slice := m.sliceOf(t.line)
+	home := m.sliceOf(t.line)
 	c := m.tally.at(t.inst)
-	l2 := m.slices[slice]
-	n := bits.OnesCount8(t.mask)
+	n := uint64(bits.OnesCount8(t.mask))
 	lat := &m.cfg.Latency
-	base := lat.L2HitNear
-	if m.partitionOf(slice) != part {
-		c[L2FarSectors] += uint64(n)
-		base = lat.L2HitFar
+	op := t.op & opMask
+	far := m.partitionOf(home) != part
+	if far {
+		c[L2FarSectors] += n
 	}
+	if !far || !m.cfg.L2.NearCopies {
+		base := lat.L2HitNear
+		if far {
+			base = lat.L2HitFar
+		}
+		hit, wait := m.access(home, t, c, false, true, now)
+		return base + wait + m.fill(home, t, hit, c, now+uint64(wait))
+	}
+	near := m.nearSlice(t.line, part)
+	switch op {
+	case opRead:
+		hit, wait := m.access(near, t, c, false, false, now)
+		miss := t.mask &^ hit
+		if miss == 0 {
+			return lat.L2HitNear + wait
+		}
+		ft := t
+		ft.mask = miss
+		hit2, wait2 := m.access(home, ft, c, true, true, now+uint64(wait))
+		return lat.L2HitFar + wait + wait2 + m.fill(home, ft, hit2, c, now+uint64(wait+wait2))
+	case opWrite:
+		_, wait := m.access(near, t, c, false, false, now)
+		_, wait2 := m.access(home, t, c, true, true, now+uint64(wait))
+		return lat.L2HitFar + wait + wait2
+	default:
+		// The near copy is looked up (and dropped: the result lives at
+		// home); the operation is performed at the home slice.
+		_, wait := m.access(near, t, c, false, false, now)
+		m.slices[near].drop(t.line, t.mask)
+		hit, wait2 := m.access(home, t, c, true, true, now+uint64(wait))
+		return lat.L2HitFar + wait + wait2 + m.fill(home, t, hit, c, now+uint64(wait+wait2))
+	}
+}
+
+// nearSlice is the slice of partition part that keeps a near copy of line
+// (a line homed in another partition): a second hash over the partition's
+// slices.
+func (m *Memory) nearSlice(line uint64, part int) int {
+	h := (line ^ line>>23) * 0x9E3779B97F4A7C15
+	return part*m.perPar + int((h>>40)%uint64(m.perPar))
+}
+
+// access looks the sectors of t up in slice, allocating the line on a miss
+// (a dirty victim is written to DRAM), counts them (under the fabric's
+// counters when fabric is set) and marks them valid; home says whether the
+// slice is the line's home (written data is dirty there, and write-through
+// stores go to DRAM from there). It returns the sectors that hit and the
+// cycles the transaction queued at the slice.
+func (m *Memory) access(slice int, t txn, c *Counts, fabric, home bool, now uint64) (hit uint8, wait uint32) {
+	l2 := m.slices[slice]
+	n := uint64(bits.OnesCount8(t.mask))
+	lat := &m.cfg.Latency
 	prio := prioNormal
 	switch {
 	case t.op&flagEvictFirst != 0:
@@ -95,7 +161,6 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 		prio = prioLast
 	}
 	e, victim := l2.lookup(t.line)
-	var hit uint8
 	if e != nil {
 		hit = e.valid & t.mask
 		l2.touch(e)
@@ -109,7 +174,6 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 			m.dram(old, odirty, now)
 		}
 	}
-	miss := t.mask &^ hit
 	op := t.op & opMask
 	sectors, hits := L2ReadSectors, L2ReadHit
 	switch op {
@@ -120,16 +184,28 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 	case opRed:
 		sectors, hits = L2RedSectors, L2RedHit
 	}
-	c[sectors] += uint64(n)
+	h := uint64(bits.OnesCount8(hit))
 	if op == opWrite && m.cfg.L2.WritesHit {
-		c[hits] += uint64(n)
-	} else {
-		c[hits] += uint64(bits.OnesCount8(hit))
+		h = n
+	}
+	c[sectors] += n
+	c[hits] += h
+	switch {
+	case fabric:
+		c[L2FabricSectors] += n
+		c[L2FabricHit] += h
+	case t.konst:
+	case op == opRead:
+		c[L2TexReadSectors] += n
+		c[L2TexReadHit] += h
+	case op == opWrite:
+		c[L2TexWriteSectors] += n
+		c[L2TexWriteHit] += h
 	}
 
 	// Queueing at the slice.
 	start := max(now, m.sliceFree[slice])
-	busy := uint64((n<<m.g.sectorShift + lat.L2BytesPerCycle - 1) / lat.L2BytesPerCycle)
+	busy := uint64((int(n)<<m.g.sectorShift + lat.L2BytesPerCycle - 1) / lat.L2BytesPerCycle)
 	switch {
 	case op == opAtom || op == opRed:
 		busy = max(busy, uint64(lat.L2AtomicTxnCycles+max(float64(t.lanes)*lat.L2AtomicCycles, float64(t.addrs)*lat.L2AtomicAddrCycles)+0.5))
@@ -137,24 +213,39 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 		busy = max(busy, uint64(float64(n)*lat.L2PartialWriteCycles+0.5))
 	}
 	m.sliceFree[slice] = start + busy
-	wait := uint32(start - now)
+	wait = uint32(start - now)
 
-	var dramLat uint32
-	if miss != 0 && op != opWrite {
-		// Reads and atomics need the data: fetch the missing sectors.
-		c[DRAMReadSectors] += uint64(bits.OnesCount8(miss))
-		dramLat = lat.DRAM + m.dram(t.line, miss, start)
-	}
 	e.valid |= t.mask
-	if op != opRead {
+	if op != opRead && home {
 		if t.op&flagWriteThrough != 0 {
-			c[DRAMWriteSectors] += uint64(n)
+			c[DRAMWriteSectors] += n
 			m.dram(t.line, t.mask, start)
 		} else {
 			e.dirty |= t.mask
 		}
 	}
-	return base + wait + dramLat
+	return hit, wait
+}
+
+// fill fetches from DRAM, for a read or an atomic at the home slice, the
+// sectors of t that missed, in units of DRAMConfig.AccessBytes (the other
+// sectors of a unit become valid too), and returns the DRAM latency.
+func (m *Memory) fill(slice int, t txn, hit uint8, c *Counts, now uint64) uint32 {
+	op := t.op & opMask
+	miss := t.mask &^ hit
+	if miss == 0 || op == opWrite {
+		return 0
+	}
+	fetch := miss
+	if u := m.dramUnit; u > 1 {
+		fetch = expand(miss, u)
+		if e := m.slices[slice].find(t.line); e != nil {
+			fetch &^= e.valid &^ miss
+			e.valid |= fetch
+		}
+	}
+	c[DRAMReadSectors] += uint64(bits.OnesCount8(fetch))
+	return m.cfg.Latency.DRAM + m.dram(t.line, fetch, now)
 }
 
 // dram queues the sectors of mask of line on their channels from cycle now

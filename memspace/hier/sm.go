@@ -150,6 +150,9 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 		return memspace.Outcome{}
 	}
 	before, deps := len(s.out), len(s.deps)
+	if a.Space != memspace.Generic && a.Space != memspace.Texture {
+		s.tally.note(a)
+	}
 	var lat uint32
 	switch a.Space {
 	case memspace.Global:
@@ -266,7 +269,7 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 	case memspace.Load:
 		h := hint{allocate: true, prio: prioNormal}
 		if local {
-			c[LocalLdRequests]++
+			c[LocalLdRequests] += localRequests(a)
 			c[LocalLdSectors] += uint64(nsec)
 			h = hintFor(a.L1Evict, h)
 			return s.loadLines(a, c, LocalLdHit, LocalLdMiss, NumCounters, h)
@@ -295,7 +298,7 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 		return s.loadLines(a, c, GlobalLdHit, GlobalLdMiss, GlobalLdFetched, hintFor(a.L1Evict, h))
 	case memspace.Store:
 		if local {
-			c[LocalStRequests]++
+			c[LocalStRequests] += localRequests(a)
 			c[LocalStSectors] += uint64(nsec)
 			return s.storeLines(a, c, s.cfg.L1.LocalStorePolicy, LocalStHit, LocalStMiss, NumCounters)
 		}
@@ -320,6 +323,17 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 		}
 		return s.cfg.Latency.L1Hit + lat
 	}
+}
+
+// localRequests is the requests a local access makes: one per 4-byte word
+// of each lane, since the interleaved layout puts each word of the warp in a
+// 128 B chunk of its own (ncu counts an 8-byte local load as 2 requests, a
+// 16-byte one as 4: local_dyn_index_uniform, nbody_rsqrt at -G).
+func localRequests(a *memspace.Access) uint64 {
+	if a.WordStride != 0 && a.Size > 4 {
+		return uint64(a.Size) / 4
+	}
+	return 1
 }
 
 // loadLines looks the request's lines up in L1 and fetches what misses.
@@ -477,7 +491,7 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 		s.ls.reset()
 		s.ls.add(&s.g, cl<<s.ccSh, 1<<s.ccSh)
 		for i := 0; i < s.ls.n; i++ {
-			l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opRead, inst: a.Origin.Inst}))
+			l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opRead, inst: a.Origin.Inst, konst: true}))
 		}
 	}
 	// Misses are served one after another from the next level.

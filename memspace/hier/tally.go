@@ -1,5 +1,11 @@
 package hier
 
+import (
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
 // Tally holds counters per instruction: the block of instruction id i
 // (memspace.Origin.Inst) is at index i+1, index 0 collects accesses with no
 // instruction id. Blocks are allocated on an instruction's first access, so
@@ -8,6 +14,88 @@ package hier
 type Tally struct {
 	blocks []*Counts
 	slab   []Counts
+	pats   []Pattern // by the same index as blocks
+}
+
+// Pattern is the shape of one of an instruction's warp-wide accesses: the
+// first one with the most active lanes (over SMs, the lowest-numbered SM's),
+// what a diagnosis needs to name an access pattern ("stride-32",
+// "misaligned", "uniform"). Texture fetches have none.
+type Pattern struct {
+	// Lanes is the number of active lanes, Size the bytes each moves.
+	Lanes, Size int
+	// Distinct is the number of distinct lane addresses.
+	Distinct int
+	// Stride is the distance in bytes from each active lane's address to
+	// the next active lane's when it is the same for all of them (Regular);
+	// 0 for a uniform address.
+	Stride  int64
+	Regular bool
+	// First is the lowest active lane's address (its alignment matters).
+	First uint64
+}
+
+// note records the pattern of access a for its instruction unless one with
+// as many lanes was recorded.
+func (t *Tally) note(a *memspace.Access) {
+	i := int(a.Origin.Inst) + 1
+	if i < 0 {
+		i = 0
+	}
+	if i < len(t.pats) && t.pats[i].Lanes >= 32 {
+		return
+	}
+	lanes := bits.OnesCount32(a.Mask)
+	if i < len(t.pats) && t.pats[i].Lanes >= lanes {
+		return
+	}
+	if i >= len(t.pats) {
+		n := max(2*len(t.pats), i+1, 64)
+		np := make([]Pattern, n)
+		copy(np, t.pats)
+		t.pats = np
+	}
+	p := Pattern{Lanes: lanes, Size: int(a.Size), Regular: true}
+	var seen [32]uint64
+	var prev uint64
+	n := 0
+	for m := a.Mask; m != 0; m &= m - 1 {
+		addr := a.Addr[bits.TrailingZeros32(m)]
+		j := 0
+		for j < p.Distinct && seen[j] != addr {
+			j++
+		}
+		if j == p.Distinct {
+			seen[p.Distinct] = addr
+			p.Distinct++
+		}
+		switch n {
+		case 0:
+			p.First = addr
+		case 1:
+			p.Stride = int64(addr - prev)
+		default:
+			if int64(addr-prev) != p.Stride {
+				p.Regular = false
+			}
+		}
+		prev = addr
+		n++
+	}
+	if !p.Regular {
+		p.Stride = 0
+	}
+	t.pats[i] = p
+}
+
+// Pattern returns the recorded pattern of instruction inst (Lanes 0 when
+// none was).
+func (t *Tally) Pattern(inst int32) Pattern {
+	i := int(inst) + 1
+	if i >= 0 && i < len(t.pats) {
+		return t.pats[i]
+	}
+	return Pattern{}
 }
 
 // at returns the block of instruction inst.
@@ -69,11 +157,26 @@ func (t *Tally) Total() Counts {
 }
 
 // Merge adds o's counters into t, instruction by instruction. Integer sums
-// do not depend on the order SMs are merged in.
+// do not depend on the order SMs are merged in; a pattern of o replaces t's
+// only when it has more lanes (so merging SMs in ascending order keeps the
+// lowest SM's among equals).
 func (t *Tally) Merge(o *Tally) {
 	for i, b := range o.blocks {
 		if b != nil {
 			t.at(int32(i - 1)).Add(b)
+		}
+	}
+	for i, p := range o.pats {
+		if p.Lanes == 0 {
+			continue
+		}
+		if i >= len(t.pats) {
+			np := make([]Pattern, max(len(o.pats), 2*len(t.pats)))
+			copy(np, t.pats)
+			t.pats = np
+		}
+		if p.Lanes > t.pats[i].Lanes {
+			t.pats[i] = p
 		}
 	}
 }

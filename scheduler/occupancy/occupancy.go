@@ -21,8 +21,8 @@ type Input struct {
 	// launch__barrier_count; Barriers of a kernel).
 	Barriers int
 	// Carveout is the shared-memory carveout of the SM in bytes; 0: the one
-	// the driver would pick (hier.Config.Carveout), which reproduces 220 of
-	// the 222 corpus launches.
+	// the driver would pick (hier.Config.CarveoutFor), which reproduces 221
+	// of the 222 nvcc corpus launches.
 	Carveout int
 	// Blocks is the number of blocks of the grid (0: unknown; only the
 	// waves metric needs it).
@@ -61,8 +61,11 @@ type Result struct {
 	// (launch__waves_per_multiprocessor; 0 when Input.Blocks is 0).
 	Waves float64
 	// BlocksOtherThanShared is the smallest limit but that of shared
-	// memory: what the carveout is chosen for (hier.Launch.Occupancy).
+	// memory: what the carveout is chosen for (hier.Launch.Occupancy);
+	// BlocksByThreads the smallest of the warp, block and barrier limits
+	// (hier.Launch.ThreadOccupancy).
 	BlocksOtherThanShared int
+	BlocksByThreads       int
 }
 
 // Compute returns the theoretical occupancy of a launch on p, as the CUDA
@@ -116,11 +119,12 @@ func Compute(p *gpu.Profile, in Input) (Result, error) {
 	}
 
 	r.BlocksOtherThanShared = min(r.LimitWarps, r.LimitBlocks, r.LimitRegisters, r.LimitBarriers)
+	r.BlocksByThreads = min(r.LimitWarps, r.LimitBlocks, r.LimitBarriers)
 
 	r.SharedAllocated = roundUp(in.Shared+p.Memory.L1.ReservedSharedPerCTA, s.SharedAllocUnit)
 	r.Carveout = in.Carveout
 	if r.Carveout == 0 {
-		r.Carveout, _ = p.Memory.Carveout(in.Shared, r.BlocksOtherThanShared)
+		r.Carveout, _ = p.Memory.CarveoutFor(in.Shared, r.BlocksOtherThanShared, r.BlocksByThreads)
 		r.CarveoutPredicted = true
 	}
 	if r.SharedAllocated > r.Carveout {

@@ -67,9 +67,9 @@ func TestAgainstNcu(t *testing.T) {
 }
 
 // TestCarveoutPrediction: the carveout the package predicts when none is
-// given, against the one the driver chose. The rule (hier.Config.Carveout)
-// reproduces 220 of the nvcc corpus's 222 launches; the other corpora, when
-// present, are reported.
+// given, against the one the driver chose. The rule
+// (hier.Config.CarveoutFor) reproduces 221 of the nvcc corpus's 222
+// launches (generic_ptr at -G is the miss); the other corpora are reported.
 func TestCarveoutPrediction(t *testing.T) {
 	h100 := gpu.MustLookup("h100")
 	hit := map[string][2]int{}
@@ -91,7 +91,7 @@ func TestCarveoutPrediction(t *testing.T) {
 	for corpus, c := range hit {
 		t.Logf("%s: carveout predicted for %d of %d launches", corpus, c[0], c[1])
 	}
-	assert.GreaterOrEqual(t, hit["nvcc"][0], 220)
+	assert.GreaterOrEqual(t, hit["nvcc"][0], 221)
 }
 
 // TestBarriers: the barrier count read from the PTX equals ncu's

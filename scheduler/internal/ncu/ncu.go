@@ -1,5 +1,5 @@
 // Package ncu reads the Nsight Compute tables of the GPU corpora under
-// testdata/ (testdata/<corpus>/ncu/<table>.csv, `ncu --csv --page raw`, one
+// testdata/ (testdata/<corpus>/ncu/<table>.csv or .csv.gz, `ncu --csv --page raw`, one
 // row per launch, with <table>.launches.json naming each row's case), for
 // the tests that compare the emulator's figures with the GPU's.
 //
@@ -83,7 +83,12 @@ func (l *Launch) Has(metric string) bool {
 	return ok
 }
 
-// Tables lists the CSV tables (plain or gzipped) under testdata that have
+// base is a table's path without .csv or .csv.gz.
+func base(p string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(p, ".gz"), ".csv")
+}
+
+// Tables lists the CSV tables (.csv or .csv.gz) under testdata that have
 // their .launches.json, sorted; corpora that are not there are skipped.
 func Tables(testdata string) ([]string, error) {
 	var all []string
@@ -96,17 +101,12 @@ func Tables(testdata string) ([]string, error) {
 	}
 	var out []string
 	for _, p := range all {
-		if _, err := os.Stat(tableBase(p) + ".launches.json"); err == nil {
+		if _, err := os.Stat(base(p) + ".launches.json"); err == nil {
 			out = append(out, p)
 		}
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// tableBase is a table's path without .csv or .csv.gz.
-func tableBase(p string) string {
-	return strings.TrimSuffix(strings.TrimSuffix(p, ".gz"), ".csv")
 }
 
 type launchEntry struct {
@@ -126,11 +126,12 @@ func Read(csvPath string) ([]*Launch, error) {
 	defer f.Close()
 	var in io.Reader = f
 	if strings.HasSuffix(csvPath, ".gz") {
-		gz, err := gzip.NewReader(f)
+		z, err := gzip.NewReader(f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", csvPath, err)
 		}
-		in = gz
+		defer z.Close()
+		in = z
 	}
 	r := csv.NewReader(in)
 	r.FieldsPerRecord = -1
@@ -141,7 +142,7 @@ func Read(csvPath string) ([]*Launch, error) {
 	if len(recs) < 2 {
 		return nil, fmt.Errorf("%s: no rows", csvPath)
 	}
-	data, err := os.ReadFile(tableBase(csvPath) + ".launches.json")
+	data, err := os.ReadFile(base(csvPath) + ".launches.json")
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +150,7 @@ func Read(csvPath string) ([]*Launch, error) {
 	if err := json.Unmarshal(data, &ents); err != nil {
 		return nil, fmt.Errorf("%s: %w", csvPath, err)
 	}
-	table := filepath.Base(tableBase(csvPath))
+	table := filepath.Base(base(csvPath))
 	ncuDir := filepath.Dir(csvPath)
 	corpusDir := filepath.Dir(ncuDir)
 	testdata := filepath.Dir(corpusDir)

@@ -1,0 +1,145 @@
+package hier
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// On the H100 (NearCopies) an SM's L2 traffic goes to its own partition.
+// A read of a line homed in the other partition misses its near copy once
+// and is then looked up at home over the fabric; later reads hit the near
+// copy. Writes go on to the home slice every time. (perf corpus, l2_ws_4MiB:
+// ncu's srcunit_ltcfabric lookups are half the first pass's misses, and the
+// second and third passes hit.)
+func TestNearCopies(t *testing.T) {
+	h := newTest(t, "h100")
+	sm := h.SM(0) // partition 0
+	m := h.Memory()
+	var near, far uint64
+	for line := uint64(base >> 7); near == 0 || far == 0; line++ {
+		if m.partitionOf(m.sliceOf(line)) == 0 {
+			if near == 0 {
+				near = line << 7
+			}
+		} else if far == 0 {
+			far = line << 7
+		}
+	}
+	load := func(addr uint64) {
+		a := acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return addr + uint64(4*l) })
+		a.Cache = memspace.CacheCG // past L1, so that every load reaches L2
+		sm.Observe(a)
+	}
+	for i := 0; i < 3; i++ {
+		load(near)
+		load(far)
+	}
+	h.Drain()
+	c := h.Counts()
+	assert.Equal(t, uint64(24), c[L2TexReadSectors], "6 requests of 4 sectors from the SM")
+	assert.Equal(t, uint64(16), c[L2TexReadHit], "every pass but the first hits in the SM's partition")
+	assert.Equal(t, uint64(4), c[L2FabricSectors], "the far line's first miss is looked up at home")
+	assert.Equal(t, uint64(0), c[L2FabricHit])
+	assert.Equal(t, uint64(28), c[L2ReadSectors], "lts__t_sectors_op_read counts both lookups")
+	assert.Equal(t, uint64(8), c[DRAMReadSectors], "each line read from DRAM once")
+
+	store := func(addr uint64) {
+		sm.Observe(acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return addr + 4096 + uint64(4*l) }))
+	}
+	h2 := newTest(t, "h100")
+	sm = h2.SM(0)
+	store(near)
+	store(far)
+	store(far)
+	h2.Drain()
+	c = h2.Counts()
+	farStore := uint64(4)
+	if m.partitionOf(m.sliceOf((near+4096)>>7)) != 0 {
+		farStore += 4
+	}
+	if m.partitionOf(m.sliceOf((far+4096)>>7)) != 0 {
+		farStore += 8
+	}
+	assert.Equal(t, uint64(12), c[L2TexWriteSectors])
+	assert.Equal(t, farStore-4, c[L2FabricSectors], "stores of far-homed lines go on to their home")
+	assert.Equal(t, uint64(12)+farStore-4, c[L2WriteSectors])
+
+	// Without near copies (GF100-like, or a profile that says so) there is
+	// no fabric traffic.
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.L2.NearCopies = false
+	h3, err := New(cfg, Launch{Occupancy: 8}, Functional)
+	require.NoError(t, err)
+	sm = h3.SM(0)
+	for i := 0; i < 3; i++ {
+		load(near)
+		load(far)
+	}
+	h3.Drain()
+	c = h3.Counts()
+	assert.Zero(t, c[L2FabricSectors])
+	assert.Equal(t, uint64(24), c[L2ReadSectors])
+	assert.Equal(t, uint64(16), c[L2ReadHit])
+}
+
+// With near copies, a working set that all SMs read stops fitting well below
+// the L2's size: each partition holds its SMs' near copies and its own lines
+// for the other partition. Shrunk here to an L2 of 2 x 2 slices of 64 KiB.
+func TestNearCopiesCapacity(t *testing.T) {
+	hitRate := func(near bool, ws uint64) float64 {
+		cfg, err := Profile("h100")
+		require.NoError(t, err)
+		cfg.SMs = 4
+		cfg.L2.Slices = 4
+		cfg.L2.SizeBytes = 4 * 64 << 10
+		cfg.L2.NearCopies = near
+		h, err := New(cfg, Launch{Occupancy: 8}, Functional)
+		require.NoError(t, err)
+		// Each SM reads its quarter of the working set three times.
+		for pass := 0; pass < 3; pass++ {
+			for sm := 0; sm < 4; sm++ {
+				q := ws / 4
+				for off := uint64(0); off < q; off += 128 {
+					a := acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + uint64(sm)*q + off + uint64(4*l) })
+					a.Cache = memspace.CacheCG
+					h.SM(sm).Observe(a)
+				}
+			}
+			h.Drain()
+		}
+		c := h.Counts()
+		return 100 * float64(c[L2TexReadHit]) / float64(c[L2TexReadSectors])
+	}
+	// 128 KiB of 256 fits either way: 2 of 3 passes hit.
+	assert.InDelta(t, 66.7, hitRate(true, 128<<10), 0.5)
+	assert.InDelta(t, 66.7, hitRate(false, 128<<10), 0.5)
+	// 192 KiB fits one copy, not one and a half (the perf corpus's l2_ws:
+	// 24 MiB of 50 fits, 32 MiB half does, 40 MiB does not).
+	assert.Greater(t, hitRate(false, 192<<10), 60.0)
+	assert.Less(t, hitRate(true, 192<<10), 35.0)
+	assert.Less(t, hitRate(true, 224<<10), 10.0)
+}
+
+// DRAM reads 64 B units on the H100: a stride-16 u32 copy reads twice the
+// sectors it misses (ncu: copy_u32_stride16, 4,176 DRAM sectors for 2,048
+// L2 misses); contiguous reads are unchanged.
+func TestDRAMAccessUnit(t *testing.T) {
+	for _, tt := range []struct {
+		profile string
+		stride  uint64
+		want    uint64 // DRAM sectors for 32 lanes
+	}{{"h100", 16, 64}, {"h100", 1, 4}, {"gf100", 16, 32}} {
+		h := newTest(t, tt.profile)
+		a := acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + 4*tt.stride*uint64(l) })
+		a.Cache = memspace.CacheCG
+		h.SM(0).Observe(a)
+		h.Drain()
+		c := h.Counts()
+		assert.Equal(t, tt.want, c[DRAMReadSectors], "%s stride %d", tt.profile, tt.stride)
+	}
+}

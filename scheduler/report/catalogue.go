@@ -1,0 +1,59 @@
+package report
+
+import (
+	"sort"
+
+	"github.com/ptxvm/ptxvm/memspace/hier"
+	"github.com/ptxvm/ptxvm/scheduler/occupancy"
+)
+
+// MetricInfo is one metric a run can report, with its one-line meaning
+// (derived values give their formula).
+type MetricInfo struct {
+	Name string `json:"name"`
+	Unit string `json:"unit,omitempty"`
+	Help string `json:"help"`
+	// Group is where it comes from: launch, occupancy, memory (the
+	// hierarchy's counters) or derived (computed from them).
+	Group string `json:"group"`
+}
+
+var launchMetrics = []MetricInfo{
+	{"launch__grid_size", "block", "blocks in the grid", "launch"},
+	{"launch__block_size", "thread", "threads in a block", "launch"},
+	{"launch__shared_mem_per_block_static", "byte", "static shared memory of a block (the kernel's .shared variables)", "launch"},
+	{"launch__shared_mem_per_block_dynamic", "byte", "dynamic shared memory of a block (the spec's dynamic_shared_bytes)", "launch"},
+	{"launch__barrier_count", "", "hardware barriers a block uses (one more than the highest bar.sync number; 16 when a number is a register)", "launch"},
+	{"launch__registers_per_thread", "register", "registers per thread as given (spec \"registers\" or --regs); reported only when given", "launch"},
+	{"ptxvm__registers_per_thread_estimated", "register", "registers per thread estimated from the PTX (a liveness pass fitted on ptxas -v reports, package scheduler/regs): the occupancy's assumption when none were given", "launch"},
+	{"ptxvm__ptx_inst_executed.sum", "inst", "warp-level PTX instructions executed (ncu's smsp__inst_executed counts machine instructions)", "launch"},
+	{"ptxvm__ptx_thread_inst_executed.sum", "inst", "thread-level PTX instructions executed (active lanes summed)", "launch"},
+}
+
+// Catalogue lists every metric a run can report: launch figures,
+// occupancy, the hierarchy's counters and the derived values, each with its
+// one-line meaning.
+func Catalogue() []MetricInfo {
+	out := append([]MetricInfo(nil), launchMetrics...)
+	var r occupancy.Result
+	r.Waves = 1 // so that the waves metric is listed
+	for _, m := range r.Metrics() {
+		out = append(out, MetricInfo{Name: m.Name, Help: m.Help, Group: "occupancy"})
+	}
+	var c hier.Counts
+	raw := map[string]bool{}
+	for i := hier.Counter(0); i < hier.NumCounters; i++ {
+		raw[i.String()] = true
+	}
+	for _, m := range hier.Metrics(&c, hier.Extra{InstIssued: 1}) {
+		g := "derived"
+		if raw[m.Name] {
+			g = "memory"
+		}
+		out = append(out, MetricInfo{Name: m.Name, Unit: m.Unit, Help: m.Help, Group: g})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return groupRank[out[i].Group] < groupRank[out[j].Group] })
+	return out
+}
+
+var groupRank = map[string]int{"launch": 0, "occupancy": 1, "memory": 2, "derived": 3}
