@@ -6,6 +6,7 @@
 //	ptxrun demo                   run the bundled kernels and check them
 //	ptxrun gpus                   list the GPU profiles
 //	ptxrun compare A.json B.json  run two specs, counters side by side
+//	ptxrun report SPEC.json       run a launch, write its report as one HTML file
 //	ptxrun metrics                list every metric with its meaning
 package main
 
@@ -57,6 +58,9 @@ Usage:
   ptxrun demo [flags]            run the bundled kernels and check them against Go references
   ptxrun gpus [NAME|FILE...]     list the GPU profiles (--gpu NAME or FILE selects one)
   ptxrun compare A.json B.json   run two specs and print their counters side by side
+  ptxrun report SPEC.json        run a launch (a spec, a quick launch or a bundled kernel) and write
+                                 its report as one self-contained HTML file, charts and source view
+  ptxrun report --compare A B    the same for two runs side by side
   ptxrun metrics                 list every metric --metrics writes, with its meaning
   ptxrun help spec               the launch-spec format (in full: docs/launch-spec.md)
   ptxrun version                 print the version
@@ -104,6 +108,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdGPUs(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(ctx, args[1:], stdout, stderr)
+	case "report":
+		return cmdReport(ctx, args[1:], stdout, stderr)
 	case "metrics":
 		return cmdMetrics(ctx, args[1:], stdout, stderr)
 	case "list":

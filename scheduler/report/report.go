@@ -34,6 +34,13 @@ type Report struct {
 	TopSectors   []int32 `json:"top_sectors"`
 	TopExcess    []int32 `json:"top_excess"`
 	TopConflicts []int32 `json:"top_conflicts"`
+	// Module is the PTX file's path as the run loaded it.
+	Module string `json:"module,omitempty"`
+	// Listing is the kernel's PTX line by line (ListingLine), for a
+	// source view; CUDAFiles the CUDA source files its .loc directives
+	// name, as nvcc recorded them.
+	Listing   []ListingLine `json:"listing,omitempty"`
+	CUDAFiles []string      `json:"cuda_files,omitempty"`
 
 	byID map[int32]int
 }
@@ -155,6 +162,16 @@ func New(run *scheduler.SpecRun, gpu *scheduler.Profile) (*Report, error) {
 	ptxFile := "?"
 	if l.Module != nil {
 		ptxFile = filepath.Base(l.Module.Filename)
+		r.Module = l.Module.Filename
+	}
+	if l.Module != nil && l.Module.AST != nil {
+		decl := map[string]int{}
+		for _, f := range l.Module.AST.Funcs {
+			if f.HasBody {
+				decl[f.Name] = f.Pos.Line
+			}
+		}
+		r.Listing, r.CUDAFiles = listing(k, l.Module.AST.SourceLines, decl)
 	}
 	byLine := map[string]*Line{}
 	for _, id := range ids {
