@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ptxvm/ptxvm/memspace/hier"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -35,9 +36,14 @@ type Options struct {
 	// beyond instruction counts; the bare interpreter's speed).
 	NoCounters bool
 	// Registers is the registers per thread for the occupancy calculator
-	// (0: the PTX's declared registers; RunSpec takes the spec's
+	// (0: estimated from the PTX, package regs; RunSpec takes the spec's
 	// "registers" field first).
 	Registers int
+	// Mode is ModeFunctional ("" too) or ModeTiming (RunSpec runs
+	// RunTimed).
+	Mode string
+	// Trace, in timing mode, records a timeline.
+	Trace *timing.Trace
 	// AnyTarget runs a module whose .target the GPU cannot run (PTX for a
 	// newer architecture) with the GPU's limits, instead of refusing it.
 	AnyTarget bool
@@ -57,6 +63,8 @@ type Result struct {
 	CTAsPerSM []int
 	// Occupancy is the launch's theoretical occupancy on the GPU.
 	Occupancy *Occupancy
+	// Timing is what the timing model measured (timing mode only).
+	Timing *timing.Result
 	// Hier is the memory hierarchy the launch's accesses went through, with
 	// its counters (nil with Options.NoCounters).
 	Hier *hier.Hierarchy

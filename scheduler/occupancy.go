@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ptxvm/ptxvm/scheduler/occupancy"
+	estimate "github.com/ptxvm/ptxvm/scheduler/regs"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -12,20 +13,21 @@ import (
 type Occupancy struct {
 	occupancy.Result
 	// Registers per thread, and where the count came from (given by the
-	// user, or the PTX's declared registers: an upper bound).
+	// user, or estimated from the PTX by package regs).
 	Registers      int
 	RegisterSource occupancy.RegisterSource
 }
 
 // LaunchOccupancy computes the occupancy of l on p with regs registers per
-// thread; regs 0 takes the registers the PTX declares, capped at what lets
-// one block fit (the launch ran on the GPU, so ptxas made it fit).
+// thread; regs 0 takes the estimate of package regs (a liveness pass over
+// the PTX), capped at what lets one block fit (the launch ran on the GPU,
+// so ptxas made it fit).
 func LaunchOccupancy(p *Profile, l *vm.Launch, regs int) (*Occupancy, error) {
 	o := &Occupancy{Registers: regs, RegisterSource: occupancy.RegistersGiven}
 	threads := l.ThreadsPerCTA()
 	if regs == 0 {
-		o.RegisterSource = occupancy.RegistersDeclared
-		o.Registers = occupancy.DeclaredRegisters(l.Kernel, p.SM.MaxRegsPerThread)
+		o.RegisterSource = occupancy.RegistersEstimated
+		o.Registers = min(estimate.Estimate(l.Kernel), p.SM.MaxRegsPerThread)
 		// The most registers per thread with which one block fits.
 		warps := (threads + 31) / 32
 		if u := p.SM.RegAllocUnit; u > 0 && warps > 0 {
@@ -49,7 +51,8 @@ func LaunchOccupancy(p *Profile, l *vm.Launch, regs int) (*Occupancy, error) {
 
 // Metrics returns the occupancy figures under Nsight Compute's names, and
 // the register count: launch__registers_per_thread when it was given,
-// ptxvm__registers_per_thread_declared when it is the PTX's declaration.
+// ptxvm__registers_per_thread_estimated when it is the estimate from the
+// PTX.
 func (o *Occupancy) Metrics() map[string]float64 {
 	m := map[string]float64{}
 	for _, v := range o.Result.Metrics() {
@@ -58,7 +61,7 @@ func (o *Occupancy) Metrics() map[string]float64 {
 	if o.RegisterSource == occupancy.RegistersGiven {
 		m["launch__registers_per_thread"] = float64(o.Registers)
 	} else {
-		m["ptxvm__registers_per_thread_declared"] = float64(o.Registers)
+		m["ptxvm__registers_per_thread_estimated"] = float64(o.Registers)
 	}
 	return m
 }

@@ -33,8 +33,8 @@ func (r *SpecRun) WriteOutput(name string, w io.Writer) error {
 func (r *SpecRun) Release() { r.Prepared.Device.Mem.FreeAll() }
 
 // RunSpec prepares spec on a fresh device whose memory is the GPU's, runs
-// it functionally on gpu and reads back its outputs (unless
-// opt.StreamOutputs). cache may be nil.
+// it on gpu (functionally, or with the timing model: opt.Mode) and reads
+// back its outputs (unless opt.StreamOutputs). cache may be nil.
 func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cache *spec.ModuleCache) (*SpecRun, error) {
 	dev := vm.NewDevice()
 	if gpu.DeviceMemory > 0 {
@@ -50,8 +50,16 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 	if opt.Registers == 0 {
 		opt.Registers = sp.Registers
 	}
+	if err := CheckMode(opt.Mode); err != nil {
+		dev.Mem.FreeAll()
+		return nil, err
+	}
+	launch := RunFunctional
+	if opt.Mode == ModeTiming {
+		launch = RunTimed
+	}
 	start := time.Now()
-	res, err := RunFunctional(ctx, p.Launch, gpu, opt)
+	res, err := launch(ctx, p.Launch, gpu, opt)
 	el := time.Since(start)
 	if err != nil {
 		dev.Mem.FreeAll()
@@ -86,6 +94,11 @@ func (r *SpecRun) Metrics() map[string]float64 {
 	}
 	if o := r.Result.Occupancy; o != nil {
 		for k, v := range o.Metrics() {
+			m[k] = v
+		}
+	}
+	if t := r.Result.Timing; t != nil {
+		for k, v := range t.Metrics() {
 			m[k] = v
 		}
 	}

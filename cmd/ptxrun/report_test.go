@@ -20,7 +20,7 @@ func TestRunReport(t *testing.T) {
 		"stride-256 access (1024 B between lanes): 32 sectors per request where 4 would do", "20 registers per thread"} {
 		assert.Contains(t, r.stdout, want)
 	}
-	assert.NotContains(t, r.stdout, "declared in the PTX")
+	assert.NotContains(t, r.stdout, "estimated from the PTX")
 
 	r = ptxrun(t, "run", caseSpec("transpose_shared"), "--report", "--json")
 	require.Equal(t, exitOK, r.code, r.stderr)

@@ -18,6 +18,7 @@ import (
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx/demangle"
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
 	"github.com/ptxvm/ptxvm/vm/spec/npy"
@@ -61,6 +62,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault (warp-synchronous member masks naming exited lanes, shuffles reading inactive lanes)")
+	mode := modeFlag(fs)
+	trace := traceFlag(fs)
 	kernel := fs.String("kernel", "", "quick launch: the kernel (`NAME`: mangled, C++ name or signature, or a unique part of one)")
 	grid := fs.String("grid", "", "quick launch: grid size, `X,Y,Z`")
 	block := fs.String("block", "", "quick launch: block size, `X,Y,Z`")
@@ -81,6 +84,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) || !nonNegative(stderr, "run", "regs", int64(*regs)) {
 		return exitUsage
+	}
+	if !checkMode(stderr, "run", *mode) {
+		return exitUsage
+	}
+	var tr *timing.Trace
+	if *trace != "" {
+		if *mode != scheduler.ModeTiming {
+			fmt.Fprintln(stderr, "ptxrun run: --trace needs --mode timing")
+			return exitUsage
+		}
+		tr = &timing.Trace{}
 	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
 	if err != nil {
@@ -117,7 +131,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var done atomic.Uint64
-	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true}
+	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true, Mode: *mode, Trace: tr}
 	prog := startProgress(stderr, "blocks", totalBlocks(sp), &done)
 	run, err := scheduler.RunSpec(ctx, sp, gpu, opt, nil)
 	prog.Stop()
@@ -156,6 +170,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			written[name] = p
 		}
 	}
+	if tr != nil {
+		if err := writeTrace(tr, *trace); err != nil {
+			fmt.Fprintln(stderr, "ptxrun run:", err)
+			return exitFail
+		}
+	}
 	m := launchMetrics(run, gpu)
 	if *metrics != "" {
 		data, _ := json.MarshalIndent(m, "", "  ")
@@ -176,14 +196,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			Outputs      map[string]string `json:"outputs,omitempty"`
 			Seconds      float64           `json:"seconds"`
 			SetupSeconds float64           `json:"setup_seconds"`
-		}{m, demangledOrEmpty(run.Prepared.Kernel), written, run.Elapsed.Seconds(), run.Setup.Seconds()})
+			Timing       *timingJSON       `json:"timing,omitempty"`
+		}{m, demangledOrEmpty(run.Prepared.Kernel), written, run.Elapsed.Seconds(), run.Setup.Seconds(), timingSummary(run.Result.Timing)})
 		return exitOK
 	}
 	l := run.Prepared.Launch
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "kernel\t%s\n", kernelTitle(run.Prepared.Kernel))
 	fmt.Fprintf(tw, "launch\tgrid (%d,%d,%d) x block (%d,%d,%d), %d B dynamic shared\n", l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.DynSmem)
-	fmt.Fprintf(tw, "gpu\t%s (%d SMs), functional mode\n", gpu.Name, gpu.SMs)
+	fmt.Fprintf(tw, "gpu\t%s (%d SMs), %s mode\n", gpu.Name, gpu.SMs, m.Mode)
 	fmt.Fprintf(tw, "PTX warp instructions\t%d\n", run.Result.Stats.Inst)
 	fmt.Fprintf(tw, "PTX thread instructions\t%d\n", run.Result.Stats.ThreadInst)
 	fmt.Fprintf(tw, "time\t%s (%s thread-inst/s)\n", run.Elapsed.Round(time.Microsecond), rate(run.Result.Stats.ThreadInst, run.Elapsed))
@@ -194,6 +215,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	tw.Flush()
+	if t := run.Result.Timing; t != nil {
+		printTiming(stdout, t, 8)
+	}
 	return exitOK
 }
 
@@ -308,5 +332,9 @@ type metricsFile struct {
 }
 
 func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile {
-	return &metricsFile{Kernel: run.Prepared.Kernel, GPU: gpu.Name, Mode: "functional", Metrics: run.Metrics()}
+	mode := scheduler.ModeFunctional
+	if run.Result.Timing != nil {
+		mode = scheduler.ModeTiming
+	}
+	return &metricsFile{Kernel: run.Prepared.Kernel, GPU: gpu.Name, Mode: mode, Metrics: run.Metrics()}
 }

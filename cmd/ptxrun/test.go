@@ -32,6 +32,7 @@ case). Exits 1 if any case fails.`, stderr)
 	gpuName := gpuFlag(fs)
 	anyTarget := fs.Bool("any-target", false, "run modules whose .target the GPU cannot run, with the GPU's limits")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault")
+	mode := modeFlag(fs)
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
@@ -42,6 +43,9 @@ case). Exits 1 if any case fails.`, stderr)
 		return exitUsage
 	}
 	if !nonNegative(stderr, "test", "workers", int64(*workers)) || !nonNegative(stderr, "test", "max-inst", *maxInst) {
+		return exitUsage
+	}
+	if !checkMode(stderr, "test", *mode) {
 		return exitUsage
 	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
@@ -59,7 +63,7 @@ case). Exits 1 if any case fails.`, stderr)
 		return exitUsage
 	}
 	start := time.Now()
-	opt := suite.Options{GPU: gpu, Workers: *workers, ULP: *ulp, MaxInst: *maxInst, Strict: *strict, AnyTarget: *anyTarget}
+	opt := suite.Options{GPU: gpu, Workers: *workers, ULP: *ulp, MaxInst: *maxInst, Strict: *strict, AnyTarget: *anyTarget, Mode: *mode}
 	var done atomic.Uint64
 	prog := startProgress(stderr, "cases", uint64(len(cases)), &done)
 	report := func(r *suite.Result) {

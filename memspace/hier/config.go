@@ -162,16 +162,34 @@ type DRAMConfig struct {
 // defaults are starting points from public descriptions, not calibrated; the
 // timing model calibrates them.
 type LatencyConfig struct {
-	Shared          uint32 `json:"shared"`        // one-wavefront shared access
-	PerWavefront    uint32 `json:"per_wavefront"` // each further wavefront (shared, constant, L1 tags)
-	L1Hit           uint32 `json:"l1_hit"`        // global/local load served by L1
-	Const           uint32 `json:"const"`         // constant-cache hit
-	Tex             uint32 `json:"tex"`           // texture request served by its cache
-	L2HitNear       uint32 `json:"l2_hit_near"`   // L1 miss served by a slice of the SM's partition
-	L2HitFar        uint32 `json:"l2_hit_far"`    // ... by a slice of the other partition
-	DRAM            uint32 `json:"dram"`          // added to an L2 miss
-	Store           uint32 `json:"store"`         // until a store has left the SM
+	Shared       uint32 `json:"shared"`        // one-wavefront shared access
+	PerWavefront uint32 `json:"per_wavefront"` // each further wavefront (shared, constant, L1 tags)
+	L1Hit        uint32 `json:"l1_hit"`        // global/local load served by L1
+	Const        uint32 `json:"const"`         // constant-cache hit
+	// ConstMiss is what each constant-cache miss of a request adds: the
+	// misses of one request are served one after another by the next
+	// level (0: only the L2 latency of the slowest).
+	ConstMiss       uint32 `json:"const_miss,omitempty"`
+	Tex             uint32 `json:"tex"`         // texture request served by its cache
+	L2HitNear       uint32 `json:"l2_hit_near"` // L1 miss served by a slice of the SM's partition
+	L2HitFar        uint32 `json:"l2_hit_far"`  // ... by a slice of the other partition
+	DRAM            uint32 `json:"dram"`        // added to an L2 miss
+	Store           uint32 `json:"store"`       // until a store has left the SM
 	L2BytesPerCycle int    `json:"l2_slice_bytes_per_cycle"`
+	// L2AtomicCycles is the cycles an L2 slice spends per update of one
+	// address by a global atomic or reduction (the lanes on one address
+	// serialise there), L2AtomicAddrCycles per distinct address of the
+	// line; a transaction takes the larger, plus L2AtomicTxnCycles. 0:
+	// atomics cost their bytes.
+	L2AtomicCycles     float64 `json:"l2_atomic_cycles_per_lane,omitempty"`
+	L2AtomicAddrCycles float64 `json:"l2_atomic_cycles_per_address,omitempty"`
+	// L2AtomicTxnCycles is what each atomic or reduction transaction
+	// costs its slice on top.
+	L2AtomicTxnCycles float64 `json:"l2_atomic_cycles_per_transaction,omitempty"`
+	// L2PartialWriteCycles is the cycles a slice spends per sector a
+	// store writes in part (fewer bytes than the sector: byte-masked
+	// writes); 0: they cost their bytes like whole ones.
+	L2PartialWriteCycles float64 `json:"l2_partial_write_cycles,omitempty"`
 }
 
 // Coalescing rules.

@@ -61,6 +61,18 @@
 // (Config.Latency: L1 hit, L2 hit near or far partition, DRAM, with queues
 // at L2 slices and DRAM channels; the defaults are uncalibrated).
 //
+// Windowed mode (a cycle loop whose SMs run in parallel, each up to the end
+// of a window of cycles): New(..., hier.Windowed); before a warp's memory
+// instruction executes, h.SM(i).SetCycle(now), which also starts a group
+// (that instruction's accesses); Observe returns the latency of what the SM
+// side serves itself and buffers its L2 traffic; SM.Waits says whether the
+// group waits for L2 data, SM.Group names it. At the window's end, from one
+// goroutine, h.Resolve() serves all SMs' traffic in cycle order (ties by SM
+// number) and SM.Completions gives each waiting group's completion cycle.
+// A window shorter than L1Hit + L2HitNear loses nothing: every completion
+// falls after the window's end. Counts and completions do not depend on how
+// many goroutines ran the SMs.
+//
 // # What was checked against the H100
 //
 // The tests hold the corpus rows (testdata/nvcc/ncu) the rules were derived

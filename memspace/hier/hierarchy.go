@@ -29,6 +29,14 @@ const (
 	// Timing: one goroutine drives every SM in cycle order; L2 traffic is
 	// served at once and Observe returns latencies.
 	Timing
+	// Windowed: SM sides run on any number of goroutines, each in cycle
+	// order within a window of cycles; Observe returns the latency of what
+	// the SM serves itself (L1, shared memory, constant and texture hits)
+	// and buffers its L2 traffic with the cycle it reaches L2. At the
+	// window's end Resolve serves every SM's traffic in cycle order (ties by
+	// SM number) and reports when each waiting access's data is back
+	// (SM.Completions). See Resolve.
+	Windowed
 )
 
 // Hierarchy is the memory hierarchy of one GPU for one launch: an SM side
@@ -42,6 +50,7 @@ type Hierarchy struct {
 	mem    *Memory
 	pos    []int // drain cursors
 	active []int // SMs with traffic left in this drain
+	merge  mergeHeap
 }
 
 // New builds the hierarchy cfg describes for launch l.
@@ -77,8 +86,11 @@ func New(cfg *Config, l Launch, mode Mode) (*Hierarchy, error) {
 		if !cfg.Tex.Unified {
 			s.tex = newCache(cfg.Tex.CacheBytes, cfg.LineBytes, cfg.Tex.Ways, true, false)
 		}
-		if mode == Timing {
+		switch mode {
+		case Timing:
 			s.mem = h.mem
+		case Windowed:
+			s.windowed = true
 		}
 		h.sms[i] = s
 	}

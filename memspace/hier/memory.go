@@ -9,6 +9,10 @@ type txn struct {
 	inst int32 // instruction id, for attribution
 	mask uint8 // sectors
 	op   uint8 // opRead..opRed | flags
+	// For an atomic or reduction: the most lanes on one address of the
+	// line (they serialise) and its distinct addresses on the line. For a
+	// write: lanes is 1 when the line's sectors are written in part.
+	lanes, addrs uint8
 	// konst marks a constant-cache miss: traffic that does not come from
 	// L1TEX (ncu's srcunit_tex).
 	konst bool
@@ -201,7 +205,14 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home bool, now uint
 
 	// Queueing at the slice.
 	start := max(now, m.sliceFree[slice])
-	m.sliceFree[slice] = start + uint64((int(n)<<m.g.sectorShift+lat.L2BytesPerCycle-1)/lat.L2BytesPerCycle)
+	busy := uint64((int(n)<<m.g.sectorShift + lat.L2BytesPerCycle - 1) / lat.L2BytesPerCycle)
+	switch {
+	case op == opAtom || op == opRed:
+		busy = max(busy, uint64(lat.L2AtomicTxnCycles+max(float64(t.lanes)*lat.L2AtomicCycles, float64(t.addrs)*lat.L2AtomicAddrCycles)+0.5))
+	case op == opWrite && t.lanes != 0:
+		busy = max(busy, uint64(float64(n)*lat.L2PartialWriteCycles+0.5))
+	}
+	m.sliceFree[slice] = start + busy
 	wait = uint32(start - now)
 
 	e.valid |= t.mask
@@ -249,4 +260,17 @@ func (m *Memory) dram(line uint64, mask uint8, now uint64) uint32 {
 		wait = max(wait, uint32(start-float64(now)))
 	}
 	return wait
+}
+
+// BusyUntil is the cycle the last queued L2 slice or DRAM channel work ends
+// (timing and windowed modes): a launch is not over before its writes are.
+func (m *Memory) BusyUntil() uint64 {
+	var t uint64
+	for _, f := range m.sliceFree {
+		t = max(t, f)
+	}
+	for _, f := range m.chanFree {
+		t = max(t, uint64(f))
+	}
+	return t
 }

@@ -36,6 +36,52 @@ type SM struct {
 
 	mem *Memory // non-nil in timing mode
 	now uint64
+
+	// Windowed mode: for each buffered transaction, the cycle its access
+	// was made, the latency of the access's part on the SM side, and its
+	// group (the accesses observed since one SetCycle) with waitBit set when
+	// the group waits for its data; the current group; and the completions
+	// Resolve reported.
+	windowed bool
+	outAt    []uint64
+	outLat   []uint32
+	outGrp   []uint64
+	group    uint64
+	grpWaits bool
+	grpWave  int
+	done     []Completion
+
+	// Windowed mode: the L1 fills in flight (line → the fill), and the
+	// groups that hit sectors of a fill not yet resolved (they complete
+	// when it does).
+	inflight map[uint64]*fill
+	newFills []*fill // fills of this window, to be dated by Resolve
+	deps     []groupDep
+	extra    []Completion
+}
+
+// fill is an L1 line's sectors on their way from L2: the group whose miss
+// fetched them and, once resolved, the cycle they arrive.
+type fill struct {
+	group uint64
+	mask  uint8
+	ready uint64 // 0 until Resolve
+}
+
+// groupDep says that group waits for the fill that group on fetches, and
+// completes no earlier than floor (its own access's L1 latency).
+type groupDep struct {
+	group, on, floor uint64
+}
+
+// waitBit marks, in SM.outGrp, a transaction whose data its group waits for.
+const waitBit = 1 << 63
+
+// Completion says when the data of a group of accesses (those observed
+// between two SetCycle calls) is back at the SM, in windowed mode.
+type Completion struct {
+	Group uint64
+	Cycle uint64
 }
 
 // Address keys keep the spaces apart in caches that hold several: the L1
@@ -55,9 +101,40 @@ func (s *SM) localKey(o *memspace.Origin) uint64 {
 // ID returns the SM's number.
 func (s *SM) ID() int { return s.id }
 
-// SetCycle tells the SM the current cycle (timing mode): the shared side's
-// queues are evaluated at it.
-func (s *SM) SetCycle(now uint64) { s.now = now }
+// SetCycle tells the SM the current cycle (timing and windowed modes): the
+// shared side's queues are evaluated at it. In windowed mode it also starts a
+// new group: the accesses observed until the next SetCycle (one
+// instruction's) complete together (Group, Waits, Completions). Cycles must
+// not decrease.
+func (s *SM) SetCycle(now uint64) {
+	s.now = now
+	s.grpWave = 0
+	if s.windowed {
+		s.group++
+		s.grpWaits = false
+	}
+}
+
+// Wavefronts returns how many passes through the SM's L1/shared data path
+// the accesses observed since the last SetCycle need (timing and windowed
+// modes): a shared access's wavefronts, a global or local access's 128 B
+// lines, a constant access's distinct addresses, a texture fetch's
+// requests. A timing model occupies its data pipe for that many cycles.
+func (s *SM) Wavefronts() int { return s.grpWave }
+
+// Group is the number of the current group of accesses (windowed mode).
+func (s *SM) Group() uint64 { return s.group }
+
+// Waits reports whether the current group sent L2 traffic whose data it
+// waits for (loads and atomics that missed in the SM's caches): its
+// completion cycle is then known only after the next Resolve. Stores and
+// reductions wait for nothing.
+func (s *SM) Waits() bool { return s.grpWaits }
+
+// Completions returns what the last Resolve reported for this SM: for each
+// group that waited, in group order, the cycle its last datum came back.
+// The slice is valid until the next Resolve.
+func (s *SM) Completions() []Completion { return s.done }
 
 // Tally returns the SM's counters per instruction (the L2 and DRAM
 // counters are the shared side's).
@@ -72,6 +149,7 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 	if a.Mask == 0 {
 		return memspace.Outcome{}
 	}
+	before, deps := len(s.out), len(s.deps)
 	if a.Space != memspace.Generic && a.Space != memspace.Texture {
 		s.tally.note(a)
 	}
@@ -91,6 +169,17 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 		lat = s.texture(a)
 	case memspace.Generic:
 		lat = s.generic(a)
+	}
+	if s.windowed {
+		// The L2 part of a waiting transaction's latency adds to what the
+		// SM side took before it (Resolve).
+		for i := before; i < len(s.outLat); i++ {
+			s.outLat[i] = lat
+		}
+		for i := deps; i < len(s.deps); i++ {
+			s.deps[i].floor = s.now + uint64(lat)
+		}
+		return memspace.Outcome{Latency: lat}
 	}
 	if s.mem == nil {
 		return memspace.Outcome{} // functional mode: no latencies
@@ -135,6 +224,16 @@ func (s *SM) send(t txn) uint32 {
 		return s.mem.serve(t, s.part, s.now)
 	}
 	s.out = append(s.out, t)
+	if s.windowed {
+		g := s.group
+		if op := t.op & opMask; op == opRead || op == opAtom {
+			g |= waitBit
+			s.grpWaits = true
+		}
+		s.outAt = append(s.outAt, s.now)
+		s.outLat = append(s.outLat, 0)
+		s.outGrp = append(s.outGrp, g)
+	}
 	return 0
 }
 
@@ -162,6 +261,7 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 	c := s.tally.at(a.Origin.Inst)
 	requested := coalesce(&s.g, a, key, &s.ls)
 	nsec := s.ls.sectors()
+	s.grpWave += s.ls.n
 	local := key != 0
 	before := len(s.out)
 	defer s.endRequest(before)
@@ -217,7 +317,9 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 		var lat uint32
 		for i := 0; i < s.ls.n; i++ {
 			s.l1.drop(s.ls.line[i], s.ls.mask[i])
-			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst}))
+			most, addrs := lanesOnLine(a, s.ls.line[i], s.g.sectorShift+s.g.lineShift, key)
+			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst,
+				lanes: most, addrs: addrs}))
 		}
 		return s.cfg.Latency.L1Hit + lat
 	}
@@ -245,11 +347,17 @@ func (s *SM) loadLines(a *memspace.Access, c *Counts, hitC, missC, fetched Count
 		hit, fetch := s.l1.read(line, mask, s.fill, h)
 		c[hitC] += uint64(bits.OnesCount8(hit))
 		c[missC] += uint64(bits.OnesCount8(mask &^ hit))
+		if hit != 0 && s.windowed {
+			lat = max(lat, s.inFlight(line, hit))
+		}
 		if fetch != 0 {
 			if fetched < NumCounters {
 				c[fetched] += uint64(bits.OnesCount8(fetch)) << s.g.sectorShift
 			}
 			l2 = max(l2, s.send(txn{line: line, mask: fetch, op: opRead | fl, inst: a.Origin.Inst}))
+			if s.windowed {
+				s.startFill(line, fetch)
+			}
 		}
 	}
 	return lat + l2
@@ -317,7 +425,11 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 				c[written] += uint64(n) << s.g.sectorShift
 			}
 		}
-		s.send(txn{line: line, mask: mask, op: opWrite | fl, inst: a.Origin.Inst})
+		t := txn{line: line, mask: mask, op: opWrite | fl, inst: a.Origin.Inst}
+		if written < NumCounters && (s.mem != nil || s.windowed) && s.cfg.Latency.L2PartialWriteCycles > 0 && s.partialWrite(a, line, mask, 0) {
+			t.lanes = 1
+		}
+		s.send(t)
 	}
 	return s.cfg.Latency.Store
 }
@@ -326,6 +438,7 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 func (s *SM) shared(a *memspace.Access) uint32 {
 	c := s.tally.at(a.Origin.Inst)
 	wf, ideal := s.banks.wavefronts(a)
+	s.grpWave += wf
 	req, wav, con := SharedLdRequests, SharedLdWavefronts, SharedLdConflicts
 	switch a.Kind {
 	case memspace.Store:
@@ -361,9 +474,11 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 		}
 	}
 	c[ConstWavefronts] += uint64(n)
+	s.grpWave += n
 	before := len(s.out)
 	defer s.endRequest(before)
 	var l2 uint32
+	misses := 0
 	for _, addr := range seen[:n] {
 		cl := (key | addr) >> s.ccSh
 		if hit, _ := s.cc.read(cl, 1, 1, hint{allocate: true, prio: prioNormal}); hit != 0 {
@@ -371,6 +486,7 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 			continue
 		}
 		c[ConstMiss]++
+		misses++
 		// The constant line's sectors in L2.
 		s.ls.reset()
 		s.ls.add(&s.g, cl<<s.ccSh, 1<<s.ccSh)
@@ -378,7 +494,8 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 			l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opRead, inst: a.Origin.Inst, konst: true}))
 		}
 	}
-	return s.cfg.Latency.Const + s.cfg.Latency.PerWavefront*uint32(max(0, n-1)) + l2
+	// Misses are served one after another from the next level.
+	return s.cfg.Latency.Const + s.cfg.Latency.PerWavefront*uint32(max(0, n-1)) + uint32(misses)*s.cfg.Latency.ConstMiss + l2
 }
 
 // texture counts a texture fetch: requests per group of lanes with texels
@@ -415,6 +532,7 @@ func (s *SM) texture(a *memspace.Access) uint32 {
 			continue
 		}
 		c[TexRequests]++
+		s.grpWave++
 		c[TexSectors] += uint64(s.ls.sectors())
 		for i := 0; i < s.ls.n; i++ {
 			line, mask := s.ls.line[i], s.ls.mask[i]
@@ -427,4 +545,84 @@ func (s *SM) texture(a *memspace.Access) uint32 {
 		}
 	}
 	return s.cfg.Latency.Tex + l2
+}
+
+// lanesOnLine returns, for the lanes of a whose address falls in line, the
+// most lanes on one address and the number of distinct addresses.
+func lanesOnLine(a *memspace.Access, line uint64, shift uint, key uint64) (most, addrs uint8) {
+	var seen [32]uint64
+	var count [32]uint8
+	n := 0
+	for m := a.Mask; m != 0; m &= m - 1 {
+		addr := key | a.Addr[bits.TrailingZeros32(m)]
+		if addr>>shift != line {
+			continue
+		}
+		j := 0
+		for j < n && seen[j] != addr {
+			j++
+		}
+		if j == n {
+			seen[n] = addr
+			n++
+		}
+		count[j]++
+		most = max(most, count[j])
+	}
+	return most, uint8(n)
+}
+
+// partialWrite reports whether the lanes of store a that fall in line
+// write less than the sectors of mask hold (timing needs it; counting
+// does not).
+func (s *SM) partialWrite(a *memspace.Access, line uint64, mask uint8, key uint64) bool {
+	shift := s.g.sectorShift + s.g.lineShift
+	var bytes uint64
+	for m := a.Mask; m != 0; m &= m - 1 {
+		if (key|a.Addr[bits.TrailingZeros32(m)])>>shift == line {
+			bytes += uint64(max(1, a.Size))
+		}
+	}
+	return bytes < uint64(bits.OnesCount8(mask))<<s.g.sectorShift
+}
+
+// startFill records that the current group fetches sectors mask of line
+// into L1 (windowed mode).
+func (s *SM) startFill(line uint64, mask uint8) {
+	if s.inflight == nil {
+		s.inflight = map[uint64]*fill{}
+	}
+	if f := s.inflight[line]; f != nil && f.ready == 0 && f.group == s.group {
+		f.mask |= mask
+		return
+	}
+	f := &fill{group: s.group, mask: mask}
+	s.inflight[line] = f
+	s.newFills = append(s.newFills, f)
+}
+
+// inFlight handles a hit on sectors of line that may still be on their
+// way from L2 (windowed mode): a hit on a fill not yet resolved makes the
+// current group wait for it; on a resolved one that has not arrived, the
+// returned latency covers its arrival.
+func (s *SM) inFlight(line uint64, hit uint8) uint32 {
+	f := s.inflight[line]
+	if f == nil || f.mask&hit == 0 {
+		return 0
+	}
+	if f.ready != 0 && f.ready <= s.now {
+		delete(s.inflight, line) // arrived
+		return 0
+	}
+	if f.ready == 0 {
+		if f.group != s.group {
+			s.deps = append(s.deps, groupDep{s.group, f.group, s.now + uint64(s.cfg.Latency.L1Hit)})
+			s.grpWaits = true
+		}
+		return 0
+	}
+	if f.ready > s.now {
+		return uint32(min(f.ready-s.now, 1<<31))
+	}
+	return 0
 }

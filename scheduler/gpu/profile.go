@@ -87,12 +87,6 @@ type LaunchLimits struct {
 	ConstBytes int `json:"const_bytes"`
 }
 
-// Timing is the timing model's part of a profile (issue 9). It is a plain
-// struct that the timing model extends with fields of its own; a profile
-// file written before a field existed stays valid, the field taking its
-// zero value, which the timing model reads as "use the default".
-type Timing struct{}
-
 // The GPU profiles shipped with the binary, one JSON file each.
 //
 //go:embed profiles/*.json

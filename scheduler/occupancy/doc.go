@@ -5,7 +5,8 @@
 // _shared_mem, _warps, _blocks, _barriers): Compute on a GPU profile and the
 // launch's threads, registers, shared memory and barriers. It also reads the
 // barriers a kernel's PTX uses (Barriers) and the registers it declares
-// (DeclaredRegisters, a stand-in until the timing model's estimate exists).
+// (DeclaredRegisters, an upper bound; the run estimates the count with package
+// scheduler/regs instead).
 //
 // Every figure equals ncu's for every launch of the corpora under testdata
 // when given ncu's register count and carveout; the carveout the driver

@@ -43,15 +43,17 @@ const (
 	// often far above what ptxas allocates (it can also fall short of a
 	// kernel that spills nothing but needs ptxas's temporaries).
 	RegistersDeclared RegisterSource = "declared"
+	// RegistersEstimated: estimated from the PTX's liveness (package
+	// scheduler/regs), fitted on the corpus's ptxas -v reports.
+	RegistersEstimated RegisterSource = "estimated"
 )
 
 // DeclaredRegisters returns the 32-bit registers the PTX of kernel k
 // declares (its entry and every function it can call; 64-bit registers
 // count twice, predicates not at all), at most maxRegs.
 //
-// It stands in for the estimate from a liveness pass that the timing model
-// (issue 9) provides; callers that have a count from ptxas or ncu pass it
-// as Input.Registers instead.
+// The run takes the liveness estimate of package scheduler/regs instead;
+// callers that have a count from ptxas or ncu pass it as Input.Registers.
 func DeclaredRegisters(k *vm.Kernel, maxRegs int) int {
 	n := 0
 	for _, f := range k.Funcs {

@@ -25,7 +25,7 @@ var launchMetrics = []MetricInfo{
 	{"launch__shared_mem_per_block_dynamic", "byte", "dynamic shared memory of a block (the spec's dynamic_shared_bytes)", "launch"},
 	{"launch__barrier_count", "", "hardware barriers a block uses (one more than the highest bar.sync number; 16 when a number is a register)", "launch"},
 	{"launch__registers_per_thread", "register", "registers per thread as given (spec \"registers\" or --regs); reported only when given", "launch"},
-	{"ptxvm__registers_per_thread_declared", "register", "registers per thread the PTX declares (64-bit count twice), capped to fit: the occupancy's assumption when none were given", "launch"},
+	{"ptxvm__registers_per_thread_estimated", "register", "registers per thread estimated from the PTX (a liveness pass fitted on ptxas -v reports, package scheduler/regs): the occupancy's assumption when none were given", "launch"},
 	{"ptxvm__ptx_inst_executed.sum", "inst", "warp-level PTX instructions executed (ncu's smsp__inst_executed counts machine instructions)", "launch"},
 	{"ptxvm__ptx_thread_inst_executed.sum", "inst", "thread-level PTX instructions executed (active lanes summed)", "launch"},
 }

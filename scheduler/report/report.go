@@ -52,8 +52,8 @@ type Launch struct {
 	StaticShared  uint64    `json:"static_shared_bytes"`
 	DynamicShared uint64    `json:"dynamic_shared_bytes"`
 	Registers     int       `json:"registers"`
-	// RegisterSource is "given" (spec or --regs) or "declared" (the PTX's
-	// declared registers, an upper bound).
+	// RegisterSource is "given" (spec or --regs) or "estimated" (from the
+	// PTX's liveness, package scheduler/regs).
 	RegisterSource string   `json:"register_source"`
 	Occupancy      float64  `json:"occupancy_pct"`
 	BlocksPerSM    int      `json:"blocks_per_sm"`

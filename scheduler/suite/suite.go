@@ -117,6 +117,7 @@ type Options struct {
 	ULP     uint64 // extra tolerance for every float output, on top of each spec's own
 	MaxInst int64  // instruction budget per case (0: none)
 	Strict  bool   // undefined behaviour is a fault
+	Mode    string // scheduler.ModeFunctional ("" too) or scheduler.ModeTiming
 	// AnyTarget runs modules whose .target the GPU cannot run.
 	AnyTarget bool
 }
@@ -227,7 +228,7 @@ type expected struct {
 // only, so it runs without the memory hierarchy's counters (a third to a
 // half faster).
 func runOptions(opt Options) scheduler.Options {
-	return scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict, AnyTarget: opt.AnyTarget, StreamOutputs: true, NoCounters: true}
+	return scheduler.Options{Workers: 1, MaxInst: opt.MaxInst, Strict: opt.Strict, AnyTarget: opt.AnyTarget, StreamOutputs: true, NoCounters: opt.Mode != "timing", Mode: opt.Mode}
 }
 
 // readExpected reads expected/<name>.bin, .npy or .sha256.

@@ -1,0 +1,230 @@
+package hier
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
+
+// windowRun drives the SM sides of cfg in windowed mode: in each window of
+// 100 cycles, SM s presents its stream's accesses of that window, one every
+// 7 cycles from cycle 3·s, on worker s % workers; Resolve ends the window.
+// It returns the counts and, per SM, each group's completion.
+func windowRun(t *testing.T, cfg *Config, st [][][]memspace.Access, workers int) (Counts, [][]Completion) {
+	h, err := New(cfg, Launch{Occupancy: 8}, Windowed)
+	require.NoError(t, err)
+	done := make([][]Completion, len(st))
+	for e := range st[0] {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for sm := w; sm < len(st); sm += workers {
+					s := h.SM(sm)
+					for i := range st[sm][e] {
+						s.SetCycle(uint64(e*100*len(st[sm][e])) + uint64(3*sm+7*i))
+						lat := s.Observe(&st[sm][e][i]).Latency
+						assert.NotZero(t, lat, "the SM's own part of the latency")
+						if i%13 == 0 {
+							runtime.Gosched()
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		h.Resolve()
+		for sm := range st {
+			done[sm] = append(done[sm], h.SM(sm).Completions()...)
+			assert.Zero(t, h.SM(sm).Pending())
+		}
+	}
+	return h.Counts(), done
+}
+
+// Windowed mode gives the same counters and completion cycles whatever the
+// number of goroutines running the SM sides.
+func TestWindowedDeterminism(t *testing.T) {
+	cfg := smallConfig(t)
+	st := streams(cfg.SMs, 3, 150)
+	want, wantDone := windowRun(t, cfg, st, 1)
+	require.NotZero(t, want[L2ReadHit])
+	require.NotEmpty(t, wantDone[0])
+	for _, workers := range []int{2, 5, 16} {
+		got, gotDone := windowRun(t, cfg, st, workers)
+		assert.Equal(t, want, got, "workers %d", workers)
+		assert.Equal(t, wantDone, gotDone, "workers %d", workers)
+	}
+}
+
+// Presented in cycle order, windowed mode serves the traffic as timing mode
+// does: the same counters, and the same latencies but where an access hits
+// sectors still on their way from L2, which it waits for in windowed mode
+// (timing mode counts it as an L1 hit at once).
+func TestWindowedMatchesTiming(t *testing.T) {
+	cfg := smallConfig(t)
+	st := streams(4, 1, 100)
+	type ev struct {
+		sm, i int
+		at    uint64
+	}
+	var evs []ev
+	for i := 0; i < 100; i++ {
+		for sm := 0; sm < 4; sm++ {
+			evs = append(evs, ev{sm, i, uint64(10*i + sm)})
+		}
+	}
+	tm, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	timing := map[[2]int]uint64{}
+	for _, e := range evs {
+		s := tm.SM(e.sm)
+		s.SetCycle(e.at)
+		a := st[e.sm][0][e.i]
+		timing[[2]int{e.sm, e.i}] = e.at + uint64(s.Observe(&a).Latency)
+	}
+	wm, err := New(cfg, Launch{Occupancy: 8}, Windowed)
+	require.NoError(t, err)
+	local := map[[2]int]uint64{}
+	group := map[[2]int]uint64{}
+	for _, e := range evs {
+		s := wm.SM(e.sm)
+		s.SetCycle(e.at)
+		a := st[e.sm][0][e.i]
+		local[[2]int{e.sm, e.i}] = e.at + uint64(s.Observe(&a).Latency)
+		if s.Waits() {
+			group[[2]int{e.sm, e.i}] = s.Group()
+		}
+	}
+	wm.Resolve()
+	waited, same, inflight := 0, 0, 0
+	for _, e := range evs {
+		k := [2]int{e.sm, e.i}
+		got := local[k]
+		if g, ok := group[k]; ok {
+			waited++
+			for _, c := range wm.SM(e.sm).Completions() {
+				if c.Group == g {
+					got = c.Cycle
+				}
+			}
+		}
+		if a := st[e.sm][0][e.i]; a.Kind == memspace.Store || a.Space == memspace.Shared {
+			continue // a store's latency is when it leaves the SM, in both modes
+		}
+		if got != timing[k] {
+			assert.Greater(t, got, timing[k], "SM %d access %d (%s %s): only waits for fills in flight differ", e.sm, e.i, st[e.sm][0][e.i].Space, st[e.sm][0][e.i].Kind)
+			inflight++
+		} else {
+			same++
+		}
+	}
+	assert.Greater(t, same, 3*inflight, "most accesses see the same latency")
+	assert.Greater(t, waited, 50)
+	assert.Equal(t, tm.Counts(), wm.Counts())
+}
+
+// A cold load's completion in windowed mode is the profile's L1 + L2 + DRAM
+// latency; once its line is in L1 the next load completes locally.
+func TestWindowedCold(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	h, err := New(cfg, Launch{Occupancy: 8}, Windowed)
+	require.NoError(t, err)
+	lat := cfg.Latency
+	s := h.SM(0)
+	var near uint64
+	for i := uint64(0); near == 0; i++ {
+		if line := (base >> 7) + i; h.mem.partitionOf(h.mem.sliceOf(line)) == s.part {
+			near = line << 7
+		}
+	}
+	load := acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return near })
+	s.SetCycle(1000)
+	assert.Equal(t, lat.L1Hit, s.Observe(load).Latency)
+	require.True(t, s.Waits())
+	g := s.Group()
+	s.SetCycle(1001)
+	assert.Equal(t, lat.L1Hit, s.Observe(load).Latency, "the sector is allocated: an L1 hit...")
+	assert.True(t, s.Waits(), "... on data still in flight: it waits for the fill")
+	g2 := s.Group()
+	s.SetCycle(1002)
+	s.Observe(acc(memspace.Global, memspace.Store, 4, 1, func(int) uint64 { return near + 4096 }))
+	assert.False(t, s.Waits(), "a store waits for nothing")
+	assert.Equal(t, 2, s.Pending())
+	h.Resolve()
+	done := 1000 + uint64(lat.L1Hit+lat.L2HitNear+lat.DRAM)
+	assert.Equal(t, []Completion{{Group: g, Cycle: done}, {Group: g2, Cycle: done}}, s.Completions())
+	// In the next window the fill is dated: a hit before it arrives waits
+	// for it, one after is an L1 hit.
+	s.SetCycle(done - 100)
+	assert.Equal(t, uint32(100), s.Observe(load).Latency)
+	assert.False(t, s.Waits())
+	s.SetCycle(done + 1)
+	assert.Equal(t, lat.L1Hit, s.Observe(load).Latency)
+	h.Resolve()
+	assert.Empty(t, s.inflight, "arrived fills are forgotten")
+}
+
+// Atomics of many lanes on one line occupy its L2 slice per lane when the
+// profile says so: the second of two back-to-back atomics waits.
+func TestAtomicLanesSerialise(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.Latency.L2AtomicCycles = 2
+	cfg.Latency.L2AtomicTxnCycles = 0
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	s := h.SM(0)
+	s.SetCycle(100)
+	s.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base })) // the line in L2
+	s.SetCycle(10000)
+	one := acc(memspace.Global, memspace.Atomic, 4, all, func(int) uint64 { return base })
+	first := s.Observe(one).Latency
+	second := s.Observe(one).Latency
+	assert.Equal(t, uint32(64), second-first, "32 lanes at 2 cycles each")
+	assert.Equal(t, 2, s.Wavefronts(), "one line per access")
+}
+
+// Atomics on distinct addresses of one line cost per address; a store
+// writing part of its sectors costs per sector.
+func TestAtomicAddressesAndPartialWrites(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.Latency.L2AtomicCycles = 2
+	cfg.Latency.L2AtomicAddrCycles = 0.5
+	cfg.Latency.L2AtomicTxnCycles = 1
+	cfg.Latency.L2PartialWriteCycles = 4
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	s := h.SM(0)
+	s.SetCycle(100)
+	s.Observe(acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + uint64(4*l) })) // the line in L2
+	s.SetCycle(10000)
+	pairs := acc(memspace.Global, memspace.Atomic, 4, all, func(l int) uint64 { return base + uint64(8*(l/2)) })
+	first := s.Observe(pairs).Latency
+	second := s.Observe(pairs).Latency
+	assert.Equal(t, uint32(9), second-first, "1 per transaction and 16 addresses at 0.5 (more than 2 lanes per address at 2)")
+	s.SetCycle(20000)
+	strided := acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + 4096 + uint64(128*l) })
+	s.Observe(strided) // 32 lines, one sector each, 4 of its 32 bytes
+	line := (base + 4096) >> 7
+	sl := h.mem.sliceOf(line)
+	same := 0 // the lines of the store homed on that slice
+	for l := uint64(0); l < 32; l++ {
+		if h.mem.sliceOf(line+l) == sl {
+			same++
+		}
+	}
+	assert.Equal(t, uint64(20000+4*same), h.mem.sliceFree[sl], "a partial sector: 4 cycles each")
+	s.SetCycle(30000)
+	whole := acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + 8192 + uint64(4*l) })
+	s.Observe(whole)
+	assert.Equal(t, uint64(30000+128/cfg.Latency.L2BytesPerCycle), h.mem.sliceFree[h.mem.sliceOf((base+8192)>>7)], "a whole line: its bytes at the slice's bandwidth")
+}

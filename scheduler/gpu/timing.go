@@ -1,0 +1,81 @@
+package gpu
+
+// Timing is the timing model's part of a profile (package
+// scheduler/timing): what the cycle loop needs beyond the SM limits and the
+// memory section (whose latencies and bandwidths are Memory.Latency and
+// Memory.DRAM). All times are in SM cycles. A profile file may leave any
+// field out: a zero field takes the value of the embedded profile of the
+// same name, or else the H100's (timing.Resolve).
+type Timing struct {
+	// Scheduler is the warp schedulers' policy: "gto" (greedy then oldest:
+	// the warp that issued last issues again while it can, then the oldest
+	// ready warp) or "lrr" (loose round robin).
+	Scheduler string `json:"scheduler,omitempty"`
+	// WindowCycles is how far SMs advance independently (in parallel on
+	// host cores) before their L2 and DRAM traffic is merged; at most the
+	// shortest L2 round trip (memory.latency.l1_hit + l2_hit_near).
+	WindowCycles int `json:"window_cycles,omitempty"`
+	// SASS names the table of what each PTX form costs in machine
+	// instructions (package scheduler/sasscost: "h100", "gf100", or a file).
+	SASS string `json:"sass_table,omitempty"`
+
+	// LaunchCycles is the fixed cost of a launch as sm__cycles_elapsed
+	// counts it (the front end, the first dispatch, the final flush),
+	// added to the cycles until the last block ends.
+	LaunchCycles int `json:"launch_cycles,omitempty"`
+	// CTALaunchCycles is the time from a block's dispatch to an SM (at
+	// the start, or when a block there ends) to its warps' first issue;
+	// CTARetireCycles from a block's last warp exiting until its
+	// resources are free.
+	CTALaunchCycles int `json:"cta_launch_cycles,omitempty"`
+	CTARetireCycles int `json:"cta_retire_cycles,omitempty"`
+	// CTADispatchCycles is the GPU's block scheduler's pace: cycles between
+	// two blocks it dispatches (to any SMs).
+	CTADispatchCycles float64 `json:"cta_dispatch_cycles,omitempty"`
+
+	// Pipes are, per execution pipe (sasscost's pipe names: alu, fma,
+	// imad, fp64, half, sfu, conv, mio, lsu, tex, branch, barrier), the
+	// cycles a warp instruction occupies it in one sub-partition (the
+	// inverse of its throughput) and its results' latency.
+	Pipes map[string]Pipe `json:"pipes,omitempty"`
+	// IssueCycles is the mean of the cycles between two issues of one warp
+	// that do not depend on each other (the compiler's stall counts; at
+	// least 1; a fraction is carried from one issue to the next).
+	IssueCycles float64 `json:"issue_cycles,omitempty"`
+	// DebugIssueCycles is the same for code compiled for debugging (nvcc
+	// -G: `.target ..., debug`), which ptxas neither schedules nor gives
+	// short stall counts: each instruction waits for the one before.
+	DebugIssueCycles float64 `json:"debug_issue_cycles,omitempty"`
+	// BranchCycles: after a branch or call the warp waits this long for its
+	// target (branch_resolving).
+	BranchCycles int `json:"branch_cycles,omitempty"`
+	// BarrierCycles and BarrierWarpCycles: from the last arrival at a
+	// barrier until the waiting warps go on, BarrierCycles plus
+	// BarrierWarpCycles per warp of the block.
+	BarrierCycles     int     `json:"barrier_cycles,omitempty"`
+	BarrierWarpCycles float64 `json:"barrier_warp_cycles,omitempty"`
+	// MembarCycles: how long a memory barrier holds its warp.
+	MembarCycles int `json:"membar_cycles,omitempty"`
+
+	// MIOQueue, LSUQueue and TexQueue are the entries per sub-partition of
+	// the queues in front of the MIO unit (shared memory, transcendentals,
+	// shuffles), the L1TEX's global/local path and its texture path; an
+	// instruction that finds its queue full stalls its warp (mio_throttle,
+	// lg_throttle, tex_throttle).
+	MIOQueue int `json:"mio_queue,omitempty"`
+	LSUQueue int `json:"lsu_queue,omitempty"`
+	TexQueue int `json:"tex_queue,omitempty"`
+	// DataCycles is the cycles one wavefront occupies the SM's L1/shared
+	// data path (a shared wavefront, a global or local line, a constant
+	// address); TexCycles the same for a texture request.
+	DataCycles float64 `json:"data_cycles_per_wavefront,omitempty"`
+	TexCycles  float64 `json:"tex_cycles_per_request,omitempty"`
+}
+
+// Pipe is one execution pipe's throughput and latency.
+type Pipe struct {
+	// Cycles a warp instruction occupies the pipe of one sub-partition.
+	Cycles float64 `json:"cycles"`
+	// Latency until its results can be used.
+	Latency int `json:"latency"`
+}

@@ -1,0 +1,246 @@
+package sasscost
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// Pipe is the execution unit the machine instructions of a PTX form issue
+// to (the one that bounds its throughput when they differ).
+type Pipe uint8
+
+// Pipes, with the names Nsight Compute gives their units where it has one.
+const (
+	PipeNone    Pipe = iota // folded away by ptxas: issues nothing
+	PipeALU                 // integer and logic, compares, selects, shifts (alu)
+	PipeFMA                 // f32 add/mul/fma (fma)
+	PipeIMAD                // integer multiply-add (fmaheavy)
+	PipeFP64                // f64 arithmetic (fp64)
+	PipeHalf                // f16/bf16 and their pairs (fp16)
+	PipeSFU                 // transcendentals and reciprocals (xu: MUFU)
+	PipeConv                // conversions between int and float widths (xu/fp64 conversions)
+	PipeMIO                 // shared memory, shuffles, votes, special registers, constant loads (MIO, short scoreboard)
+	PipeLSU                 // global and local memory, global atomics (LSU through L1TEX, long scoreboard)
+	PipeTex                 // texture fetches (TEX through L1TEX, long scoreboard)
+	PipeBranch              // branches, calls, exits (cbu/adu)
+	PipeBarrier             // barriers
+	NumPipes
+)
+
+var pipeNames = [NumPipes]string{"none", "alu", "fma", "imad", "fp64", "half", "sfu", "conv", "mio", "lsu", "tex", "branch", "barrier"}
+
+func (p Pipe) String() string {
+	if p < NumPipes {
+		return pipeNames[p]
+	}
+	return "pipe(" + itoa(int(p)) + ")"
+}
+
+// ParsePipe returns the pipe called name.
+func ParsePipe(name string) (Pipe, bool) {
+	for i, n := range pipeNames {
+		if n == name {
+			return Pipe(i), true
+		}
+	}
+	return 0, false
+}
+
+// MarshalText writes the pipe's name.
+func (p Pipe) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads a pipe's name.
+func (p *Pipe) UnmarshalText(b []byte) error {
+	q, ok := ParsePipe(string(b))
+	if !ok {
+		return fmt.Errorf("unknown pipe %q (have %s)", b, strings.Join(pipeNames[:], ", "))
+	}
+	*p = q
+	return nil
+}
+
+// Scoreboard says how a consumer waits for a result of the pipe: fixed
+// latency (the compiler's stall counts: Nsight Compute's "wait"), the short
+// scoreboard (MIO: shared memory, transcendentals, conversions) or the long
+// scoreboard (L1TEX: global, local and texture memory).
+type Scoreboard uint8
+
+// Scoreboards.
+const (
+	Fixed Scoreboard = iota
+	Short
+	Long
+)
+
+// Scoreboard returns the scoreboard results of the pipe come back on.
+func (p Pipe) Scoreboard() Scoreboard {
+	switch p {
+	case PipeSFU, PipeConv, PipeMIO:
+		return Short
+	case PipeLSU, PipeTex:
+		return Long
+	}
+	return Fixed
+}
+
+// Cost is what one warp execution of a PTX form costs on the SM.
+type Cost struct {
+	// Slots is the number of machine instructions the form issues per warp
+	// execution, on average over the corpus (fractional where ptxas folds
+	// the form into a neighbour some of the time, e.g. address arithmetic
+	// into a load's immediate offset; 0 where it always does).
+	Slots float64 `json:"slots"`
+	// Pipe is the unit its machine instructions issue to.
+	Pipe Pipe `json:"pipe"`
+	// Latency is the cycles from its first issue until its result can be
+	// used, when the form expands into a chain of dependent machine
+	// instructions (div.rn.f32, rem.u32, sqrt.rn.f64); 0: the pipe's
+	// latency (timing profile).
+	Latency int `json:"latency,omitempty"`
+	// PerRound is the machine instructions each further round costs when
+	// the lanes of an atomic serialise on one address (ptxas's CAS loops
+	// for the atomics the hardware lacks, e.g. shared f32 add: a round per
+	// lane that shares an address with an earlier one).
+	PerRound float64 `json:"per_round,omitempty"`
+}
+
+// Table maps PTX forms (Form) to their cost. Forms it does not list cost
+// what their instruction class costs (Classes, by vm.Class name).
+type Table struct {
+	Name string `json:"name"`
+	// Note says where the figures come from.
+	Note    string          `json:"note,omitempty"`
+	Forms   map[string]Cost `json:"forms"`
+	Classes map[string]Cost `json:"classes"`
+}
+
+// The tables shipped with the package.
+//
+//go:embed tables/*.json
+var tableFS embed.FS
+
+// embedded caches the parsed embedded tables (shared, read-only).
+var embedded sync.Map
+
+// Load returns the embedded table name ("h100"), or else reads the JSON
+// file of that name. An embedded table is parsed once and shared: callers
+// must not change it.
+func Load(nameOrFile string) (*Table, error) {
+	key := strings.ToLower(nameOrFile)
+	if t, ok := embedded.Load(key); ok {
+		return t.(*Table), nil
+	}
+	data, err := tableFS.ReadFile(path.Join("tables", key+".json"))
+	if err == nil {
+		t, err := Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		embedded.Store(key, t)
+		return t, nil
+	}
+	if err != nil {
+		data, err = os.ReadFile(nameOrFile)
+		if err != nil {
+			return nil, fmt.Errorf("SASS cost table %q: not embedded and not a readable file: %w", nameOrFile, err)
+		}
+	}
+	return Parse(data)
+}
+
+// Parse reads a table from JSON (unknown fields are errors) and checks that
+// every class has a cost.
+func Parse(data []byte) (*Table, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	var t Table
+	if err := d.Decode(&t); err != nil {
+		return nil, fmt.Errorf("SASS cost table: %w", err)
+	}
+	for c := vm.Class(0); c.String() != "class("+itoa(int(c))+")"; c++ {
+		if _, ok := t.Classes[c.String()]; !ok {
+			return nil, fmt.Errorf("SASS cost table %q: no cost for class %s", t.Name, c)
+		}
+	}
+	for f, c := range t.Forms {
+		if c.Slots < 0 || c.Latency < 0 || c.PerRound < 0 {
+			return nil, fmt.Errorf("SASS cost table %q: form %s: negative slots or latency", t.Name, f)
+		}
+	}
+	return &t, nil
+}
+
+// Marshal returns the table as indented JSON with sorted keys.
+func (t *Table) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// DebugPrefix marks the forms of PTX compiled for debugging (nvcc -G:
+// `.target sm_90, debug`), which ptxas compiles without optimisation, so
+// that the same PTX form costs more machine instructions.
+const DebugPrefix = "g:"
+
+// Debug reports whether kernel k's module was compiled for debugging.
+func Debug(k *vm.Kernel) bool {
+	if k.Module == nil || k.Module.AST == nil {
+		return false
+	}
+	for _, t := range k.Module.AST.Target {
+		if t == "debug" {
+			return true
+		}
+	}
+	return false
+}
+
+// Lookup returns the cost of the instruction info (ro as for Form; debug
+// as Debug says of its kernel) and its form (with DebugPrefix for debug
+// code). A debug form the table lacks costs what the optimised form
+// costs.
+func (t *Table) Lookup(info *vm.InstInfo, ro []bool, debug bool) (Cost, string) {
+	f := Form(info, ro)
+	if debug {
+		if c, ok := t.Forms[DebugPrefix+f]; ok {
+			return c, DebugPrefix + f
+		}
+	}
+	if c, ok := t.Forms[f]; ok {
+		if debug {
+			return c, DebugPrefix + f
+		}
+		return c, f
+	}
+	if debug {
+		f = DebugPrefix + f
+	}
+	c := t.Classes[info.Class.String()]
+	// Memory classes whose space decides the pipe.
+	if info.Class == vm.ClassAtomic && info.Space == memspace.Shared {
+		c.Pipe = PipeMIO
+	}
+	return c, f
+}
+
+// FormNames lists the table's forms, sorted.
+func (t *Table) FormNames() []string {
+	var out []string
+	for f := range t.Forms {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}

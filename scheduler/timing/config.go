@@ -1,0 +1,151 @@
+package timing
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/scheduler/sasscost"
+)
+
+// Schedulers.
+const (
+	GTO = "gto"
+	LRR = "lrr"
+)
+
+// maxQueue bounds the queues' depth (their rings are arrays).
+const maxQueue = 64
+
+// Resolve returns the complete timing section of profile p: its own
+// fields, and for each field it leaves zero the value of the embedded
+// profile of the same name, or else the H100's; checked.
+func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
+	t := p.Timing
+	d, err := embeddedTiming(p.Name)
+	if err != nil {
+		return nil, err
+	}
+	str := func(v *string, def string) {
+		if *v == "" {
+			*v = def
+		}
+	}
+	num := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	flt := func(v *float64, def float64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	str(&t.Scheduler, d.Scheduler)
+	num(&t.WindowCycles, d.WindowCycles)
+	str(&t.SASS, d.SASS)
+	num(&t.LaunchCycles, d.LaunchCycles)
+	num(&t.CTALaunchCycles, d.CTALaunchCycles)
+	num(&t.CTARetireCycles, d.CTARetireCycles)
+	flt(&t.CTADispatchCycles, d.CTADispatchCycles)
+	flt(&t.IssueCycles, d.IssueCycles)
+	flt(&t.DebugIssueCycles, d.DebugIssueCycles)
+	num(&t.BranchCycles, d.BranchCycles)
+	num(&t.BarrierCycles, d.BarrierCycles)
+	flt(&t.BarrierWarpCycles, d.BarrierWarpCycles)
+	num(&t.MembarCycles, d.MembarCycles)
+	num(&t.MIOQueue, d.MIOQueue)
+	num(&t.LSUQueue, d.LSUQueue)
+	num(&t.TexQueue, d.TexQueue)
+	flt(&t.DataCycles, d.DataCycles)
+	flt(&t.TexCycles, d.TexCycles)
+	pipes := map[string]gpu.Pipe{}
+	for k, v := range d.Pipes {
+		pipes[k] = v
+	}
+	for k, v := range t.Pipes {
+		pipes[k] = v
+	}
+	t.Pipes = pipes
+	if err := check(p, &t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// check validates a complete timing section.
+func check(p *gpu.Profile, c *gpu.Timing) error {
+	e := func(field, format string, a ...any) error {
+		return fmt.Errorf("GPU profile %q: timing.%s: %s", p.Name, field, fmt.Sprintf(format, a...))
+	}
+	if c.Scheduler != GTO && c.Scheduler != LRR {
+		return e("scheduler", "%q is neither %q nor %q", c.Scheduler, GTO, LRR)
+	}
+	lat := &p.Memory.Latency
+	if rt := int(lat.L1Hit + lat.L2HitNear); c.WindowCycles <= 0 || c.WindowCycles > rt {
+		return e("window_cycles", "%d is not in 1..%d (the shortest L2 round trip: memory.latency.l1_hit + l2_hit_near)", c.WindowCycles, rt)
+	}
+	for _, f := range []struct {
+		n string
+		v int
+	}{{"launch_cycles", c.LaunchCycles}, {"cta_launch_cycles", c.CTALaunchCycles}, {"cta_retire_cycles", c.CTARetireCycles},
+		{"branch_cycles", c.BranchCycles}, {"barrier_cycles", c.BarrierCycles}, {"membar_cycles", c.MembarCycles}} {
+		if f.v < 0 {
+			return e(f.n, "must not be negative (got %d)", f.v)
+		}
+	}
+	if c.IssueCycles < 1 || c.DebugIssueCycles < 1 {
+		return e("issue_cycles", "issue_cycles and debug_issue_cycles must be at least 1 (got %g, %g)", c.IssueCycles, c.DebugIssueCycles)
+	}
+	for _, f := range []struct {
+		n string
+		v int
+	}{{"mio_queue", c.MIOQueue}, {"lsu_queue", c.LSUQueue}, {"tex_queue", c.TexQueue}} {
+		if f.v < 1 || f.v > maxQueue {
+			return e(f.n, "%d is not in 1..%d", f.v, maxQueue)
+		}
+	}
+	if c.DataCycles < 0 || c.TexCycles < 0 || c.CTADispatchCycles < 0 || c.BarrierWarpCycles < 0 {
+		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")
+	}
+	var names []string
+	for p := sasscost.Pipe(1); p < sasscost.NumPipes; p++ {
+		names = append(names, p.String())
+		if _, ok := c.Pipes[p.String()]; !ok {
+			return e("pipes", "no entry for pipe %q", p)
+		}
+	}
+	for name, q := range c.Pipes {
+		if _, ok := sasscost.ParsePipe(name); !ok {
+			return e("pipes", "unknown pipe %q (have %s)", name, strings.Join(names, ", "))
+		}
+		if q.Cycles < 0 || q.Latency < 0 {
+			return e("pipes."+name, "negative cycles or latency")
+		}
+	}
+	if _, err := sasscost.Load(c.SASS); err != nil {
+		return e("sass_table", "%v", err)
+	}
+	return nil
+}
+
+// embeddedTimings caches the timing sections of the embedded profiles.
+var embeddedTimings sync.Map
+
+// embeddedTiming is the timing section of the embedded profile name, or
+// of the H100 when there is none of that name.
+func embeddedTiming(name string) (*gpu.Timing, error) {
+	key := strings.ToLower(name)
+	if t, ok := embeddedTimings.Load(key); ok {
+		return t.(*gpu.Timing), nil
+	}
+	base, err := gpu.Lookup(name)
+	if err != nil {
+		if base, err = gpu.Lookup("h100"); err != nil {
+			return nil, err
+		}
+	}
+	embeddedTimings.Store(key, &base.Timing)
+	return &base.Timing, nil
+}

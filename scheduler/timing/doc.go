@@ -1,0 +1,46 @@
+// Package timing is the cycle-level timing model: it runs a launch on the
+// SMs of a GPU profile one warp instruction at a time (vm.SM.Step) and
+// decides when each instruction issues, so that a launch has cycles, stall
+// reasons, achieved occupancy and a timeline, while the VM computes exactly
+// what the functional run computes.
+//
+// It owns:
+//   - the block scheduler: blocks dealt to SMs in waves up to the
+//     launch's occupancy, the next block going to the SM where one ended,
+//     at the scheduler's pace (gpu.Timing.CTADispatchCycles);
+//   - per SM sub-partition a warp scheduler (greedy-then-oldest or loose
+//     round robin), one issue per cycle; per warp a scoreboard of its
+//     registers, predicates and carry flag (from vm.InstInfo), fixed
+//     latencies per pipe with their throughputs, the MIO, LSU and texture
+//     queues with their throttles, barriers, branches, memory barriers;
+//   - what each PTX instruction issues, from the SASS cost table (package
+//     sasscost): machine instructions (fractional ones carried per warp),
+//     pipe, latency of expansions such as div.rn.f32, CAS loops per round;
+//   - ptxas's scheduling: each basic block is list scheduled over its
+//     dependencies before the run (reorder.go), so that loads issue early as
+//     in the machine code; functional results are unchanged;
+//   - memory latencies from the hierarchy (memspace/hier in windowed mode):
+//     what the SM serves itself at once, L2 and DRAM at the end of each
+//     window;
+//   - the stall accounting: every cycle of every resident warp is one of
+//     Nsight Compute's stall reasons (Stall), per instruction too, and the
+//     plain-words report of where they went (StallSources);
+//   - the timeline (Trace, Chrome Trace Event JSON);
+//   - the calibration tool (calibrate/, a command).
+//
+// # Parallel and deterministic
+//
+// SMs advance independently within a window of cycles shorter than the
+// shortest L2 round trip, on any number of host goroutines; at the window's
+// end their L2 and DRAM traffic is merged in a fixed order (hier.Resolve)
+// and the blocks that ended make room for new ones. A warp waiting on L2
+// data cannot issue before the window ends anyway, so nothing is lost, and
+// cycles, counters and traces do not depend on the number of goroutines
+// (for kernels whose blocks do not race with one another). Idle cycles are
+// skipped: a sub-partition with nothing to issue sleeps until its next
+// event, an SM with nothing to do until the next window with work.
+//
+// It does not interpret instructions (package vm does), model caches
+// (memspace/hier), compute occupancy (scheduler/occupancy) or hold the
+// profiles (scheduler/gpu).
+package timing

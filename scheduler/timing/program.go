@@ -1,0 +1,133 @@
+package timing
+
+import (
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/scheduler/sasscost"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// What an instruction is, for the cycle loop.
+const (
+	kindPlain   uint8 = iota
+	kindMem           // accesses memory: queue, data path, latency from the hierarchy
+	kindBranch        // bra, brx, call, ret: branch_resolving after it
+	kindBarrier       // bar.sync/red/arrive
+	kindMembar        // membar/fence
+	kindExit
+)
+
+// Queues an instruction enters.
+const (
+	qNone uint8 = iota
+	qMIO
+	qLSU
+	qTex
+)
+
+// inst is one kernel instruction as the cycle loop costs it, computed once
+// per launch.
+type inst struct {
+	info   *vm.InstInfo
+	slots  uint32 // machine instructions per execution, in 1/256
+	round  uint32 // machine instructions per further round of an atomic's lanes on one address, in 1/256
+	pipe   sasscost.Pipe
+	sb     Stall  // what waiting for its results is (Wait, ShortScoreboard, LongScoreboard)
+	lat    uint32 // cycles from its (first) issue to its results
+	gap    uint32 // cycles between its machine instructions when it has several
+	kind   uint8
+	queue  uint8
+	data   bool // occupies the SM's L1/shared data path (per wavefront)
+	regs   []int32
+	nread  int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
+	preds  []int32
+	npread int
+	carryR bool
+	carryW bool
+	form   string
+}
+
+// program is a kernel's instructions by kernel-wide id.
+type program struct {
+	insts    []inst
+	maxRegs  int
+	maxPreds int
+}
+
+func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
+	// Debug code waits after every machine instruction, the expansions'
+	// too.
+	minGap := uint32(1)
+	if sasscost.Debug(k) {
+		minGap = uint32(cfg.DebugIssueCycles + 0.5)
+	}
+	p := &program{insts: make([]inst, len(k.Insts))}
+	ro := map[*vm.Func][]bool{}
+	for _, f := range k.Funcs {
+		ro[f] = sasscost.ReadOnly(f)
+		p.maxRegs = max(p.maxRegs, int(f.NumRegs))
+		p.maxPreds = max(p.maxPreds, int(f.NumPred))
+	}
+	debug := sasscost.Debug(k)
+	for id, info := range k.Insts {
+		c, form := tab.Lookup(info, ro[info.Func], debug)
+		in := &p.insts[id]
+		in.info, in.form = info, form
+		in.slots = uint32(c.Slots*256 + 0.5)
+		if info.Class == vm.ClassAtomic {
+			in.round = uint32(c.PerRound*256 + 0.5)
+		}
+		in.pipe = c.Pipe
+		pc := cfg.Pipes[c.Pipe.String()]
+		in.lat = uint32(pc.Latency)
+		if c.Latency > 0 {
+			in.lat = uint32(c.Latency)
+		}
+		n := max(1, in.slots>>8)
+		in.gap = max(minGap, in.lat/(n+1))
+		if n == 1 {
+			in.gap = minGap
+		}
+		switch c.Pipe.Scoreboard() {
+		case sasscost.Short:
+			in.sb = ShortScoreboard
+		case sasscost.Long:
+			in.sb = LongScoreboard
+		default:
+			in.sb = Wait
+		}
+		switch c.Pipe {
+		case sasscost.PipeSFU, sasscost.PipeConv, sasscost.PipeMIO:
+			in.queue = qMIO
+		}
+		cl := info.Class
+		switch {
+		case cl.Memory():
+			in.kind = kindMem
+			switch {
+			case cl == vm.ClassTexture:
+				in.queue, in.sb = qTex, LongScoreboard
+			case cl == vm.ClassLSUShared || cl == vm.ClassAtomic && info.Space == memspace.Shared:
+				in.queue, in.sb, in.data = qMIO, ShortScoreboard, true
+			case cl == vm.ClassLSUConst || cl == vm.ClassLSUParam:
+				in.queue, in.sb = qMIO, ShortScoreboard
+			default: // global, local, generic, global atomics
+				in.queue, in.sb, in.data = qLSU, LongScoreboard, true
+			}
+		case cl == vm.ClassBranch || cl == vm.ClassCall:
+			in.kind = kindBranch
+		case cl == vm.ClassBarrier:
+			in.kind = kindBarrier
+		case cl == vm.ClassExit:
+			in.kind = kindExit
+		case cl == vm.ClassNop && in.slots > 0:
+			in.kind = kindMembar
+		}
+		in.regs = append(append([]int32(nil), info.Reads.Regs...), info.Writes.Regs...)
+		in.nread = len(info.Reads.Regs)
+		in.preds = append(append([]int32(nil), info.Reads.Preds...), info.Writes.Preds...)
+		in.npread = len(info.Reads.Preds)
+		in.carryR, in.carryW = info.Reads.Carry, info.Writes.Carry
+	}
+	return p
+}

@@ -1,0 +1,260 @@
+package timing
+
+import (
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// The machine code ptxas emits is scheduled: within a basic block it
+// issues loads early and their consumers late, so that a warp does not
+// wait on each load in turn (the tiled matmul's inner loop issues seven
+// LDS before its first FFMA). PTX from nvcc is in source order. So that the
+// cycle loop issues instructions in an order like the machine code's,
+// schedule reorders the instructions of each basic block of a kernel by a
+// list scheduler over their dependencies (registers, predicates, the carry
+// flag, memory order), longest latency path first, and the timed run
+// executes that kernel. Reordering within dependencies does not change
+// what the kernel computes; control flow, calls, barriers, warp-wide
+// instructions and clock reads stay where they are and delimit the blocks,
+// so that every branch target and reconvergence point keeps its PC.
+
+// fence reports whether in must keep its place (it delimits blocks).
+func fence(in *vm.Inst, info *vm.InstInfo) bool {
+	switch in.Op {
+	case vm.OpBra, vm.OpBrx, vm.OpCall, vm.OpRet, vm.OpExit, vm.OpTrap, vm.OpBar, vm.OpClock, vm.OpNop:
+		return true
+	}
+	return info.Class == vm.ClassWarpSync
+}
+
+// memKind says how an instruction touches memory: 0 not, 1 reads, 2
+// writes (stores, atomics, reductions).
+func memKind(in *vm.Inst) uint8 {
+	switch in.Op {
+	case vm.OpLd, vm.OpTex, vm.OpTxq:
+		return 1
+	case vm.OpSt, vm.OpAtom:
+		return 2
+	}
+	return 0
+}
+
+// schedule returns a copy of kernel k whose basic blocks are list
+// scheduled with the latencies of prog (indexed by kernel-wide id). The
+// copy shares everything but the functions' code and instruction
+// metadata; instruction ids are kept.
+func schedule(k *vm.Kernel, prog *program) *vm.Kernel {
+	nk := *k
+	clone := map[*vm.Func]*vm.Func{}
+	nk.Funcs = make([]*vm.Func, len(k.Funcs))
+	for i, f := range k.Funcs {
+		nf := *f
+		nk.Funcs[i] = &nf
+		clone[f] = &nf
+	}
+	nk.Entry = clone[k.Entry]
+	nk.Insts = make([]*vm.InstInfo, len(k.Insts))
+	for i, f := range k.Funcs {
+		nf := nk.Funcs[i]
+		order := scheduleFunc(f, prog)
+		nf.Code = make([]vm.Inst, len(f.Code))
+		nf.Info = make([]vm.InstInfo, len(f.Info))
+		for pc, from := range order {
+			nf.Code[pc] = f.Code[from]
+			nf.Info[pc] = f.Info[from]
+			nf.Info[pc].Func = nf
+			nf.Info[pc].PC = int32(pc)
+		}
+		nf.Calls = append([]vm.CallSite(nil), f.Calls...)
+		for j := range nf.Calls {
+			if c := clone[nf.Calls[j].Callee]; c != nil {
+				nf.Calls[j].Callee = c
+			}
+		}
+		for pc := range nf.Info {
+			nk.Insts[nf.Info[pc].ID] = &nf.Info[pc]
+		}
+	}
+	return &nk
+}
+
+// scheduleFunc returns the new order of f's instructions: order[pc] is the
+// old pc of the instruction now at pc.
+func scheduleFunc(f *vm.Func, prog *program) []int {
+	n := len(f.Code)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	leader := make([]bool, n+1)
+	leader[0] = true
+	for pc := range f.Code {
+		in := &f.Code[pc]
+		if fence(in, &f.Info[pc]) {
+			leader[pc], leader[pc+1] = true, true
+		}
+		switch in.Op {
+		case vm.OpBra:
+			if t := int(in.Target); t >= 0 && t < n {
+				leader[t] = true
+			}
+		case vm.OpBrx:
+			for _, t := range in.BrxTable(f) {
+				if t >= 0 && int(t) < n {
+					leader[t] = true
+				}
+			}
+		}
+	}
+	for b := 0; b < n; {
+		e := b + 1
+		for e < n && !leader[e] {
+			e++
+		}
+		if e-b > 2 {
+			listSchedule(f, prog, b, e, order[b:e])
+		}
+		b = e
+	}
+	return order
+}
+
+// listSchedule orders the instructions [b, e) of f into out: among the
+// instructions whose predecessors are placed, the one with the longest
+// latency path to the block's end first, then the earliest.
+func listSchedule(f *vm.Func, prog *program, b, e int, out []int) {
+	n := e - b
+	if n > 512 {
+		return // very long blocks (unrolled -G code) keep their order
+	}
+	succ := make([][]int, n)
+	npred := make([]int, n)
+	type loc struct {
+		kind uint8 // 0 reg, 1 pred, 2 carry
+		idx  int32
+	}
+	lastW := map[loc]int{}
+	reads := map[loc][]int{}
+	lastStore, lastMem := -1, []int(nil)
+	edge := func(from, to int) {
+		if from < 0 || from == to {
+			return
+		}
+		for _, s := range succ[from] {
+			if s == to {
+				return
+			}
+		}
+		succ[from] = append(succ[from], to)
+		npred[to]++
+	}
+	for i := 0; i < n; i++ {
+		pc := b + i
+		info, in := &f.Info[pc], &f.Code[pc]
+		var rs, ws []loc
+		for _, r := range info.Reads.Regs {
+			rs = append(rs, loc{0, r})
+		}
+		for _, p := range info.Reads.Preds {
+			rs = append(rs, loc{1, p})
+		}
+		if info.Reads.Carry {
+			rs = append(rs, loc{2, 0})
+		}
+		for _, r := range info.Writes.Regs {
+			ws = append(ws, loc{0, r})
+		}
+		for _, p := range info.Writes.Preds {
+			ws = append(ws, loc{1, p})
+		}
+		if info.Writes.Carry {
+			ws = append(ws, loc{2, 0})
+		}
+		for _, x := range rs {
+			if w, ok := lastW[x]; ok {
+				edge(w, i) // read after write
+			}
+		}
+		for _, x := range ws {
+			if w, ok := lastW[x]; ok {
+				edge(w, i) // write after write
+			}
+			for _, r := range reads[x] {
+				edge(r, i) // write after read
+			}
+		}
+		for _, x := range rs {
+			reads[x] = append(reads[x], i)
+		}
+		for _, x := range ws {
+			lastW[x] = i
+			reads[x] = reads[x][:0]
+		}
+		switch memKind(in) {
+		case 1:
+			edge(lastStore, i)
+			lastMem = append(lastMem, i)
+		case 2:
+			for _, m := range lastMem {
+				edge(m, i)
+			}
+			edge(lastStore, i)
+			lastStore = i
+			lastMem = lastMem[:0]
+		}
+	}
+	// Heights: latency to the block's end along dependencies.
+	height := make([]uint32, n)
+	for i := n - 1; i >= 0; i-- {
+		var h uint32
+		for _, s := range succ[i] {
+			h = max(h, height[s])
+		}
+		height[i] = h + schedLatency(&prog.insts[f.Info[b+i].ID])
+	}
+	ready := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		if npred[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	for k := 0; k < n; k++ {
+		best := 0
+		for j := 1; j < len(ready); j++ {
+			x, y := ready[j], ready[best]
+			if height[x] > height[y] || height[x] == height[y] && x < y {
+				best = j
+			}
+		}
+		i := ready[best]
+		ready = append(ready[:best], ready[best+1:]...)
+		out[k] = b + i
+		for _, s := range succ[i] {
+			npred[s]--
+			if npred[s] == 0 {
+				ready = append(ready, s)
+			}
+		}
+	}
+}
+
+// schedLatency is the latency the list scheduler assumes for an
+// instruction: its pipe's, and for memory what ptxas plans for (an L1 hit
+// for global and local loads, shared memory's).
+func schedLatency(in *inst) uint32 {
+	switch in.queue {
+	case qLSU, qTex:
+		if memKind(in.info.Inst()) == 1 {
+			return 32
+		}
+		return 1
+	case qMIO:
+		if in.kind == kindMem && memKind(in.info.Inst()) != 1 {
+			return 1
+		}
+		return max(in.lat, 20)
+	}
+	if in.slots == 0 {
+		return 0
+	}
+	return max(in.lat, 1)
+}

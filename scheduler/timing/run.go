@@ -1,0 +1,345 @@
+package timing
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ptxvm/ptxvm/memspace/hier"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/scheduler/sasscost"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// Options control a timed run.
+type Options struct {
+	// BlocksPerSM is how many blocks an SM holds at once (the launch's
+	// occupancy); at least 1.
+	BlocksPerSM int
+	// Workers is the number of host goroutines SMs run on (0: GOMAXPROCS).
+	// Results do not depend on it (for kernels whose blocks do not race).
+	Workers int
+	// MaxInst stops the launch after this many warp instructions (0: none).
+	MaxInst int64
+	// Strict: see vm.Launch.Strict.
+	Strict bool
+	// Trace, if not nil, records a timeline (see Trace).
+	Trace *Trace
+	// Done, if not nil, counts the blocks that have finished (for a
+	// progress display).
+	Done *atomic.Uint64
+}
+
+// Result is what a timed run measured.
+type Result struct {
+	// Cycles is the launch's elapsed SM cycles as sm__cycles_elapsed.max
+	// counts them: the launch overhead plus the cycles until the last
+	// block finished.
+	Cycles uint64
+	// Busy is the cycles from the first block's start to the last block's
+	// end.
+	Busy uint64
+	// ClockMHz is the clock Cycles convert to time at.
+	ClockMHz float64
+	// Issued and ThreadIssued estimate the machine instructions (and
+	// thread instructions) the SMs issued, from the SASS cost table.
+	Issued, ThreadIssued uint64
+	// Stalls are warp-cycles per reason, summed over warps.
+	Stalls Stalls
+	// WarpCycles is the sum over warps of the cycles they were resident;
+	// SMCycles the sum over SMs of the cycles they had a block.
+	WarpCycles, SMCycles uint64
+	WarpsPerSM           int
+	SubPartitions        int
+	BlocksPerSM          int
+	// Stats are the PTX instructions the VM executed.
+	Stats vm.Stats
+	// CTAsPerSM is how many blocks each SM ran.
+	CTAsPerSM []int
+	// Insts are the counts per instruction, by kernel-wide id.
+	Insts []InstStats
+	// Hier is the memory hierarchy the run used (its counters).
+	Hier *hier.Hierarchy
+	// Windows is the number of windows the SMs advanced in.
+	Windows int
+}
+
+// InstStats are one PTX instruction's counts.
+type InstStats struct {
+	Info *vm.InstInfo
+	Form string // its form in the SASS cost table
+	// Execs and Threads are its PTX warp and thread executions; Issued
+	// the machine instructions they issued.
+	Execs, Threads, Issued uint64
+	// Rounds is, for an atomic, the further rounds its executions needed
+	// because lanes shared an address (each execution: the most lanes on
+	// one address, less one).
+	Rounds uint64
+	// Stalls are the cycles warps spent waiting to issue it (and, under
+	// Selected, issuing it), as Nsight Compute attributes stall samples to
+	// the instruction a warp is about to issue.
+	Stalls Stalls
+	// Caused are the cycles warps spent waiting for its results (under
+	// LongScoreboard, ShortScoreboard and Wait).
+	Caused Stalls
+}
+
+// run is the state of one timed launch shared by its SMs (read-only while
+// they advance).
+type run struct {
+	cfg        *gpu.Timing
+	prog       *program
+	lrr        bool
+	pipeCycles [sasscost.NumPipes]float64
+	issueGap   uint32 // IssueCycles in 1/256
+	done       *atomic.Uint64
+}
+
+// Run runs every block of l on gpu with the cycle loop and returns what it
+// measured. The functional result is the same as a functional run's.
+func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Result, error) {
+	cfg, err := Resolve(prof)
+	if err != nil {
+		return nil, err
+	}
+	occ := max(1, opt.BlocksPerSM)
+	tab, err := sasscost.Load(cfg.SASS)
+	if err != nil {
+		return nil, err
+	}
+	// The timed run executes the kernel with its basic blocks scheduled as
+	// ptxas schedules machine code (reorder.go); the instructions keep
+	// their ids, and what the kernel computes does not change.
+	// Debug code (nvcc -G) is not scheduled by ptxas: it runs in PTX order
+	// with its own issue gap.
+	debug := sasscost.Debug(l.Kernel)
+	if !debug {
+		prog := newProgram(l.Kernel, cfg, tab)
+		orig := l.Kernel
+		l.Kernel = schedule(orig, prog)
+		defer func() { l.Kernel = orig }()
+	}
+	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab), lrr: cfg.Scheduler == LRR, done: opt.Done}
+	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
+		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
+	}
+	r.issueGap = uint32(cfg.IssueCycles*256 + 0.5)
+	if debug {
+		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)
+	}
+	shared := int(l.Kernel.DynamicBase + l.DynSmem)
+	h, err := hier.New(&prof.Memory, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
+	if err != nil {
+		return nil, err
+	}
+	nsm := prof.SMs
+	l.NumSMs = nsm
+	l.MaxInst = 0
+	if opt.MaxInst > 0 {
+		l.MaxInst = l.InstExecuted() + opt.MaxInst
+	}
+	l.Strict = opt.Strict
+	defer context.AfterFunc(ctx, l.Stop)()
+
+	n := l.NumCTAs()
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, nsm, n))
+	tallies := make([]*tally, workers)
+	for i := range tallies {
+		tallies[i] = &tally{perInst: make([]instTally, len(r.prog.insts))}
+	}
+	// Only the SMs of the first wave ever run blocks (later blocks go where
+	// earlier ones ended).
+	sms := make([]*sm, min(nsm, n))
+	for i := range sms {
+		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i%workers]}
+		s.vm.Observer = s.hs
+		s.vm.Clock = func() uint64 { return s.clock }
+		s.parts = make([]*part, prof.SM.SubPartitions)
+		for j := range s.parts {
+			p := &part{}
+			p.mio.depth, p.lsu.depth, p.tex.depth = cfg.MIOQueue, cfg.LSUQueue, cfg.TexQueue
+			s.parts[j] = p
+		}
+		if opt.Trace != nil {
+			s.tr = opt.Trace.forSM(i)
+		}
+		sms[i] = s
+	}
+	res := &Result{ClockMHz: float64(prof.ClockMHz), WarpsPerSM: prof.SM.MaxWarps, SubPartitions: prof.SM.SubPartitions, BlocksPerSM: occ,
+		CTAsPerSM: make([]int, nsm), Hier: h}
+
+	// The first wave: one block per SM in turn, up to the occupancy, at
+	// the block scheduler's pace.
+	next := 0
+	start0 := uint64(cfg.CTALaunchCycles)
+	dispatched := 0.0 // when the block scheduler last dispatched
+	pace := func(at uint64) uint64 {
+		t := max(float64(at), dispatched+cfg.CTADispatchCycles)
+		if next == 0 {
+			t = float64(at)
+		}
+		dispatched = t
+		return uint64(math.Ceil(t))
+	}
+	for round := 0; round < occ && next < n; round++ {
+		for i := 0; i < len(sms) && next < n; i++ {
+			if err := sms[i].admit(next, pace(start0)); err != nil {
+				return nil, err
+			}
+			res.CTAsPerSM[i]++
+			next++
+		}
+	}
+	type free struct {
+		at uint64
+		sm int
+	}
+	var frees []free
+	var wg sync.WaitGroup
+	win := uint64(cfg.WindowCycles)
+	start := start0
+	for {
+		end := start + win
+		res.Windows++
+		if workers == 1 {
+			for _, s := range sms {
+				s.advance(start, end)
+			}
+		} else {
+			wg.Add(workers)
+			for wk := 0; wk < workers; wk++ {
+				go func() {
+					defer wg.Done()
+					for i := wk; i < len(sms); i += workers {
+						sms[i].advance(start, end)
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		for _, s := range sms {
+			if s.err != nil {
+				return nil, s.err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		h.Resolve()
+		// Blocks that finished make room: the next blocks go to the SMs
+		// in the order their room appeared.
+		frees = frees[:0]
+		for i, s := range sms {
+			for _, at := range s.freed {
+				frees = append(frees, free{at, i})
+			}
+			s.freed = s.freed[:0]
+		}
+		sort.Slice(frees, func(i, j int) bool {
+			return frees[i].at < frees[j].at || frees[i].at == frees[j].at && frees[i].sm < frees[j].sm
+		})
+		for _, f := range frees {
+			if next >= n {
+				break
+			}
+			at := pace(max(f.at+uint64(cfg.CTALaunchCycles), end))
+			if err := sms[f.sm].admit(next, at); err != nil {
+				return nil, err
+			}
+			res.CTAsPerSM[f.sm]++
+			next++
+		}
+		// The next window starts where the earliest SM has work.
+		soon := uint64(never)
+		resident := false
+		for _, s := range sms {
+			soon = min(soon, s.next)
+			for _, c := range s.hs.Completions() {
+				soon = min(soon, c.Cycle)
+			}
+			if len(s.ctas) > 0 {
+				resident = true
+			}
+		}
+		if !resident && next >= n {
+			break
+		}
+		if soon == never {
+			for _, s := range sms {
+				for _, c := range s.ctas {
+					if err := c.c.Deadlock(); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return nil, fmt.Errorf("kernel %s: the cycle loop found no warp that can go on", l.Kernel.Name)
+		}
+		start = max(end, soon)
+	}
+
+	var first, last uint64 = never, 0
+	for _, s := range sms {
+		if s.first == never {
+			continue
+		}
+		first, last = min(first, s.first), max(last, s.end)
+		res.WarpCycles += s.warpCycles
+		res.SMCycles += union(s.spans)
+		res.Stats.Add(s.vm.Stats)
+	}
+	if first == never {
+		first = 0
+	}
+	// The launch ends when the last block has and its writes have left
+	// the L2 and DRAM queues.
+	last = max(last, h.Memory().BusyUntil())
+	res.Busy = last - first
+	res.Cycles = uint64(cfg.LaunchCycles) + last
+	pi := make([]instTally, len(r.prog.insts))
+	for _, t := range tallies {
+		res.Stalls.Add(&t.stalls)
+		res.Issued += t.issued
+		res.ThreadIssued += t.threadIss
+		for i := range pi {
+			a, b := &pi[i], &t.perInst[i]
+			a.execs += b.execs
+			a.threads += b.threads
+			a.issued += b.issued
+			a.rounds += b.rounds
+			a.stalls.Add(&b.stalls)
+			a.caused.Add(&b.caused)
+		}
+	}
+	res.Insts = make([]InstStats, len(pi))
+	for i := range pi {
+		in := &r.prog.insts[i]
+		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Execs: pi[i].execs, Threads: pi[i].threads, Issued: pi[i].issued, Rounds: pi[i].rounds,
+			Stalls: pi[i].stalls, Caused: pi[i].caused}
+	}
+	if opt.Trace != nil {
+		opt.Trace.finish(res)
+	}
+	return res, nil
+}
+
+// union is the length of the union of the intervals.
+func union(sp [][2]uint64) uint64 {
+	sort.Slice(sp, func(i, j int) bool { return sp[i][0] < sp[j][0] })
+	var total, hi uint64
+	for _, s := range sp {
+		a := max(s[0], hi)
+		if s[1] > a {
+			total += s[1] - a
+			hi = s[1]
+		}
+	}
+	return total
+}

@@ -1,0 +1,740 @@
+package timing
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/memspace/hier"
+	"github.com/ptxvm/ptxvm/scheduler/sasscost"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+const never = math.MaxUint64
+
+// ring is a FIFO queue in front of a unit: the cycles its last entries
+// leave it (nondecreasing). An instruction may enter when fewer than depth
+// entries are still in it.
+type ring struct {
+	t     [maxQueue]uint64
+	head  int // next slot to write
+	depth int
+}
+
+// full returns the cycle from which the queue has room (<= now: room now).
+func (q *ring) room() uint64 { return q.t[(q.head+maxQueue-q.depth)%maxQueue] }
+
+func (q *ring) push(leave uint64) {
+	if p := q.t[(q.head+maxQueue-1)%maxQueue]; leave < p {
+		leave = p // FIFO: no entry leaves before the one ahead of it
+	}
+	q.t[q.head] = leave
+	q.head = (q.head + 1) % maxQueue
+}
+
+// part is one SM sub-partition: a warp scheduler, its pipes and queues.
+type part struct {
+	wake     uint64  // nothing to do before this cycle (see cycle)
+	warps    []*warp // resident warps, oldest first
+	dead     bool    // some warps of warps have exited
+	last     *warp   // the warp that issued last
+	pipeFree [sasscost.NumPipes]float64
+	mio, lsu ring
+	tex      ring
+}
+
+// warp is the cycle loop's state of one warp slot.
+type warp struct {
+	w    *vm.Warp
+	cta  *cta
+	part *part
+	age  uint64
+	live bool
+
+	next    *inst  // the instruction it would issue (nil: look again)
+	readyAt uint64 // its own constraint: issue gap, branch, barrier release
+	readyW  Stall
+	eligAt  uint64 // when it can issue next (never: waits for an event)
+	why     Stall  // why it waits until eligAt
+	cause   int32  // instruction whose result it waits for, or -1
+	mark    uint64 // stall cycles are attributed up to here
+	waitID  int32  // instruction the stall cycles are attributed to
+
+	start     uint64 // cycle its block started
+	slotsLeft uint32 // machine instructions of the current PTX instruction still to issue
+	gap       uint32
+	tail      uint64 // after its last machine instruction, the warp waits this long
+	tailWhy   Stall  // for this reason (a branch's target, a memory barrier)
+	frac      uint32 // fractional slots carried (1/256)
+	gapFrac   uint32 // fractional issue gap carried (1/256)
+	lanes     uint64
+
+	reg    []uint64 // when each register's pending value is ready
+	regSB  []Stall  // and what kind of wait that is
+	regSrc []int32  // and which instruction produces it
+	pred   []uint64
+	predSB []Stall
+	carry  uint64
+}
+
+// cta is a block resident on an SM.
+type cta struct {
+	c     *vm.CTA
+	warps []*warp
+	left  int // warps that have not exited
+	start uint64
+}
+
+// pending is an instruction whose results wait for L2 (windowed mode).
+type pending struct {
+	group uint64
+	w     *warp
+	in    *inst
+}
+
+// sm is one SM of the cycle loop. It belongs to one goroutine at a time.
+type sm struct {
+	id    int
+	r     *run
+	vm    *vm.SM
+	hs    *hier.SM
+	parts []*part
+	slots []*warp // by warp slot
+	ctas  []*cta
+	next  uint64 // earliest cycle something can happen (after a window)
+	clock uint64 // what %clock reads: the cycle of the instruction executing
+
+	dataFree float64 // L1/shared data path busy until
+	texFree  float64
+	lastSet  uint64 // last cycle given to the hierarchy
+	pend     []pending
+	pendHead int
+	freed    []uint64 // cycles at which blocks retired in this window
+	age      uint64
+	st       vm.Step
+	err      error
+
+	// occupancy
+	warpCycles uint64      // sum over warps of the cycles they were resident
+	spans      [][2]uint64 // each block's [start, end)
+	first, end uint64      // first block start, last block end
+	wake       uint64      // earliest cycle a barrier release lets a warp go on
+
+	acc *tally
+	tr  *smTrace
+}
+
+// tally is what SMs count, per worker (sums do not depend on the order).
+type tally struct {
+	stalls    Stalls
+	issued    uint64 // machine instructions issued (estimate)
+	threadIss uint64
+	perInst   []instTally
+}
+
+// instTally is one instruction's counts.
+type instTally struct {
+	execs, threads uint64 // PTX warp and thread executions
+	rounds         uint64 // further rounds of atomics' lanes on shared addresses
+	issued         uint64 // machine instructions issued
+	stalls         Stalls // cycles warps waited to issue it (and issued it)
+	caused         Stalls // cycles warps waited for its results
+}
+
+// admit makes block index resident from cycle start.
+func (s *sm) admit(index int, start uint64) error {
+	c, err := s.vm.Admit(index)
+	if err != nil {
+		return err
+	}
+	b := &cta{c: c, start: start}
+	for _, vw := range c.Warps() {
+		slot := vw.Slot()
+		for len(s.slots) <= slot {
+			s.slots = append(s.slots, &warp{})
+		}
+		w := s.slots[slot]
+		p := s.parts[slot%len(s.parts)]
+		pr := s.r.prog
+		*w = warp{w: vw, cta: b, part: p, age: s.age, live: true, reg: w.reg, regSB: w.regSB, regSrc: w.regSrc, pred: w.pred, predSB: w.predSB}
+		s.age++
+		w.reg = resize(w.reg, pr.maxRegs)
+		w.regSB = resizeS(w.regSB, pr.maxRegs)
+		w.regSrc = resizeI(w.regSrc, pr.maxRegs)
+		w.pred = resize(w.pred, pr.maxPreds)
+		w.predSB = resizeS(w.predSB, pr.maxPreds)
+		w.readyAt, w.readyW = start, NoInstruction
+		w.mark, w.eligAt, w.why = start, start, NoInstruction
+		w.cause, w.waitID = -1, -1
+		w.start = start
+		b.warps = append(b.warps, w)
+		p.warps = append(p.warps, w)
+		p.wake = min(p.wake, start)
+		b.left++
+	}
+	s.ctas = append(s.ctas, b)
+	if s.tr != nil {
+		s.tr.ctaStart(b, start)
+	}
+	s.first = min(s.first, start)
+	s.next = min(s.next, start)
+	return nil
+}
+
+func resize(a []uint64, n int) []uint64 {
+	if cap(a) < n {
+		return make([]uint64, n)
+	}
+	a = a[:n]
+	clear(a)
+	return a
+}
+
+func resizeS(a []Stall, n int) []Stall {
+	if cap(a) < n {
+		return make([]Stall, n)
+	}
+	return a[:n]
+}
+
+func resizeI(a []int32, n int) []int32 {
+	if cap(a) < n {
+		return make([]int32, n)
+	}
+	return a[:n]
+}
+
+// account attributes the warp's cycles [mark, t) to its wait reason (until
+// eligAt) and to not_selected (after), to the instruction it waits to issue.
+func (s *sm) account(w *warp, t uint64) {
+	if t <= w.mark {
+		return
+	}
+	e := min(max(w.eligAt, w.mark), t)
+	var it *instTally
+	if w.waitID >= 0 {
+		it = &s.acc.perInst[w.waitID]
+	}
+	if d := e - w.mark; d > 0 {
+		s.acc.stalls[w.why] += d
+		if it != nil {
+			it.stalls[w.why] += d
+		}
+		if w.cause >= 0 {
+			s.acc.perInst[w.cause].caused[w.why] += d
+		}
+		if s.tr != nil {
+			s.tr.stall(w, w.why, w.mark, e)
+		}
+	}
+	if d := t - e; d > 0 {
+		s.acc.stalls[NotSelected] += d
+		if it != nil {
+			it.stalls[NotSelected] += d
+		}
+	}
+	w.mark = t
+}
+
+// look finds the warp's next instruction at cycle t and when it can issue
+// it. Instructions ptxas folds away (no slot) execute here at once when
+// their operands are ready.
+func (s *sm) look(w *warp, t uint64) {
+	for range 64 {
+		info, lanes := w.w.Next()
+		if info == nil {
+			switch w.w.State() {
+			case vm.WarpExited:
+				s.exit(w, t)
+			case vm.WarpAtBarrier:
+				w.eligAt, w.why, w.cause = never, Barrier, -1
+			default: // lanes wait at a warp-synchronous instruction
+				w.eligAt, w.why, w.cause = never, Wait, -1
+			}
+			return
+		}
+		in := &s.r.prog.insts[info.ID]
+		w.next, w.waitID = in, info.ID
+		w.lanes = uint64(bits.OnesCount32(lanes))
+		dep, why, cause := uint64(0), Wait, int32(-1)
+		for _, r := range in.regs {
+			if v := w.reg[r]; v > dep {
+				dep, why, cause = v, w.regSB[r], w.regSrc[r]
+			}
+		}
+		for _, p := range in.preds {
+			if v := w.pred[p]; v > dep {
+				dep, why, cause = v, w.predSB[p], -1
+			}
+		}
+		if in.carryR || in.carryW {
+			if w.carry > dep {
+				dep, why, cause = w.carry, Wait, -1
+			}
+		}
+		if dep > w.readyAt {
+			w.eligAt, w.why, w.cause = dep, why, cause
+		} else {
+			w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
+		}
+		if in.slots+w.frac >= 256 || w.eligAt > t || in.kind != kindPlain {
+			return
+		}
+		// Folded: no issue slot, results ready when its operands are.
+		s.account(w, t)
+		w.frac += in.slots
+		if err := s.step(w, t); err != nil {
+			return
+		}
+		s.writeback(w, in, t, Wait)
+		w.next = nil
+	}
+}
+
+// step executes the warp's next instruction in the VM.
+func (s *sm) step(w *warp, t uint64) error {
+	s.clock = t
+	if err := s.vm.Step(w.w, &s.st); err != nil {
+		if s.err == nil {
+			s.err = err
+		}
+		return err
+	}
+	it := &s.acc.perInst[s.st.Info.ID]
+	it.execs++
+	it.threads += uint64(bits.OnesCount32(s.st.Active))
+	return nil
+}
+
+// writeback marks the registers instruction in writes ready at cycle at.
+func (s *sm) writeback(w *warp, in *inst, at uint64, sb Stall) {
+	id := in.info.ID
+	for _, r := range in.regs[in.nread:] {
+		w.reg[r], w.regSB[r], w.regSrc[r] = at, sb, id
+	}
+	for _, p := range in.preds[in.npread:] {
+		w.pred[p], w.predSB[p] = at, sb
+	}
+	if in.carryW {
+		w.carry = at
+	}
+}
+
+// exit retires a warp that has exited, and its block once every warp has.
+func (s *sm) exit(w *warp, t uint64) {
+	if !w.live {
+		return
+	}
+	s.account(w, t)
+	w.live = false
+	w.eligAt, w.next = never, nil
+	w.part.dead = true
+	s.warpCycles += t - w.start
+	b := w.cta
+	b.left--
+	if s.tr != nil {
+		s.tr.warpEnd(w, t)
+	}
+	if b.left > 0 {
+		return
+	}
+	end := t + uint64(s.r.cfg.CTARetireCycles)
+	for i, x := range s.ctas {
+		if x == b {
+			s.ctas = append(s.ctas[:i], s.ctas[i+1:]...)
+			break
+		}
+	}
+	s.vm.Retire(b.c)
+	if s.r.done != nil {
+		s.r.done.Add(1)
+	}
+	s.freed = append(s.freed, end)
+	s.spans = append(s.spans, [2]uint64{b.start, end})
+	s.end = max(s.end, end)
+	if s.tr != nil {
+		s.tr.ctaEnd(b, end)
+	}
+}
+
+// blocked says whether the warp's next instruction must wait for a pipe or
+// a queue at cycle t: until when, and why.
+func (s *sm) blocked(w *warp, t uint64) (uint64, Stall) {
+	in := w.next
+	p := w.part
+	if w.slotsLeft == 0 {
+		switch in.queue {
+		case qMIO:
+			if u := p.mio.room(); u > t {
+				return u, MIOThrottle
+			}
+			return 0, 0
+		case qLSU:
+			if u := p.lsu.room(); u > t {
+				return u, LGThrottle
+			}
+			return 0, 0
+		case qTex:
+			if u := p.tex.room(); u > t {
+				return u, TexThrottle
+			}
+			return 0, 0
+		}
+	} else if in.queue != qNone {
+		return 0, 0
+	}
+	if f := p.pipeFree[in.pipe]; f > float64(t) {
+		return uint64(math.Ceil(f)), MathPipeThrottle
+	}
+	return 0, 0
+}
+
+// issue issues one machine instruction of warp w at cycle t.
+func (s *sm) issue(w *warp, t uint64) {
+	s.account(w, t)
+	w.mark = t + 1
+	in := w.next
+	p := w.part
+	p.last = w
+	cfg := s.r.cfg
+	s.acc.stalls[Selected]++
+	s.acc.issued++
+	s.acc.threadIss += w.lanes
+	it := &s.acc.perInst[in.info.ID]
+	it.stalls[Selected]++
+	it.issued++
+	if s.tr != nil {
+		s.tr.issue(w, t)
+	}
+	pc := s.r.pipeCycles[in.pipe]
+	if w.slotsLeft > 0 {
+		// The next machine instruction of an expanded PTX instruction.
+		w.slotsLeft--
+		if in.queue == qNone {
+			p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], float64(t)) + pc
+		}
+		w.readyAt, w.readyW = t+uint64(w.gap), Wait
+		w.eligAt, w.why, w.cause = w.readyAt, Wait, -1
+		if w.slotsLeft == 0 {
+			w.next = nil
+			w.readyAt = t + s.issueGap(w)
+			if w.tail > 0 {
+				w.readyAt, w.readyW = t+w.tail, w.tailWhy
+			}
+			s.look(w, t+1)
+		}
+		return
+	}
+	total := in.slots + w.frac
+	n := max(1, total>>8)
+	if total >= 256 {
+		w.frac = total & 255
+	} else {
+		w.frac = 0 // a memory or control instruction issues even if folded on average
+	}
+	start := t
+	switch in.queue {
+	case qNone:
+		p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], float64(t)) + pc
+	case qMIO:
+		if !in.data && in.kind != kindMem {
+			f := max(p.pipeFree[in.pipe], float64(t))
+			start = uint64(math.Ceil(f))
+			p.pipeFree[in.pipe] = f + pc // an expansion's other instructions issue to other pipes
+		}
+	}
+	if in.kind == kindMem {
+		start = s.memStart(in, p, t)
+	}
+	if in.kind == kindMem || in.queue != qNone {
+		// The queue entry leaves when its unit starts it.
+		switch in.queue {
+		case qMIO:
+			p.mio.push(start)
+		case qLSU:
+			p.lsu.push(start)
+		case qTex:
+			p.tex.push(start)
+		}
+	}
+	if err := s.step(w, t); err != nil {
+		w.eligAt, w.next = never, nil
+		return
+	}
+	w.next = nil
+	if in.info.Class == vm.ClassAtomic {
+		r := uint32(atomicRounds(s.st.Accesses)) - 1
+		s.acc.perInst[in.info.ID].rounds += uint64(r)
+		if in.round > 0 && r > 0 {
+			extra := r*in.round + w.frac
+			n += extra >> 8
+			w.frac = extra & 255
+		}
+	}
+	lat := uint64(in.lat) + uint64(n-1)*uint64(in.gap)
+	switch in.kind {
+	case kindMem:
+		s.memDone(w, in, p, start)
+	case kindPlain, kindMembar:
+		s.writeback(w, in, start+lat, in.sb)
+	}
+	w.slotsLeft = n - 1
+	w.gap = in.gap
+	w.readyAt, w.readyW = t+s.issueGap(w), Wait
+	w.tail = 0
+	switch in.kind {
+	case kindBranch:
+		w.tail, w.tailWhy = uint64(cfg.BranchCycles), BranchResolving
+	case kindMembar:
+		w.tail, w.tailWhy = uint64(cfg.MembarCycles), Membar
+	}
+	if n > 1 {
+		w.readyAt = t + uint64(in.gap)
+	} else if w.tail > 0 {
+		w.readyAt, w.readyW = t+w.tail, w.tailWhy
+	}
+	if in.kind == kindBarrier {
+		s.barrier(w, t)
+	}
+	if w.slotsLeft > 0 {
+		w.eligAt, w.why, w.cause = w.readyAt, Wait, -1
+		w.next = in
+		return
+	}
+	s.look(w, t+1)
+}
+
+// memStart is when the memory instruction's unit starts it, and tells the
+// hierarchy.
+func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
+	start := t
+	switch {
+	case in.queue == qTex:
+		start = uint64(math.Ceil(max(s.texFree, float64(t))))
+	case in.data:
+		start = uint64(math.Ceil(max(s.dataFree, float64(t))))
+	}
+	s.lastSet = max(s.lastSet, start)
+	s.hs.SetCycle(s.lastSet)
+	return start
+}
+
+// memDone takes what the hierarchy answered for the memory instruction in
+// (issued at start) and sets its results' readiness.
+func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
+	cfg := s.r.cfg
+	wf := float64(s.hs.Wavefronts())
+	switch {
+	case in.queue == qTex:
+		s.texFree = max(s.texFree, float64(start)) + wf*cfg.TexCycles
+	case in.data:
+		s.dataFree = max(s.dataFree, float64(start)) + wf*cfg.DataCycles
+	}
+	if s.hs.Waits() {
+		s.writeback(w, in, never, in.sb)
+		s.pend = append(s.pend, pending{group: s.hs.Group(), w: w, in: in})
+		return
+	}
+	s.writeback(w, in, start+uint64(s.st.Outcome.Latency), in.sb)
+}
+
+// barrier handles a warp's arrival at a barrier: if it completed the
+// barrier, the waiting warps of the block go on after the barrier latency.
+func (s *sm) barrier(w *warp, t uint64) {
+	rel := t + uint64(s.r.cfg.BarrierCycles) + uint64(s.r.cfg.BarrierWarpCycles*float64(len(w.cta.warps))+0.5)
+	released := false
+	for _, x := range w.cta.warps {
+		if x == w || !x.live || x.eligAt != never || x.why != Barrier {
+			continue
+		}
+		if x.w.State() == vm.WarpAtBarrier {
+			continue
+		}
+		released = true
+		s.account(x, t)
+		x.readyAt, x.readyW = rel, Barrier
+		x.eligAt, x.why = rel, Barrier
+		x.next = nil
+		x.part.wake = min(x.part.wake, rel)
+	}
+	if released || w.w.State() != vm.WarpAtBarrier {
+		w.readyAt, w.readyW = max(w.readyAt, rel), Barrier
+		s.wake = min(s.wake, rel)
+	}
+}
+
+// complete applies the completions of the last Resolve.
+func (s *sm) complete() {
+	for _, c := range s.hs.Completions() {
+		for s.pendHead < len(s.pend) && s.pend[s.pendHead].group < c.Group {
+			s.pendHead++
+		}
+		if s.pendHead == len(s.pend) || s.pend[s.pendHead].group != c.Group {
+			continue
+		}
+		pd := &s.pend[s.pendHead]
+		s.pendHead++
+		w, in := pd.w, pd.in
+		at := c.Cycle
+		for _, r := range in.regs[in.nread:] {
+			if w.reg[r] == never {
+				w.reg[r] = at
+			}
+		}
+		if w.live && w.eligAt == never && w.why == in.sb {
+			w.next = nil
+			w.part.wake = min(w.part.wake, at)
+		}
+		s.next = min(s.next, at)
+	}
+	s.pend = s.pend[:0]
+	s.pendHead = 0
+}
+
+// try reports whether warp w can issue at cycle t; otherwise it lowers
+// *next to when it might.
+func (s *sm) try(w *warp, t uint64, next *uint64) bool {
+	if w.slotsLeft == 0 && (w.next == nil || w.eligAt <= t && w.next.kind == kindPlain && w.next.slots+w.frac < 256) {
+		// Look again, and run what ptxas folded away (no issue slot) now
+		// that its operands are ready.
+		s.look(w, t)
+		if !w.live {
+			return false
+		}
+	}
+	if w.eligAt > t {
+		*next = min(*next, w.eligAt)
+		return false
+	}
+	if u, why := s.blocked(w, t); u > t {
+		s.account(w, t)
+		w.eligAt, w.why = u, why
+		*next = min(*next, u)
+		return false
+	}
+	return true
+}
+
+// cycle runs sub-partition p's scheduler at cycle t and returns the next
+// cycle it may have work. A sub-partition with nothing to issue before
+// p.wake is not looked at until then (events from outside its own issues
+// lower p.wake: barrier releases, memory completions).
+func (s *sm) cycle(p *part, t uint64) uint64 {
+	if t < p.wake {
+		return p.wake
+	}
+	next := uint64(never)
+	var pick *warp
+	if s.r.lrr {
+		n := len(p.warps)
+		start := 0
+		if p.last != nil {
+			for i, w := range p.warps {
+				if w == p.last {
+					start = i + 1
+				}
+			}
+		}
+		for i := 0; i < n; i++ {
+			if w := p.warps[(start+i)%n]; w.live && s.try(w, t, &next) {
+				pick = w
+				break
+			}
+		}
+	} else {
+		// Greedy: the last warp again if it can; then the oldest.
+		if l := p.last; l != nil && l.live && s.try(l, t, &next) {
+			pick = l
+		} else {
+			for _, w := range p.warps {
+				if w != p.last && w.live && s.try(w, t, &next) {
+					pick = w
+					break
+				}
+			}
+		}
+	}
+	if pick != nil {
+		s.issue(pick, t)
+		next = t + 1
+	}
+	if p.dead {
+		live := p.warps[:0]
+		for _, w := range p.warps {
+			if w.live {
+				live = append(live, w)
+			}
+		}
+		clear(p.warps[len(live):])
+		p.warps = live
+		p.dead = false
+		if p.last != nil && !p.last.live {
+			p.last = nil
+		}
+	}
+	p.wake = next
+	return next
+}
+
+// advance applies the last Resolve's completions and runs the SM's cycles
+// from start up to end (exclusive). Afterwards s.next is the earliest cycle
+// at which it has something to do (never: nothing until an event from
+// outside).
+func (s *sm) advance(start, end uint64) {
+	s.complete()
+	t := max(start, s.next)
+	for t < end && s.err == nil && len(s.ctas) > 0 {
+		next := uint64(never)
+		for _, p := range s.parts {
+			if len(p.warps) > 0 {
+				next = min(next, s.cycle(p, t))
+			}
+		}
+		if s.wake < never {
+			next = min(next, s.wake)
+			s.wake = never
+		}
+		if next <= t {
+			next = t + 1
+		}
+		t = next
+	}
+	s.next = t
+	if len(s.ctas) == 0 {
+		s.next = never
+	}
+}
+
+// atomicRounds is how many rounds an atomic's lanes need when each round
+// serves one lane per address: the most lanes sharing one address.
+func atomicRounds(acc []memspace.Access) int {
+	most := 1
+	for i := range acc {
+		a := &acc[i]
+		var seen [32]uint64
+		var count [32]uint8
+		n := 0
+		for m := a.Mask; m != 0; m &= m - 1 {
+			addr := a.Addr[bits.TrailingZeros32(m)]
+			j := 0
+			for j < n && seen[j] != addr {
+				j++
+			}
+			if j == n {
+				seen[n] = addr
+				n++
+			}
+			count[j]++
+			most = max(most, int(count[j]))
+		}
+	}
+	return most
+}
+
+// issueGap is the cycles until warp w may issue again after an
+// instruction nothing waits on: IssueCycles, its fraction carried.
+func (s *sm) issueGap(w *warp) uint64 {
+	g := s.r.issueGap + w.gapFrac
+	w.gapFrac = g & 255
+	return uint64(max(1, g>>8))
+}
