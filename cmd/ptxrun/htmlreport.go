@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ptxvm/ptxvm/kernels"
 	"github.com/ptxvm/ptxvm/ptx/demangle"
@@ -220,14 +221,26 @@ func reportRun(ctx context.Context, stderr io.Writer, fs *flag.FlagSet, target s
 }
 
 // runBundled runs a bundled kernel on inputs it generates (seed 1, as
-// ptxrun demo) and checks its outputs against the Go reference.
+// ptxrun demo), functionally or with the timing model (opt.Mode), and
+// checks its outputs against the Go reference.
 func runBundled(ctx context.Context, e *kernels.Example, gpu *scheduler.Profile, opt scheduler.Options) (*scheduler.SpecRun, error) {
-	dev := vm.NewDevice()
-	s, err := e.Prepare(dev, 1)
-	if err != nil {
+	if err := scheduler.CheckMode(opt.Mode); err != nil {
 		return nil, err
 	}
-	res, err := scheduler.RunFunctional(ctx, s.Launch, gpu, opt)
+	dev := vm.NewDevice()
+	setup := time.Now()
+	s, err := e.Prepare(dev, 1)
+	if err != nil {
+		dev.Mem.FreeAll()
+		return nil, err
+	}
+	launch := scheduler.RunFunctional
+	if opt.Mode == scheduler.ModeTiming {
+		launch = scheduler.RunTimed
+	}
+	start := time.Now()
+	res, err := launch(ctx, s.Launch, gpu, opt)
+	elapsed := time.Since(start)
 	if err != nil {
 		dev.Mem.FreeAll()
 		return nil, err
@@ -236,7 +249,8 @@ func runBundled(ctx context.Context, e *kernels.Example, gpu *scheduler.Profile,
 		dev.Mem.FreeAll()
 		return nil, fmt.Errorf("%s: the output does not match the Go reference: %w", e.Name, err)
 	}
-	return &scheduler.SpecRun{Prepared: &spec.Prepared{Device: dev, Module: s.Launch.Module, Kernel: e.Kernel, Launch: s.Launch}, Result: res}, nil
+	return &scheduler.SpecRun{Prepared: &spec.Prepared{Device: dev, Module: s.Launch.Module, Kernel: e.Kernel, Launch: s.Launch}, Result: res,
+		Setup: start.Sub(setup), Elapsed: elapsed}, nil
 }
 
 // short is a kernel's C++ name without parameters.

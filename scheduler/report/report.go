@@ -41,6 +41,8 @@ type Report struct {
 	// name, as nvcc recorded them.
 	Listing   []ListingLine `json:"listing,omitempty"`
 	CUDAFiles []string      `json:"cuda_files,omitempty"`
+	// Timing is what the cycle-level model measured (timing mode only).
+	Timing *Timing `json:"timing,omitempty"`
 
 	byID map[int32]int
 }
@@ -130,7 +132,10 @@ func New(run *scheduler.SpecRun, gpu *scheduler.Profile) (*Report, error) {
 	}
 	l := run.Prepared.Launch
 	k := l.Kernel
-	r := &Report{Kernel: k.Name, GPU: gpu.Name, Mode: "functional", Metrics: run.Metrics(), byID: map[int32]int{}}
+	r := &Report{Kernel: k.Name, GPU: gpu.Name, Mode: scheduler.ModeFunctional, Metrics: run.Metrics(), byID: map[int32]int{}}
+	if run.Result.Timing != nil {
+		r.Mode = scheduler.ModeTiming
+	}
 	st := run.Result.Stats
 	r.Launch = Launch{Grid: l.Grid, Block: l.Block, StaticShared: k.SharedStatic, DynamicShared: l.DynSmem,
 		SMs: gpu.SMs, WarpInsts: st.Inst, ThreadInsts: st.ThreadInst}
@@ -153,6 +158,11 @@ func New(run *scheduler.SpecRun, gpu *scheduler.Profile) (*Report, error) {
 	for _, id := range ids {
 		if id >= 0 && int(id) < len(k.Insts) {
 			lines = append(lines, int(k.Insts[id].Line))
+		}
+	}
+	if run.Result.Timing != nil { // every instruction's text
+		for _, info := range k.Insts {
+			lines = append(lines, int(info.Line))
 		}
 	}
 	var text map[int]string
@@ -209,6 +219,9 @@ func New(run *scheduler.SpecRun, gpu *scheduler.Profile) (*Report, error) {
 		}
 		return a.CUDA < b.CUDA
 	})
+	if tr := run.Result.Timing; tr != nil {
+		r.Timing = newTiming(tr, k, text, ptxFile)
+	}
 	r.TopSectors = r.top(func(in *Inst) uint64 { return in.Sectors })
 	r.TopExcess = r.top(func(in *Inst) uint64 { return in.Excess })
 	r.TopConflicts = r.top(func(in *Inst) uint64 { return in.Conflicts })

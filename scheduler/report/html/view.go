@@ -738,7 +738,7 @@ func (v *runView) tops() {
 	}
 }
 
-var groupNames = map[string]string{"launch": "Launch", "occupancy": "Occupancy", "memory": "Memory counters", "derived": "Derived values", "": "Other"}
+var groupNames = map[string]string{"launch": "Launch", "occupancy": "Occupancy", "timing": "Timing (the cycle-level model)", "memory": "Memory counters", "derived": "Derived values", "": "Other"}
 
 func (v *runView) counters() {
 	cat := report.Catalogue()
