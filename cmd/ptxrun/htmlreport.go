@@ -17,6 +17,7 @@ import (
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/scheduler/report"
 	"github.com/ptxvm/ptxvm/scheduler/report/html"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
 )
@@ -38,12 +39,23 @@ With --compare, two runs side by side: what changed, biggest first, the
 diagnoses that differ, both runs' charts and lines on the same scales, and
 every metric with its ratio.
 
+With --mode timing the runs go through the cycle-level model and the page
+adds: the cycles, achieved occupancy, IPC and top stall reason at a glance;
+where the time goes in words ("warps wait on global loads at
+matmul.cu:16: 89% of stalls"); a chart of the stall reasons under Nsight
+Compute's names and one of the stall cycles per source line by reason;
+stall-cycle heat in the CUDA and PTX views; and a timeline drawn from the
+model: the blocks resident on every SM over the cycles, the first SMs'
+warps coloured by what they wait on, and the first block's life in detail
+(aggregated into columns, so that a large launch stays a small page).
+
 The CUDA source text is shown when the file is found: where --source points,
 at the path nvcc recorded in the PTX, or beside the PTX file. Otherwise the
 CUDA lines show their file:line labels only.
 
 Examples:
   ptxrun report matmul_tiled                              writes matmul_tiled.html
+  ptxrun report matmul_tiled --mode timing --size 1024    ... with stalls and the timeline
   ptxrun report --compare matmul_naive matmul_tiled       writes matmul_naive-vs-matmul_tiled.html
   ptxrun report spec.json --source kernels/ -o report.html`
 
@@ -61,6 +73,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	maxInst := fs.Int64("max-inst", 1<<32, "stop a run after `N` warp instructions (0: no limit)")
 	anyTarget := fs.Bool("any-target", false, "run PTX whose .target the GPU cannot run (newer than it), with the GPU's limits")
 	size := fs.Int("size", 0, "bundled kernels: the problem size `N` (matrix side; 0: the kernel's own)")
+	mode := modeFlag(fs)
 	var q quickFlags
 	q.register(fs)
 	pos, err := parseFlags(fs, args, stdout)
@@ -88,6 +101,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return exitUsage
 		}
 	}
+	if !checkMode(stderr, "report", *mode) {
+		return exitUsage
+	}
 	if *cmp && q.given(fs) {
 		fmt.Fprintln(stderr, "ptxrun report: a quick launch cannot be compared: write each as a spec first (ptxrun run ... --save-spec FILE)")
 		return exitUsage
@@ -105,7 +121,10 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if *cmp && []int{*regsA, *regsB}[i] != 0 {
 			r = []int{*regsA, *regsB}[i]
 		}
-		o := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Registers: r, AnyTarget: *anyTarget}
+		o := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Registers: r, AnyTarget: *anyTarget, Mode: *mode}
+		if *mode == scheduler.ModeTiming {
+			o.Trace = reportTrace()
+		}
 		rep, src, code := reportRun(ctx, stderr, fs, target, &q, gpu, o, *size, cache)
 		if code != exitOK {
 			return code
@@ -213,11 +232,23 @@ func reportRun(ctx context.Context, stderr io.Writer, fs *flag.FlagSet, target s
 	}
 	defer run.Release()
 	rep, err := report.New(run, gpu)
+	if err == nil && opt.Trace != nil {
+		err = rep.AddTimeline(opt.Trace)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "ptxrun report:", err)
 		return nil, nil, exitFail
 	}
 	return rep, sources, exitOK
+}
+
+// reportTrace is the trace a timed report's timeline is drawn from: the
+// warps of the first two SMs, every stall of 2 cycles or more (shorter
+// ones are a few percent of the stall cycles and a fifth of the events),
+// up to 3 million events (about 200 MB; a larger launch's later stalls
+// are left out, and the timeline says where).
+func reportTrace() *timing.Trace {
+	return &timing.Trace{SampleSMs: 2, MinStall: 2, MaxEvents: 3000000}
 }
 
 // runBundled runs a bundled kernel on inputs it generates (seed 1, as

@@ -52,6 +52,17 @@ func TestReportCommand(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.True(t, strings.Contains(r.stdout, "B has no shared bank conflicts"), "the comparison's headline")
 
+	r = ptxrun(t, "report", "matmul_tiled", "--mode", "timing", "--size", "64", "-o", "-")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for _, want := range []string{"Where the time goes", `<section id="timeline">`, "warps wait on global loads at matmul.cu:", "smsp__average_warps_issue_stalled_", "timing mode"} {
+		assert.True(t, strings.Contains(r.stdout, want), "the timed page has %q", want)
+	}
+	r = ptxrun(t, "report", "--compare", "matmul_naive", "matmul_tiled", "--mode", "timing", "--size", "32", "-o", "-")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	for _, want := range []string{`id="a-fig-timeline"`, `id="b-fig-timeline"`, "cycles in B"} {
+		assert.True(t, strings.Contains(r.stdout, want), "the timed comparison has %q", want)
+	}
+
 	cwd, err := os.Getwd()
 	require.NoError(t, err)
 	require.NoError(t, os.Chdir(dir))
@@ -68,6 +79,7 @@ func TestReportCommand(t *testing.T) {
 		{"report", "--compare", "matmul_naive", "matmul_tiled", "--grid", "1"},
 		{"report", caseSpec("transpose_shared"), "--grid", "1"},
 		{"report", "matmul_naive", "--size", "-1"},
+		{"report", "matmul_naive", "--mode", "cycles"},
 	} {
 		r := ptxrun(t, bad...)
 		assert.Equal(t, exitUsage, r.code, "%q: %s", bad, r.stderr)
@@ -77,29 +89,43 @@ func TestReportCommand(t *testing.T) {
 
 // TestReportInChromium renders the report of every bundled kernel, and the
 // mission's comparisons, in a real headless Chromium (one browser for
-// all): each page loads nothing but itself, logs no script error or
-// exception, fits a 1366-pixel laptop screen without scrolling sideways,
-// its counter filter works, and its screenshot is not blank. With
-// PTXRUN_SHOTS=DIR the screenshots are kept there.
+// all), and the timed reports of the matmuls and their comparison: each
+// page loads nothing but itself, logs no script error or exception, fits
+// a 1366-pixel laptop screen without scrolling sideways, its counter
+// filter works, its charts are drawn (SVGs with marks, the timing pages'
+// timelines laid out at a readable height), and its screenshot is not
+// blank. With PTXRUN_SHOTS=DIR the screenshots are kept there.
 func TestReportInChromium(t *testing.T) {
 	bin := chrome.Find()
 	if bin == "" {
 		t.Skip("Chromium not found: install it to run this test (Debian/Ubuntu: apt-get install -y chromium; or set $CHROMIUM to a Chrome or Chromium binary)")
 	}
 	dir := t.TempDir()
-	type page struct{ name, file string }
+	type page struct {
+		name, file string
+		timed      bool
+	}
 	var pages []page
 	for _, e := range kernels.All() {
 		f := filepath.Join(dir, e.Name+".html")
 		r := ptxrun(t, "report", e.Name, "-o", f)
 		require.Equal(t, exitOK, r.code, r.stderr)
-		pages = append(pages, page{e.Name, f})
+		pages = append(pages, page{e.Name, f, false})
 	}
 	for _, c := range [][2]string{{"matmul_naive", "matmul_tiled"}, {"transpose_naive", "transpose_shared"}, {"transpose_shared", "transpose_padded"}} {
 		f := filepath.Join(dir, c[0]+"-vs-"+c[1]+".html")
 		r := ptxrun(t, "report", "--compare", c[0], c[1], "-o", f)
 		require.Equal(t, exitOK, r.code, r.stderr)
-		pages = append(pages, page{c[0] + "-vs-" + c[1], f})
+		pages = append(pages, page{c[0] + "-vs-" + c[1], f, false})
+	}
+	// Timed reports (at 128×128, which keeps the test quick).
+	for _, args := range [][]string{{"matmul_naive"}, {"matmul_tiled"}, {"--compare", "matmul_naive", "matmul_tiled"}} {
+		name := strings.Join(args, "-") + "-timing"
+		name = strings.TrimPrefix(strings.ReplaceAll(name, "--compare-", ""), "-")
+		f := filepath.Join(dir, name+".html")
+		r := ptxrun(t, append(append([]string{"report"}, args...), "--mode", "timing", "--size", "128", "-o", f)...)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		pages = append(pages, page{name, f, true})
 	}
 
 	b, err := chrome.Start(bin)
@@ -119,7 +145,12 @@ func TestReportInChromium(t *testing.T) {
 		i.value = "l1tex"; i.dispatchEvent(new Event("input"));
 		const shown = rows.filter(r => !r.hidden).length;
 		i.value = ""; i.dispatchEvent(new Event("input"));
-		return shown + "/" + rows.length + "/" + rows.filter(r => !r.hidden).length;
+		const svgs = [...document.querySelectorAll("figure.chart svg")];
+		const drawn = svgs.filter(s => s.querySelector("rect, path") && s.getBoundingClientRect().height > 40).length;
+		const tl = [...document.querySelectorAll("figure.fig svg")];
+		const tlPaths = tl.reduce((n, s) => n + [...s.querySelectorAll("path")].reduce((m, p) => m + (p.getAttribute("d") || "").split("M").length - 1, 0), 0);
+		const tlH = tl.reduce((h, s) => Math.min(h, s.getBoundingClientRect().height), 1e9);
+		return [shown, rows.length, rows.filter(r => !r.hidden).length, svgs.length, drawn, tl.length, tlPaths, Math.round(tl.length ? tlH : 0)].join("/");
 	})()`
 	for _, p := range pages {
 		t.Run(p.name, func(t *testing.T) {
@@ -133,12 +164,22 @@ func TestReportInChromium(t *testing.T) {
 			assert.Empty(t, pg.Errors(), "script errors, exceptions or error log entries")
 			assert.Equal(t, []string{url}, pg.Requests, "the page loads nothing but itself")
 			assert.LessOrEqual(t, pg.Width, width, "no sideways scrolling on a %d-pixel screen", width)
-			var shown, total, back int
-			_, err = fmt.Sscanf(pg.Eval, "%d/%d/%d", &shown, &total, &back)
+			var shown, total, back, svgs, drawn, timelines, tlPaths, tlHeight int
+			_, err = fmt.Sscanf(pg.Eval, "%d/%d/%d/%d/%d/%d/%d/%d", &shown, &total, &back, &svgs, &drawn, &timelines, &tlPaths, &tlHeight)
 			require.NoError(t, err, pg.Eval)
 			assert.Greater(t, shown, 0, "the filter keeps the l1tex rows")
 			assert.Less(t, shown, total, "the filter hides the others")
 			assert.Equal(t, total, back, "clearing the filter shows every row")
+			assert.GreaterOrEqual(t, drawn, 3, "charts drawn with marks")
+			assert.Equal(t, svgs, drawn, "every chart's SVG laid out with marks")
+			if p.timed {
+				assert.GreaterOrEqual(t, drawn, 5, "the stall charts too")
+				assert.Positive(t, timelines, "a timeline")
+				assert.Greater(t, tlPaths, 100, "the timeline's rectangles")
+				assert.Greater(t, tlHeight, 300, "the timeline laid out at a readable height")
+			} else {
+				assert.Zero(t, timelines)
+			}
 
 			img, err := png.Decode(bytes.NewReader(pg.PNG))
 			require.NoError(t, err)

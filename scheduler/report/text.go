@@ -160,6 +160,9 @@ func (t *Timing) writeText(w io.Writer, theoretical float64) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  REASON\tPER ISSUE\tSHARE\tMEANING\n")
 	for _, s := range t.Stalls {
+		if s.PerIssue < 0.005 && s.Reason != "selected" {
+			continue // 0.00: under a hundredth of a cycle per instruction
+		}
 		share := "-"
 		if s.Reason != "selected" {
 			share = fmt.Sprintf("%.0f%%", 100*s.Share)
@@ -184,7 +187,7 @@ func (t *Timing) writeText(w io.Writer, theoretical float64) {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  LINE\tSTALLED\tTOP REASON\tWAITED ON\tTOP REASON\tMACHINE INSTRUCTIONS\n")
 		for i, ln := range t.Lines {
-			if i == Top {
+			if i == Top || ln.StallCycles+ln.WaitedOnCycles == 0 {
 				break
 			}
 			fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s\t%d\n", ln.Where, ln.StallCycles, dash(TopReasonOf(ln.Stalls)), ln.WaitedOnCycles, dash(TopReasonOf(ln.WaitedOn)), ln.Issued)

@@ -25,7 +25,8 @@ type Timeline struct {
 	// runs of columns of about the same average (Value).
 	SMs []SMRow `json:"sms"`
 	// Warps are the sampled SMs' warp slots over the whole launch; Detail
-	// the first SM's over the life of its first block, at a finer grain.
+	// the first SM's from the start of its first block, at a finer grain
+	// (an eighth of the block's life, at least 2,000 cycles).
 	Warps  []WarpSM `json:"warps"`
 	Detail *WarpSM  `json:"detail,omitempty"`
 	// MinStall is the shortest stall the trace recorded (shorter waits
@@ -64,6 +65,10 @@ type WarpSM struct {
 	Columns      int        `json:"columns"`
 	ColumnCycles float64    `json:"column_cycles"`
 	Slots        []WarpSlot `json:"slots"`
+	// RecordedUntil, when not 0, is the cycle after which the trace
+	// recorded no more of this SM's stalls (its event budget ran out):
+	// later columns show warps as active whatever they did.
+	RecordedUntil uint64 `json:"recorded_until,omitempty"`
 }
 
 // WarpSlot is one warp slot's states over the columns; Starts are the
@@ -78,6 +83,7 @@ type WarpSlot struct {
 const (
 	TimelineColumns = 400
 	detailColumns   = 400
+	detailCycles    = 2000
 )
 
 // AddTimeline aggregates the trace a timed run recorded
@@ -96,23 +102,25 @@ func (r *Report) AddTimeline(tr *timing.Trace) error {
 	}
 	tl.ColumnCycles = float64(tl.Cycles) / float64(tl.Columns)
 
+	// Blocks and warps first (a few per block); the stalls, which may be
+	// millions, are streamed into the grids afterwards.
 	type smSpans struct {
-		blocks, warps, stalls []timing.Span
+		blocks, warps []timing.Span
 	}
 	bySM := map[int]*smSpans{}
 	tr.Spans(func(s timing.Span) {
+		if s.Kind == timing.SpanStall {
+			return
+		}
 		x := bySM[s.SM]
 		if x == nil {
 			x = &smSpans{}
 			bySM[s.SM] = x
 		}
-		switch s.Kind {
-		case timing.SpanBlock:
+		if s.Kind == timing.SpanBlock {
 			x.blocks = append(x.blocks, s)
-		case timing.SpanWarp:
+		} else {
 			x.warps = append(x.warps, s)
-		case timing.SpanStall:
-			x.stalls = append(x.stalls, s)
 		}
 	})
 	var sms []int
@@ -140,22 +148,62 @@ func (r *Report) AddTimeline(tr *timing.Trace) error {
 		}
 		tl.SMs = append(tl.SMs, row)
 	}
-	first := true
+	type grids struct {
+		full, detail *warpGrid
+		cut          uint64
+		isCut        bool
+	}
+	bySMGrid := map[int]*grids{}
+	var order []int
 	for _, sm := range sms {
 		x := bySM[sm]
 		if len(x.warps) == 0 {
 			continue
 		}
-		tl.Warps = append(tl.Warps, warpView(sm, x.warps, x.stalls, 0, tl.Cycles, tl.Columns))
-		if first {
-			first = false
-			// The first block's life on this SM, in detail.
+		g := &grids{full: newWarpGrid(sm, 0, tl.Cycles, tl.Columns)}
+		g.cut, g.isCut = tr.StallsCut(sm)
+		if len(order) == 0 && len(x.blocks) > 0 {
+			// The start of the first block on this SM, in detail: an
+			// eighth of its life, at least detailCycles (all of it if
+			// shorter), so that single stalls show.
 			sort.Slice(x.blocks, func(i, j int) bool { return x.blocks[i].Start < x.blocks[j].Start })
-			if len(x.blocks) > 0 {
-				b := x.blocks[0]
-				if d := warpView(sm, x.warps, x.stalls, b.Start, b.Start+b.Cycles, detailColumns); len(d.Slots) > 0 {
-					tl.Detail = &d
+			b := x.blocks[0]
+			n := min(b.Cycles, max(detailCycles, b.Cycles/8))
+			g.detail = newWarpGrid(sm, b.Start, b.Start+max(n, 1), detailColumns)
+		}
+		for _, w := range x.warps {
+			g.full.add(w)
+			if g.detail != nil {
+				g.detail.add(w)
+			}
+		}
+		bySMGrid[sm] = g
+		order = append(order, sm)
+	}
+	tr.Spans(func(s timing.Span) {
+		if s.Kind != timing.SpanStall {
+			return
+		}
+		if g := bySMGrid[s.SM]; g != nil {
+			g.full.add(s)
+			if g.detail != nil {
+				g.detail.add(s)
+			}
+		}
+	})
+	for _, sm := range order {
+		g := bySMGrid[sm]
+		wv := g.full.finish()
+		if g.isCut {
+			wv.RecordedUntil = max(g.cut, 1)
+		}
+		tl.Warps = append(tl.Warps, wv)
+		if g.detail != nil {
+			if d := g.detail.finish(); len(d.Slots) > 0 {
+				if g.isCut && g.cut < d.To {
+					d.RecordedUntil = max(g.cut, 1)
 				}
+				tl.Detail = &d
 			}
 		}
 	}
@@ -189,73 +237,91 @@ const (
 	stReasons
 )
 
-// warpView aggregates one SM's warp and stall spans over [from, to).
-func warpView(sm int, warps, stalls []timing.Span, from, to uint64, cols int) WarpSM {
+// warpGrid aggregates one SM's warp and stall spans over [from, to) into
+// columns: per warp slot and column, the cycles in each state.
+type warpGrid struct {
+	w      WarpSM
+	slots  map[int][]float64
+	starts map[int][]int
+}
+
+const numStates = stReasons + int(timing.NumStalls)
+
+func newWarpGrid(sm int, from, to uint64, cols int) *warpGrid {
 	if to <= from {
 		to = from + 1
 	}
-	w := WarpSM{SM: sm, From: from, To: to, Columns: cols, ColumnCycles: float64(to-from) / float64(cols)}
-	nstate := stReasons + int(timing.NumStalls)
-	slots := map[int][]float64{}
-	starts := map[int][]int{}
-	grid := func(slot int) []float64 {
-		g := slots[slot]
-		if g == nil {
-			g = make([]float64, cols*nstate)
-			slots[slot] = g
-		}
-		return g
+	return &warpGrid{w: WarpSM{SM: sm, From: from, To: to, Columns: cols, ColumnCycles: float64(to-from) / float64(cols)},
+		slots: map[int][]float64{}, starts: map[int][]int{}}
+}
+
+func (g *warpGrid) col(c uint64) int { return int(float64(c-g.w.From) / g.w.ColumnCycles) }
+
+// spread adds sign × the overlap of [a, b) with each column to state st
+// of a slot's grid.
+func (g *warpGrid) spread(grid []float64, st int, a, b uint64, sign float64) {
+	w := &g.w
+	if b <= w.From || a >= w.To {
+		return
 	}
-	col := func(c uint64) int { return int(float64(c-from) / w.ColumnCycles) }
-	add := func(g []float64, st int, a, b uint64, sign float64) {
-		if b <= from || a >= to {
-			return
+	a, b = max(a, w.From), min(b, w.To)
+	for c := g.col(a); c < w.Columns; c++ {
+		lo, hi := float64(w.From)+float64(c)*w.ColumnCycles, float64(w.From)+float64(c+1)*w.ColumnCycles
+		if lo >= float64(b) {
+			break
 		}
-		a, b = max(a, from), min(b, to)
-		for c := col(a); c < cols; c++ {
-			lo, hi := float64(from)+float64(c)*w.ColumnCycles, float64(from)+float64(c+1)*w.ColumnCycles
-			if lo >= float64(b) {
-				break
-			}
-			if o := math.Min(hi, float64(b)) - math.Max(lo, float64(a)); o > 0 {
-				g[c*nstate+st] += sign * o
-			}
+		if o := math.Min(hi, float64(b)) - math.Max(lo, float64(a)); o > 0 {
+			grid[c*numStates+st] += sign * o
 		}
 	}
-	for _, s := range warps {
-		if s.Start+s.Cycles <= from || s.Start >= to {
-			continue
-		}
-		g := grid(s.Slot)
-		add(g, stActive, s.Start, s.Start+s.Cycles, 1)
-		if s.Start >= from {
-			starts[s.Slot] = append(starts[s.Slot], col(s.Start))
-		}
+}
+
+// add takes a warp's span (it is active over it) or a stall (within its
+// warp's span).
+func (g *warpGrid) add(s timing.Span) {
+	w := &g.w
+	if s.Start+s.Cycles <= w.From || s.Start >= w.To {
+		return
 	}
-	for _, s := range stalls {
-		if s.Reason >= timing.NumStalls || s.Start+s.Cycles <= from || s.Start >= to {
-			continue
-		}
-		g := grid(s.Slot)
-		add(g, stReasons+int(s.Reason), s.Start, s.Start+s.Cycles, 1)
-		add(g, stActive, s.Start, s.Start+s.Cycles, -1)
+	if s.Kind == timing.SpanStall && s.Reason >= timing.NumStalls {
+		return
 	}
+	grid := g.slots[s.Slot]
+	if grid == nil {
+		grid = make([]float64, w.Columns*numStates)
+		g.slots[s.Slot] = grid
+	}
+	switch s.Kind {
+	case timing.SpanWarp:
+		g.spread(grid, stActive, s.Start, s.Start+s.Cycles, 1)
+		if s.Start >= w.From {
+			g.starts[s.Slot] = append(g.starts[s.Slot], g.col(s.Start))
+		}
+	case timing.SpanStall:
+		g.spread(grid, stReasons+int(s.Reason), s.Start, s.Start+s.Cycles, 1)
+		g.spread(grid, stActive, s.Start, s.Start+s.Cycles, -1)
+	}
+}
+
+// finish picks each column's state: the one that held the slot longest.
+func (g *warpGrid) finish() WarpSM {
+	w := g.w
 	var ids []int
-	for slot := range slots {
+	for slot := range g.slots {
 		ids = append(ids, slot)
 	}
 	sort.Ints(ids)
 	for _, slot := range ids {
-		g := slots[slot]
+		grid := g.slots[slot]
 		ws := WarpSlot{Slot: slot}
-		for c := 0; c < cols; c++ {
-			cell := g[c*nstate : (c+1)*nstate]
+		for c := 0; c < w.Columns; c++ {
+			cell := grid[c*numStates : (c+1)*numStates]
 			resident := 0.0
 			for _, v := range cell[stActive:] {
 				resident += v
 			}
 			best, bestV := stIdle, w.ColumnCycles-resident
-			for st := stActive; st < nstate; st++ {
+			for st := stActive; st < numStates; st++ {
 				if cell[st] > bestV+1e-9 {
 					best, bestV = st, cell[st]
 				}
@@ -273,7 +339,7 @@ func warpView(sm int, warps, stalls []timing.Span, from, to uint64, cols int) Wa
 			}
 			ws.Runs = append(ws.Runs, Run{From: c, To: c + 1, State: name})
 		}
-		ws.Starts = dedupInts(starts[slot])
+		ws.Starts = dedupInts(g.starts[slot])
 		w.Slots = append(w.Slots, ws)
 	}
 	return w

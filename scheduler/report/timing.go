@@ -87,9 +87,9 @@ type StallSource struct {
 	// Cycles are warp-cycles, Share their fraction of all stall cycles.
 	Cycles uint64  `json:"cycles"`
 	Share  float64 `json:"share"`
-	// Insts are the ids of the instructions charged: for the scoreboard
-	// reasons those whose results the warps waited for, otherwise those
-	// they waited to issue.
+	// Insts are the ids of the instructions charged, the one with most
+	// cycles first: for the scoreboard reasons those whose results the
+	// warps waited for, otherwise those they waited to issue.
 	Insts []int32 `json:"instructions"`
 }
 
@@ -194,11 +194,23 @@ func newTiming(tr *timing.Result, k *vm.Kernel, text map[int]string, ptxFile str
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].src.Cycles > order[j].src.Cycles })
+	// An instruction's cycles under a reason, charged either way.
+	cyclesOf := func(id int32, reason timing.Stall) uint64 {
+		if int(id) >= len(tr.Insts) {
+			return 0
+		}
+		in := &tr.Insts[id]
+		return in.Stalls[reason] + in.Caused[reason]
+	}
 	for _, a := range order {
 		if a.src.Share < minShare {
 			break
 		}
-		sort.Slice(a.insts, func(i, j int) bool { return a.insts[i] < a.insts[j] })
+		// The instruction with most cycles of the reason first.
+		sort.Slice(a.insts, func(i, j int) bool {
+			ci, cj := cyclesOf(a.insts[i], a.src.Reason), cyclesOf(a.insts[j], a.src.Reason)
+			return ci > cj || ci == cj && a.insts[i] < a.insts[j]
+		})
 		t.Sources = append(t.Sources, StallSource{Sentence: a.src.Sentence(), Reason: a.src.Reason.String(), Where: a.src.Where,
 			What: a.src.What, Cycles: a.src.Cycles, Share: a.src.Share, Insts: a.insts})
 	}

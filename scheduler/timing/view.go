@@ -63,3 +63,20 @@ func stallByName(name string) Stall {
 	}
 	return NumStalls
 }
+
+// StallsCut reports whether the trace stopped recording an SM's stalls
+// when it ran out of its share of MaxEvents, and if so the cycle its last
+// recorded stall ended at: later stalls of that SM are missing (blocks and
+// warps are still recorded).
+func (t *Trace) StallsCut(sm int) (uint64, bool) {
+	if t.dropped == 0 || sm < 0 || sm >= len(t.sms) || t.sms[sm] == nil || !t.sms[sm].warps || t.sms[sm].budget() {
+		return 0, false
+	}
+	var last uint64
+	for i := range t.sms[sm].ev {
+		if e := &t.sms[sm].ev[i]; e.stall {
+			last = max(last, e.ts+e.dur)
+		}
+	}
+	return last, true
+}

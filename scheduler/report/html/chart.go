@@ -23,6 +23,8 @@ type chart struct {
 	// AxisLabel names the x axis.
 	AxisLabel string
 	AxisY     float64
+	// GridY is where the grid lines start (below the legend).
+	GridY float64
 }
 
 type chartRow struct {
@@ -52,7 +54,7 @@ type tick struct {
 }
 
 type legendItem struct {
-	X     float64
+	X, Y  float64
 	Class string
 	Label string
 }
@@ -69,7 +71,7 @@ const (
 
 // newChart starts a chart with a label column of labelW.
 func newChart(id, title, desc string, width, labelW float64) *chart {
-	c := &chart{ID: id, Title: title, Desc: desc, W: width, LabelW: labelW, PlotX: labelW + 8}
+	c := &chart{ID: id, Title: title, Desc: desc, W: width, LabelW: labelW, PlotX: labelW + 8, GridY: 26}
 	c.PlotW = c.W - c.PlotX - valueW
 	c.H = topPad
 	return c
@@ -89,7 +91,7 @@ func (c *chart) fitLabels(gs []*barGroup, atLeast float64) {
 func (c *chart) legend(items ...legendItem) {
 	x := c.PlotX
 	for _, it := range items {
-		it.X = x
+		it.X, it.Y = x, 6
 		c.Legend = append(c.Legend, it)
 		x += 30 + 7.2*float64(len(it.Label))
 	}

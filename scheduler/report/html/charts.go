@@ -17,6 +17,7 @@ const maxBars = 24
 // by side.
 type chartScales struct {
 	sectors, wavefronts, traffic float64
+	timing                       timingScales
 }
 
 func (v *runView) chartScales() chartScales {
@@ -33,6 +34,7 @@ func (v *runView) chartScales() chartScales {
 	for _, t := range v.trafficLevels() {
 		s.traffic = math.Max(s.traffic, t.bytes)
 	}
+	s.timing = v.timingScales()
 	return s
 }
 
@@ -40,6 +42,7 @@ func (s *chartScales) merge(o chartScales) {
 	s.sectors = math.Max(s.sectors, o.sectors)
 	s.wavefronts = math.Max(s.wavefronts, o.wavefronts)
 	s.traffic = math.Max(s.traffic, o.traffic)
+	s.timing.merge(o.timing)
 }
 
 // barGroup is the instructions one bar stands for: those of one CUDA line
@@ -128,9 +131,16 @@ func (g *barGroup) tip() string {
 	return "PTX lines " + strings.Join(lines, ", ") + ": " + g.insts[0].Diagnosis.Text
 }
 
-// buildCharts draws the run's charts on the given scales.
+// buildCharts draws the run's charts on the given scales: in timing mode
+// the stall reasons and the stall cycles per line first, then the memory
+// charts; and the timeline.
 func (v *runView) buildCharts(s chartScales) {
-	v.Charts = []*chart{v.sectorsChart(s.sectors), v.wavefrontChart(s.wavefronts), v.hitChart(), v.trafficChart(s.traffic)}
+	v.Charts = nil
+	if v.Timed {
+		v.Charts = append(v.Charts, v.stallChart(s.timing.perIssue), v.lineStallChart(s.timing.lineCycles))
+		v.Timeline = v.timeline(s.timing.cycles)
+	}
+	v.Charts = append(v.Charts, v.sectorsChart(s.sectors), v.wavefrontChart(s.wavefronts), v.hitChart(), v.trafficChart(s.traffic))
 }
 
 func (v *runView) sectorsChart(max float64) *chart {
@@ -195,7 +205,7 @@ func (v *runView) wavefrontChart(max float64) *chart {
 
 func (v *runView) hitChart() *chart {
 	c := newChart(v.Prefix+"chart-hits", "Cache hit rates",
-		"Sector hit rates of the caches the run used (functional mode: blocks run in a defined order, so rates are near but not equal to the GPU's).", v.chartW, v.labelW)
+		v.hitDesc(), v.chartW, v.labelW)
 	m := v.r.Metrics
 	type hr struct {
 		label, name string
@@ -281,4 +291,11 @@ func bytesShort(v float64) string {
 		return trim(v/1e3, 3) + "k"
 	}
 	return trim(v, 3)
+}
+
+func (v *runView) hitDesc() string {
+	if v.r.Mode == "timing" {
+		return "Sector hit rates of the caches the run used, in the order the timing model interleaved the warps' accesses."
+	}
+	return "Sector hit rates of the caches the run used (functional mode: blocks run in a defined order, so rates are near but not equal to the GPU's)."
 }

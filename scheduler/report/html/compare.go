@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/ptxvm/ptxvm/scheduler/report"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 )
 
 // cmpView is what the templates draw of a comparison.
@@ -47,6 +48,14 @@ type headlineMetric struct {
 	// problem marks a figure that is a cost in itself (bank conflicts,
 	// local memory): its coming or going leads the headlines.
 	problem bool
+	// lead puts the figure first whenever it differs (the cycles); atLeast
+	// leaves it out unless one run has at least this much.
+	lead    bool
+	atLeast float64
+	// perInst marks a stall reason per instruction: compared by the
+	// difference (a change of 2 cycles per instruction weighs as 2×),
+	// to two decimals.
+	perInst bool
 }
 
 func one(name string) func(m map[string]float64) (float64, bool) {
@@ -67,25 +76,36 @@ func sum(names ...string) func(m map[string]float64) (float64, bool) {
 }
 
 var headlineMetrics = []headlineMetric{
-	{"PTX warp instructions", "fewer", "more", one(mWarpInsts), false, false},
-	{"global load requests", "fewer", "more", one(mLdReq), false, false},
-	{"global load sectors", "fewer", "more", one(mLdSect), false, false},
-	{"sectors per global load request", "fewer", "more", one(mLdPerReq), false, false},
-	{"global store sectors", "fewer", "more", one(mStSect), false, false},
-	{"sectors per global store request", "fewer", "more", one(mStPerReq), false, false},
-	{"shared load wavefronts", "fewer", "more", one(mShLdWave), false, false},
-	{"shared store wavefronts", "fewer", "more", one(mShStWave), false, false},
-	{"shared bank conflicts", "fewer", "more", sum(mShLdConf, mShStConf), false, true},
-	{"local memory bytes", "fewer", "more", one(mLocalBytes), false, true},
-	{"L1 hit rate of global loads (%)", "lower", "higher", one(mLdHit), true, false},
-	{"L2 sectors", "fewer", "more", sum(mL2Read, mL2Write), false, false},
-	{"L2 hit rate (%)", "lower", "higher", one(mL2Hit), true, false},
-	{"DRAM bytes", "fewer", "more", sum(mDRAMRead, mDRAMWrite), false, false},
+	{label: "cycles", fewer: "fewer", more: "more", value: one(timing.MetricCycles), lead: true},
+	{label: "achieved occupancy (%)", fewer: "lower", more: "higher", value: one(timing.MetricOccupancy), pct: true},
+	{label: "IPC", fewer: "lower", more: "higher", value: one(timing.MetricIPC)},
+	{label: "long-scoreboard stalls per instruction", fewer: "fewer", more: "more", value: one(timing.LongScoreboard.Metric()), atLeast: 0.5, perInst: true},
+	{label: "short-scoreboard stalls per instruction", fewer: "fewer", more: "more", value: one(timing.ShortScoreboard.Metric()), atLeast: 0.5, perInst: true},
+	{label: "barrier stalls per instruction", fewer: "fewer", more: "more", value: one(timing.Barrier.Metric()), atLeast: 0.5, perInst: true},
+	{label: "MIO-throttle stalls per instruction", fewer: "fewer", more: "more", value: one(timing.MIOThrottle.Metric()), atLeast: 0.5, perInst: true},
+	{label: "LG-throttle stalls per instruction", fewer: "fewer", more: "more", value: one(timing.LGThrottle.Metric()), atLeast: 0.5, perInst: true},
+	{label: "wait stalls per instruction", fewer: "fewer", more: "more", value: one(timing.Wait.Metric()), atLeast: 0.5, perInst: true},
+	{label: "PTX warp instructions", fewer: "fewer", more: "more", value: one(mWarpInsts)},
+	{label: "global load requests", fewer: "fewer", more: "more", value: one(mLdReq)},
+	{label: "global load sectors", fewer: "fewer", more: "more", value: one(mLdSect)},
+	{label: "sectors per global load request", fewer: "fewer", more: "more", value: one(mLdPerReq)},
+	{label: "global store sectors", fewer: "fewer", more: "more", value: one(mStSect)},
+	{label: "sectors per global store request", fewer: "fewer", more: "more", value: one(mStPerReq)},
+	{label: "shared load wavefronts", fewer: "fewer", more: "more", value: one(mShLdWave)},
+	{label: "shared store wavefronts", fewer: "fewer", more: "more", value: one(mShStWave)},
+	{label: "shared bank conflicts", fewer: "fewer", more: "more", value: sum(mShLdConf, mShStConf), problem: true},
+	{label: "local memory bytes", fewer: "fewer", more: "more", value: one(mLocalBytes), problem: true},
+	{label: "L1 hit rate of global loads (%)", fewer: "lower", more: "higher", value: one(mLdHit), pct: true},
+	{label: "L2 sectors", fewer: "fewer", more: "more", value: sum(mL2Read, mL2Write)},
+	{label: "L2 hit rate (%)", fewer: "lower", more: "higher", value: one(mL2Hit), pct: true},
+	{label: "DRAM bytes", fewer: "fewer", more: "more", value: sum(mDRAMRead, mDRAMWrite)},
 }
 
 // newCmpView builds the view of c.
 func newCmpView(c *report.Comparison, sources map[string]string) *cmpView {
-	v := &cmpView{A: newRunView(c.A, "a-", "A", sources), B: newRunView(c.B, "b-", "B", sources)}
+	// The timing sections are drawn when both runs have one.
+	timed := c.A.Timing != nil && c.B.Timing != nil
+	v := &cmpView{A: newRunView(c.A, "a-", "A", sources, timed), B: newRunView(c.B, "b-", "B", sources, timed)}
 	// Both runs' charts and heat on the same scales.
 	cs := v.A.chartScales()
 	cs.merge(v.B.chartScales())
@@ -128,13 +148,19 @@ func (v *cmpView) headlines(c *report.Comparison) {
 	for _, hm := range headlineMetrics {
 		a, okA := hm.value(c.A.Metrics)
 		b, okB := hm.value(c.B.Metrics)
-		if !okA && !okB || a == 0 && b == 0 {
+		if !okA && !okB || a == 0 && b == 0 || math.Max(a, b) < hm.atLeast {
 			continue
+		}
+		if hm.perInst {
+			a, b = math.Round(100*a)/100, math.Round(100*b)/100
 		}
 		words := ratioWords(a, b, hm.fewer, hm.more)
 		fa, fb := comma(a), comma(b)
 		if hm.pct {
 			fa, fb = trim(a, 3)+" %", trim(b, 3)+" %"
+			words = fa + " → " + fb
+		}
+		if hm.perInst {
 			words = fa + " → " + fb
 		}
 		if a == b {
@@ -157,6 +183,9 @@ func (v *cmpView) headlines(c *report.Comparison) {
 		case hm.pct:
 			h = headline{Big: fmt.Sprintf("%s → %s", trim(a, 3)+" %", trim(b, 3)+" %"), Rest: hm.label}
 			score = math.Abs(a-b) / 25 // 100 points of hit rate weigh as 16×
+		case hm.perInst:
+			h = headline{Big: fa + " → " + fb, Rest: hm.label}
+			score = math.Abs(a-b) / 2
 		case a == 0:
 			h = headline{Big: "B adds " + comma(b), Rest: hm.label + " (A has none)"}
 			score = 2.5 // as 5.7×
@@ -169,6 +198,9 @@ func (v *cmpView) headlines(c *report.Comparison) {
 		}
 		if hm.problem && (a == 0 || b == 0) {
 			score = 4.5
+		}
+		if hm.lead {
+			score = 100
 		}
 		if score >= 0.5 { // 1.4× or more
 			cands = append(cands, cand{h, score})

@@ -71,7 +71,7 @@ func Write(w io.Writer, r *report.Report, opt Options) error {
 	if err != nil {
 		return err
 	}
-	p.Run = newRunView(r, "", "", opt.Sources)
+	p.Run = newRunView(r, "", "", opt.Sources, true)
 	p.Run.buildCharts(p.Run.chartScales())
 	p.Run.applyHeat(p.Run.cudaScales, p.Run.ptxScales)
 	return execute(w, "report", p)

@@ -16,6 +16,7 @@ import (
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/scheduler/report"
 	"github.com/ptxvm/ptxvm/scheduler/report/html"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
@@ -411,4 +412,194 @@ func TestFindSources(t *testing.T) {
 	assert.Contains(t, html.FindSources(&r, filepath.Join(cuDir, "matmul.cu"))["matmul.cu"], "matmul_tiled")
 	assert.Empty(t, html.FindSources(&r, filepath.Join(cuDir, "transpose.cu")))
 	assert.Empty(t, html.FindSources(&r))
+}
+
+// timedReports caches the timed reports (with their timelines).
+var timedReports = map[string]*report.Report{}
+
+// buildTimed runs a kernel of the nvcc corpus (O3) in timing mode with a
+// trace and returns its report with its timeline.
+func buildTimed(t *testing.T, name string) *report.Report {
+	t.Helper()
+	if r, ok := timedReports[name]; ok {
+		return r
+	}
+	sp, err := spec.Load(filepath.Join("..", "..", "..", "testdata", "nvcc", "cases", name, "O3", "spec.json"))
+	require.NoError(t, err)
+	tr := &timing.Trace{SampleSMs: 2}
+	run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{Mode: scheduler.ModeTiming, Trace: tr}, cache)
+	require.NoError(t, err)
+	r, err := report.New(run, scheduler.H100)
+	require.NoError(t, err)
+	run.Release()
+	require.NoError(t, r.AddTimeline(tr))
+	timedReports[name] = r
+	return r
+}
+
+// TestTimingStructure: a timed run's page leads with the timing cards and
+// where the time goes in words (each of the report's sentences, linked to
+// its CUDA line), charts the stall reasons and the stall cycles per line
+// in the reasons' colours, heats the source views by stall cycles, and
+// draws the timeline: a row of block shading per SM, the sampled SMs' warp
+// slots and the detail, coloured by state, with a legend. A functional
+// page has none of it.
+func TestTimingStructure(t *testing.T) {
+	for _, name := range []string{"matmul_tiled", "matmul_naive"} {
+		t.Run(name, func(t *testing.T) {
+			r := buildTimed(t, name)
+			tm := r.Timing
+			page := write(t, r, html.Options{Sources: html.FindSources(r, cuDir)})
+			assert.Less(t, len(page), 1<<20, "the page stays small")
+			d := parse(t, page)
+			selfContained(t, d)
+			navs := d.all("nav", "")
+			require.Len(t, navs, 1)
+			assert.Len(t, d.allIn(navs[0], "a"), 8, "the timeline's link too")
+
+			glance := textOf(d.ids["glance"])
+			for _, s := range []string{"cycles", comma(tm.Cycles), "achieved occupancy", "IPC", "top stall reason", tm.Top().Reason, "Where the time goes"} {
+				assert.Contains(t, glance, s)
+			}
+			lists := d.allInClass(d.ids["glance"], "ul", "time")
+			require.Len(t, lists, 1)
+			items := d.allIn(lists[0], "li")
+			require.Len(t, items, min(8, len(tm.Sources)))
+			for i, li := range items {
+				assert.Contains(t, textOf(li), tm.Sources[i].Sentence)
+				links := d.allIn(li, "a")
+				require.NotEmpty(t, links)
+				href := attr(links[0], "href")
+				assert.Contains(t, textOf(d.ids[strings.TrimPrefix(href, "#")]), strings.Split(tm.Sources[i].Where, ":")[1], "the link goes to its line")
+			}
+
+			// The stall chart: a bar per reason, in its colour.
+			stalls := d.ids["chart-stalls"]
+			require.NotNil(t, stalls)
+			for _, s := range tm.Stalls {
+				if s.PerIssue < 0.005 && s.Reason != "selected" {
+					continue
+				}
+				assert.Contains(t, textOf(stalls), s.Reason)
+				assert.NotEmpty(t, bars(d, stalls, "st-"+strings.ReplaceAll(s.Reason, "_", "-")), s.Reason)
+			}
+			lineChart := d.ids["chart-line-stalls"]
+			require.NotNil(t, lineChart)
+			assert.Contains(t, textOf(lineChart), tm.Lines[0].Where)
+			assert.NotEmpty(t, bars(d, lineChart, "st-long-scoreboard"))
+
+			// Heat: the line with the most stall cycles has the darkest
+			// stall cell, its title naming the reasons.
+			hot := tm.Lines[0]
+			for _, l := range tm.Lines {
+				if l.StallCycles > hot.StallCycles {
+					hot = l
+				}
+			}
+			var row *xhtml.Node
+			for _, tr := range d.allIn(d.ids["cuda"], "tr") {
+				if ths := d.allIn(tr, "th"); len(ths) > 0 && textOf(ths[0]) == strings.Split(hot.Where, ":")[1] {
+					row = tr
+				}
+			}
+			require.NotNil(t, row, hot.Where)
+			found := false
+			for _, td := range d.allIn(row, "td") {
+				if strings.HasPrefix(attr(td, "title"), "Stall cycles: ") {
+					found = true
+					assert.True(t, hasClass(td, "h8"), attr(td, "class"))
+					assert.Contains(t, attr(td, "title"), report.TopReasonOf(hot.Stalls))
+				}
+			}
+			assert.True(t, found, "a stall-cycles cell")
+			assert.Contains(t, textOf(d.ids["ptx"]), "Stall")
+
+			// The timeline.
+			sec := d.ids["timeline"]
+			require.NotNil(t, sec)
+			fig := d.ids["fig-timeline"]
+			require.NotNil(t, fig)
+			svgs := d.allIn(fig, "svg")
+			require.Len(t, svgs, 1)
+			classes := map[string]int{}
+			for _, p := range d.allIn(svgs[0], "path") {
+				classes[attr(p, "class")]++
+				assert.Regexp(t, `^(M[\d.]+ [\d.]+h[\d.]+v[\d.]+h-[\d.]+z)+$`, attr(p, "d"))
+			}
+			shades := 0
+			for c := range classes {
+				if strings.HasPrefix(c, "tb") {
+					shades++
+				}
+			}
+			assert.Positive(t, shades, "blocks resident")
+			assert.Contains(t, classes, "st-long-scoreboard")
+			assert.Contains(t, classes, "st-active")
+			text := textOf(fig)
+			for _, s := range []string{"Blocks resident per SM", "SM 0: its", "SM 1: its", "SM 0 in detail", "launch ends", "cycles", "long_scoreboard", "active"} {
+				assert.Contains(t, text, s)
+			}
+			assert.NotEmpty(t, d.allInClass(svgs[0], "line", "start"), "the detail marks where warps start")
+		})
+	}
+	f := parse(t, write(t, build(t, "matmul_tiled"), html.Options{}))
+	assert.NotContains(t, f.ids, "timeline")
+	assert.NotContains(t, f.text, "Where the time goes")
+	assert.NotContains(t, f.ids, "chart-stalls")
+}
+
+// TestTimingCompare: two timed runs side by side lead with the cycles,
+// show each run's sentences, the stall charts paired, and both timelines
+// on one cycle axis (the longer launch spans the plot).
+func TestTimingCompare(t *testing.T) {
+	a, b := buildTimed(t, "matmul_naive"), buildTimed(t, "matmul_tiled")
+	var buf bytes.Buffer
+	require.NoError(t, html.WriteCompare(&buf, report.Compare(a, b), html.Options{Sources: html.FindSources(a, cuDir)}))
+	d := parse(t, buf.Bytes())
+	selfContained(t, d)
+	heads := d.allInClass(d.root, "ul", "headlines")
+	require.Len(t, heads, 1)
+	first := d.allIn(heads[0], "li")[0]
+	assert.Regexp(t, `^[\d.]+× (fewer|more) cycles in B \(`, textOf(first), "the cycles lead")
+	assert.Contains(t, textOf(d.ids["chart-paired"]), "cycles:")
+	assert.Len(t, d.allInClass(d.ids["glance"], "ul", "time"), 2)
+	assert.Contains(t, textOf(d.ids["glance"]), a.Timing.Sources[0].Sentence)
+	assert.Contains(t, textOf(d.ids["glance"]), b.Timing.Sources[0].Sentence)
+	for _, id := range []string{"a-chart-stalls", "a-chart-line-stalls", "timeline", "a-fig-timeline", "b-fig-timeline"} {
+		assert.Contains(t, d.ids, id)
+	}
+	// One axis: the longer run's "launch ends" line is further right.
+	end := func(id string) float64 {
+		for _, l := range d.allInClass(d.ids[id], "line", "end") {
+			x, err := strconv.ParseFloat(attr(l, "x1"), 64)
+			require.NoError(t, err)
+			return x
+		}
+		t.Fatalf("%s: no end line", id)
+		return 0
+	}
+	ea, eb := end("a-fig-timeline"), end("b-fig-timeline")
+	if a.Timing.Cycles > b.Timing.Cycles {
+		assert.Greater(t, ea, eb)
+	} else {
+		assert.Greater(t, eb, ea)
+	}
+	// A timed run beside a functional one: no timing views.
+	buf.Reset()
+	require.NoError(t, html.WriteCompare(&buf, report.Compare(a, build(t, "matmul_tiled")), html.Options{}))
+	d = parse(t, buf.Bytes())
+	assert.NotContains(t, d.ids, "timeline")
+	assert.NotContains(t, d.ids, "a-chart-stalls")
+}
+
+func comma(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -36,6 +36,12 @@ type runView struct {
 	Tops                     []topList
 	Counters                 []counterGroup
 	Zeros                    []counterRow
+	// Timed: the run has a timing section, drawn (side by side: only when
+	// both runs have one). TimeFindings are where its stall cycles went;
+	// Timeline its SM and warp timeline.
+	Timed        bool
+	TimeFindings []finding
+	Timeline     *svgFig
 
 	r                     *report.Report
 	minLabelW             map[string]float64 // label columns at least this wide, by chart id
@@ -45,6 +51,10 @@ type runView struct {
 	// number of columns of the CUDA table.
 	colIdx []int
 	Span   int
+	// cudaIDs are the anchors of the CUDA rows by label ("matmul.cu:14").
+	cudaIDs map[string]string
+	// cycles is the longest run's cycles, for timelines side by side.
+	cycles uint64
 }
 
 type kv struct{ K, V, Note string }
@@ -54,6 +64,8 @@ type kv struct{ K, V, Note string }
 type card struct {
 	Label, Value, Note string
 	Warn               bool
+	// Words marks a value in words, drawn smaller than a figure.
+	Words bool
 }
 
 // finding is one access in plain words, with where it is.
@@ -80,6 +92,8 @@ const (
 	colExcess
 	colWavefronts
 	colConflicts
+	colStall
+	colWaited
 	numCols
 )
 
@@ -90,16 +104,43 @@ var columns = [numCols]column{
 	{"Excess", "sectors beyond what the bytes the lanes asked for need"},
 	{"Wavefr.", "shared-memory wavefronts (constant: cache accesses); 1 per conflict-free 32-bit request"},
 	{"Conflicts", "shared-memory bank conflicts: wavefronts beyond the minimum"},
+	{"Stall cycles", "warp-cycles warps waited to issue the line's instructions, as Nsight Compute's source view counts them (timing mode)"},
+	{"Waited on", "warp-cycles warps waited for the results of the line's instructions: a load's latency shows here, on the load (timing mode)"},
 }
 
 // shortCols are the columns' names side by side.
-var shortCols = [numCols]string{"Req.", "Sect.", "S/req", "Excess", "Wavefr.", "Confl."}
+var shortCols = [numCols]string{"Req.", "Sect.", "S/req", "Excess", "Wavefr.", "Confl.", "Stalls", "Waited"}
 
 // heat holds the raw values of a row's heat cells.
 type heat struct {
 	v        [numCols]float64
 	has      [numCols]bool
 	sectReqs float64 // requests of the accesses with sectors
+	// stalls and waited are the stall cycles by reason (colStall,
+	// colWaited), for the cells' titles.
+	stalls, waited map[string]uint64
+}
+
+// addTiming adds an instruction's stall cycles.
+func (h *heat) addTiming(it *report.InstTiming) {
+	h.has[colStall], h.has[colWaited] = true, true
+	h.v[colStall] += float64(it.StallCycles)
+	h.v[colWaited] += float64(it.WaitedOnCycles)
+	h.stalls = addCounts(h.stalls, it.Stalls)
+	h.waited = addCounts(h.waited, it.WaitedOn)
+}
+
+func addCounts(dst, src map[string]uint64) map[string]uint64 {
+	if len(src) == 0 {
+		return dst
+	}
+	if dst == nil {
+		dst = map[string]uint64{}
+	}
+	for k, v := range src {
+		dst[k] += v
+	}
+	return dst
 }
 
 func (h *heat) add(in *report.Inst) {
@@ -164,9 +205,44 @@ func (s *scales) cells(h *heat) []cell {
 		if i == colPerReq {
 			text = trim(v, 3)
 		}
-		out[i] = cell{Text: text, Title: columns[i].Name + ": " + comma(v), Level: lvl}
+		title := columns[i].Name + ": " + comma(v)
+		switch i {
+		case colStall:
+			title += reasonsText(h.stalls, v)
+		case colWaited:
+			title += reasonsText(h.waited, v)
+		}
+		out[i] = cell{Text: text, Title: title, Level: lvl}
 	}
 	return out
+}
+
+// reasonsText lists the largest reasons of a by-reason map with their
+// shares of total: " (long_scoreboard 81 %, barrier 12 %)".
+func reasonsText(m map[string]uint64, total float64) string {
+	if len(m) == 0 || total <= 0 {
+		return ""
+	}
+	type kv struct {
+		k string
+		v uint64
+	}
+	var xs []kv
+	for k, v := range m {
+		xs = append(xs, kv{k, v})
+	}
+	sort.Slice(xs, func(i, j int) bool { return xs[i].v > xs[j].v || xs[i].v == xs[j].v && xs[i].k < xs[j].k })
+	var parts []string
+	for _, x := range xs[:min(3, len(xs))] {
+		if float64(x.v) < 0.05*total {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %%", x.k, trim(100*float64(x.v)/total, 2)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // cudaRow is one CUDA source line.
@@ -217,9 +293,12 @@ func short(mangled string) string {
 
 // newRunView builds the view of r. sources holds CUDA source texts by file
 // base name.
-func newRunView(r *report.Report, prefix, tag string, sources map[string]string) *runView {
+// timed says whether to draw the run's timing section (side by side, only
+// when both runs have one).
+func newRunView(r *report.Report, prefix, tag string, sources map[string]string, timed bool) *runView {
 	v := &runView{Prefix: prefix, Tag: tag, Mangled: r.Kernel, Name: short(r.Kernel), Signature: demangle.Filter(r.Kernel),
-		GPU: r.GPU, Mode: r.Mode, Module: filepath.Base(r.Module), r: r, chartW: chartW, labelW: 230}
+		GPU: r.GPU, Mode: r.Mode, Module: filepath.Base(r.Module), r: r, chartW: chartW, labelW: 230, cudaIDs: map[string]string{},
+		Timed: timed && r.Timing != nil}
 	if tag != "" {
 		v.chartW, v.labelW = halfW, 190
 	}
@@ -229,6 +308,12 @@ func newRunView(r *report.Report, prefix, tag string, sources map[string]string)
 	v.colIdx = []int{colRequests, colSectors, colPerReq, colExcess, colWavefronts, colConflicts}
 	if tag != "" {
 		v.colIdx = []int{colRequests, colSectors, colExcess, colWavefronts, colConflicts}
+	}
+	if v.Timed {
+		v.colIdx = append(v.colIdx, colStall, colWaited)
+		if tag != "" {
+			v.colIdx = v.colIdx[:len(v.colIdx)-1]
+		}
 	}
 	for _, i := range v.colIdx {
 		c := columns[i]
@@ -245,6 +330,7 @@ func newRunView(r *report.Report, prefix, tag string, sources map[string]string)
 	v.cards()
 	v.findings()
 	v.source(sources)
+	v.timeFindings()
 	v.tops()
 	v.counters()
 	return v
@@ -263,8 +349,11 @@ func (v *runView) launch() {
 	}
 	regs := strconv.Itoa(l.Registers) + " per thread"
 	note := "given (spec or --regs)"
-	if l.RegisterSource == "declared" {
+	switch l.RegisterSource {
+	case "declared":
 		note = "declared in the PTX, an upper bound: give ptxas's count with --regs"
+	case "estimated":
+		note = "estimated from the PTX, typically within 20 % of ptxas's: give ptxas's count with --regs"
 	}
 	v.Launch = append(v.Launch,
 		kv{"registers", regs, note},
@@ -311,42 +400,48 @@ const (
 )
 
 func (v *runView) cards() {
+	if v.Timed {
+		v.Cards = append(v.Cards, v.timingCards()...)
+	}
 	m := v.r.Metrics
 	if m[mLdReq] > 0 {
 		spr := m[mLdPerReq]
 		v.Cards = append(v.Cards, card{"global load sectors / request", trim(spr, 3),
-			fmt.Sprintf("%s requests, %s sectors", compact(m[mLdReq]), compact(m[mLdSect])), v.excessIn("global", "load")})
+			fmt.Sprintf("%s requests, %s sectors", compact(m[mLdReq]), compact(m[mLdSect])), v.excessIn("global", "load"), false})
 	}
 	if m[mStReq] > 0 {
 		v.Cards = append(v.Cards, card{"global store sectors / request", trim(m[mStPerReq], 3),
-			fmt.Sprintf("%s requests, %s sectors", compact(m[mStReq]), compact(m[mStSect])), v.excessIn("global", "store")})
+			fmt.Sprintf("%s requests, %s sectors", compact(m[mStReq]), compact(m[mStSect])), v.excessIn("global", "store"), false})
 	}
 	if w := m[mShLdWave] + m[mShStWave]; w > 0 {
 		conf := m[mShLdConf] + m[mShStConf]
 		v.Cards = append(v.Cards, card{"shared bank conflicts", compact(conf),
-			fmt.Sprintf("of %s wavefronts (%s %%)", compact(w), trim(100*conf/w, 3)), conf > 0})
+			fmt.Sprintf("of %s wavefronts (%s %%)", compact(w), trim(100*conf/w, 3)), conf > 0, false})
 	}
 	if m[mLdReq] > 0 {
-		v.Cards = append(v.Cards, card{"L1 hit rate, global loads", trim(m[mLdHit], 3) + " %", "of their sectors", false})
+		v.Cards = append(v.Cards, card{"L1 hit rate, global loads", trim(m[mLdHit], 3) + " %", "of their sectors", false, false})
 	}
 	if m[mTexSect] > 0 {
-		v.Cards = append(v.Cards, card{"texture hit rate", trim(m[mTexHit], 3) + " %", "of texture sectors", false})
+		v.Cards = append(v.Cards, card{"texture hit rate", trim(m[mTexHit], 3) + " %", "of texture sectors", false, false})
 	}
 	if m[mL2Read]+m[mL2Write] > 0 {
-		v.Cards = append(v.Cards, card{"L2 hit rate", trim(m[mL2Hit], 3) + " %", compact(m[mL2Read]+m[mL2Write]) + " sectors looked up", false})
+		v.Cards = append(v.Cards, card{"L2 hit rate", trim(m[mL2Hit], 3) + " %", compact(m[mL2Read]+m[mL2Write]) + " sectors looked up", false, false})
 	}
 	if m[mDRAMRead]+m[mDRAMWrite] > 0 {
 		v.Cards = append(v.Cards, card{"DRAM traffic", bytesText(m[mDRAMRead] + m[mDRAMWrite]),
-			bytesText(m[mDRAMRead]) + " read, " + bytesText(m[mDRAMWrite]) + " written", false})
+			bytesText(m[mDRAMRead]) + " read, " + bytesText(m[mDRAMWrite]) + " written", false, false})
 	}
 	if b := m[mLocalBytes]; b > 0 {
-		v.Cards = append(v.Cards, card{"local memory", bytesText(b), "spills or local arrays", true})
+		v.Cards = append(v.Cards, card{"local memory", bytesText(b), "spills or local arrays", true, false})
 	}
 	occ := strings.Join(v.r.Launch.Limiters, ", ") + " limit it"
-	if v.r.Launch.RegisterSource == "declared" {
+	switch v.r.Launch.RegisterSource {
+	case "estimated":
+		occ += " (with registers estimated from the PTX)"
+	case "declared":
 		occ += " (with the PTX's declared registers, an upper bound)"
 	}
-	v.Cards = append(v.Cards, card{"occupancy", trim(v.r.Launch.Occupancy, 3) + " %", occ, false})
+	v.Cards = append(v.Cards, card{"occupancy", trim(v.r.Launch.Occupancy, 3) + " %", occ, false, false})
 }
 
 // cardOrder is the order cards() adds its cards in.
@@ -365,7 +460,7 @@ func alignCards(a, b *runView) {
 	}
 	ma, mb := byLabel(a.Cards), byLabel(b.Cards)
 	a.Cards, b.Cards = nil, nil
-	for _, l := range cardOrder {
+	for _, l := range append(append([]string(nil), timingCardOrder...), cardOrder...) {
 		ca, okA := ma[l]
 		cb, okB := mb[l]
 		if !okA && !okB {
@@ -538,6 +633,10 @@ func (v *runView) source(sources map[string]string) {
 					diags = append(diags, in.Diagnosis.Text)
 				}
 			}
+			if it := v.instTiming(id); it != nil {
+				row.heat.addTiming(it)
+				row.hasHeat = true
+			}
 		}
 		row.Diag = strings.Join(diags, "; ")
 		if ll.CUDA != "" {
@@ -547,6 +646,7 @@ func (v *runView) source(sources map[string]string) {
 				if cr == nil {
 					cr = &cudaRow{ID: cudaID(k), Label: ll.CUDA}
 					byCUDA[k] = cr
+					v.cudaIDs[ll.CUDA] = cr.ID
 				}
 				cr.PTX = append(cr.PTX, link{Text: strconv.Itoa(ll.Line), Href: "#" + row.ID})
 				if row.hasHeat {
@@ -559,6 +659,10 @@ func (v *runView) source(sources map[string]string) {
 							if d != "" && !contains(cr.Diags, d) {
 								cr.Diags = append(cr.Diags, d)
 							}
+						}
+						if it := v.instTiming(id); it != nil {
+							cr.heat.addTiming(it)
+							cr.hasHeat = true
 						}
 					}
 				}
