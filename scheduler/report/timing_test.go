@@ -101,13 +101,18 @@ func TestTimingStallsAreTheGPUs(t *testing.T) {
 			require.NotEmpty(t, gpu)
 			r := timedReport(t, g.SpecPath(), g.Int("launch__registers_per_thread"), nil)
 			tm := r.Timing
-			var model []string
+			var model, onGPU []string
 			for _, s := range tm.Stalls {
 				if s.Reason != "selected" {
 					model = append(model, fmt.Sprintf("%s %.2f", s.Reason, s.PerIssue))
 				}
 			}
-			t.Logf("GPU %v; model %v", gpu[:min(4, len(gpu))], model[:min(4, len(model))])
+			for _, s := range gpu {
+				onGPU = append(onGPU, fmt.Sprintf("%s %.2f", s.Reason, s.PerIssue))
+			}
+			cyc, _ := g.Value("sm__cycles_elapsed.max")
+			t.Logf("stalls per issued instruction: GPU %s; model %s. Cycles: GPU %.0f, model %d",
+				strings.Join(onGPU[:min(4, len(onGPU))], ", "), strings.Join(model[:min(4, len(model))], ", "), cyc, tm.Cycles)
 			top := tm.Top()
 			require.NotNil(t, top)
 			assert.Equal(t, gpu[0].Reason, top.Reason, "the largest stall reason")
