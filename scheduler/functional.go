@@ -93,13 +93,10 @@ func ctasOn(sm, nsm, n int) int {
 // cancellation stopped: its blocks refuse to run again.
 var errStoppedEarlier = errors.New("the launch was stopped by an earlier failure or cancellation; prepare it again to rerun it")
 
-// RunFunctional runs every block of l to completion with no timing model.
-// Blocks are placed on the SMs of gpu; SMs run in parallel on host cores.
-// Results do not depend on the number of workers for kernels whose blocks
-// do not race with one another. Cancelling ctx stops the launch, also in
-// the middle of a block. A launch may be run again once it has completed;
-// opt.MaxInst counts the instructions of this run only.
-func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
+// checkLaunch checks that gpu can run l (its PTX target, unless
+// opt.AnyTarget, and the launch limits) and returns the launch's occupancy
+// there.
+func checkLaunch(gpu *Profile, l *vm.Launch, opt Options) (*Occupancy, error) {
 	if !opt.AnyTarget {
 		if err := CheckTarget(gpu, l.Module.AST.Target); err != nil {
 			return nil, fmt.Errorf("%s: %w", l.Module.Filename, err)
@@ -108,7 +105,17 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	if err := CheckLaunch(gpu, l); err != nil {
 		return nil, err
 	}
-	occ, err := LaunchOccupancy(gpu, l, opt.Registers)
+	return LaunchOccupancy(gpu, l, opt.Registers)
+}
+
+// RunFunctional runs every block of l to completion with no timing model.
+// Blocks are placed on the SMs of gpu; SMs run in parallel on host cores.
+// Results do not depend on the number of workers for kernels whose blocks
+// do not race with one another. Cancelling ctx stops the launch, also in
+// the middle of a block. A launch may be run again once it has completed;
+// opt.MaxInst counts the instructions of this run only.
+func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
+	occ, err := checkLaunch(gpu, l, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -32,15 +32,7 @@ func CheckMode(mode string) error {
 // with the occupancy the launch has there; the result's Timing holds the
 // cycles, stalls and per-instruction figures.
 func RunTimed(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
-	if !opt.AnyTarget {
-		if err := CheckTarget(gpu, l.Module.AST.Target); err != nil {
-			return nil, fmt.Errorf("%s: %w", l.Module.Filename, err)
-		}
-	}
-	if err := CheckLaunch(gpu, l); err != nil {
-		return nil, err
-	}
-	occ, err := LaunchOccupancy(gpu, l, opt.Registers)
+	occ, err := checkLaunch(gpu, l, opt)
 	if err != nil {
 		return nil, err
 	}

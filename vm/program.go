@@ -136,6 +136,21 @@ type Kernel struct {
 	Perf      map[string][]int64
 }
 
+// Debug reports whether the kernel's module was compiled for debugging
+// (nvcc -G: ".target ... debug"), whose machine code ptxas does not
+// optimise.
+func (k *Kernel) Debug() bool {
+	if k.Module == nil || k.Module.AST == nil {
+		return false
+	}
+	for _, t := range k.Module.AST.Target {
+		if t == "debug" {
+			return true
+		}
+	}
+	return false
+}
+
 // finishInfo numbers the instructions of every function of the kernel and
 // computes their classes and operand sets.
 func (k *Kernel) finishInfo() {

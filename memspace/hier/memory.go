@@ -106,32 +106,38 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 		if far {
 			base = lat.L2HitFar
 		}
-		hit, wait := m.access(home, t, c, false, true, now)
+		hit, wait := m.access(home, t, c, false, true, true, now)
 		return base + wait + m.fill(home, t, hit, c, now+uint64(wait))
 	}
+	// The time a transaction takes is charged where it is performed: at
+	// the near slice for a read its near copy serves whole, else at the
+	// home slice (the near copy's lookup and update are counted, but they
+	// take none of the near slice's bandwidth in the model: charging both
+	// slices doubled the cost of every far write, against the GPU's cycles
+	// of the transposes and store sweeps of testdata/perf).
 	near := m.nearSlice(t.line, part)
 	switch op {
 	case opRead:
-		hit, wait := m.access(near, t, c, false, false, now)
+		hit, _ := m.access(near, t, c, false, false, false, now)
 		miss := t.mask &^ hit
 		if miss == 0 {
-			return lat.L2HitNear + wait
+			return lat.L2HitNear + m.occupy(near, t, n, now)
 		}
 		ft := t
 		ft.mask = miss
-		hit2, wait2 := m.access(home, ft, c, true, true, now+uint64(wait))
-		return lat.L2HitFar + wait + wait2 + m.fill(home, ft, hit2, c, now+uint64(wait+wait2))
+		hit2, wait := m.access(home, ft, c, true, true, true, now)
+		return lat.L2HitFar + wait + m.fill(home, ft, hit2, c, now+uint64(wait))
 	case opWrite:
-		_, wait := m.access(near, t, c, false, false, now)
-		_, wait2 := m.access(home, t, c, true, true, now+uint64(wait))
-		return lat.L2HitFar + wait + wait2
+		m.access(near, t, c, false, false, false, now)
+		_, wait := m.access(home, t, c, true, true, true, now)
+		return lat.L2HitFar + wait
 	default:
 		// The near copy is looked up (and dropped: the result lives at
 		// home); the operation is performed at the home slice.
-		_, wait := m.access(near, t, c, false, false, now)
+		m.access(near, t, c, false, false, false, now)
 		m.slices[near].drop(t.line, t.mask)
-		hit, wait2 := m.access(home, t, c, true, true, now+uint64(wait))
-		return lat.L2HitFar + wait + wait2 + m.fill(home, t, hit, c, now+uint64(wait+wait2))
+		hit, wait := m.access(home, t, c, true, true, true, now)
+		return lat.L2HitFar + wait + m.fill(home, t, hit, c, now+uint64(wait))
 	}
 }
 
@@ -147,12 +153,12 @@ func (m *Memory) nearSlice(line uint64, part int) int {
 // (a dirty victim is written to DRAM), counts them (under the fabric's
 // counters when fabric is set) and marks them valid; home says whether the
 // slice is the line's home (written data is dirty there, and write-through
-// stores go to DRAM from there). It returns the sectors that hit and the
+// stores go to DRAM from there); queue whether the transaction takes the
+// slice's bandwidth (timing mode). It returns the sectors that hit and the
 // cycles the transaction queued at the slice.
-func (m *Memory) access(slice int, t txn, c *Counts, fabric, home bool, now uint64) (hit uint8, wait uint32) {
+func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, now uint64) (hit uint8, wait uint32) {
 	l2 := m.slices[slice]
 	n := uint64(bits.OnesCount8(t.mask))
-	lat := &m.cfg.Latency
 	prio := prioNormal
 	switch {
 	case t.op&flagEvictFirst != 0:
@@ -203,17 +209,12 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home bool, now uint
 		c[L2TexWriteHit] += h
 	}
 
-	// Queueing at the slice.
-	start := max(now, m.sliceFree[slice])
-	busy := uint64((int(n)<<m.g.sectorShift + lat.L2BytesPerCycle - 1) / lat.L2BytesPerCycle)
-	switch {
-	case op == opAtom || op == opRed:
-		busy = max(busy, uint64(lat.L2AtomicTxnCycles+max(float64(t.lanes)*lat.L2AtomicCycles, float64(t.addrs)*lat.L2AtomicAddrCycles)+0.5))
-	case op == opWrite && t.lanes != 0:
-		busy = max(busy, uint64(float64(n)*lat.L2PartialWriteCycles+0.5))
+	// Queueing at the slice that performs the transaction.
+	start := now
+	if queue {
+		wait = m.occupy(slice, t, n, now)
+		start += uint64(wait)
 	}
-	m.sliceFree[slice] = start + busy
-	wait = uint32(start - now)
 
 	e.valid |= t.mask
 	if op != opRead && home {
@@ -225,6 +226,24 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home bool, now uint
 		}
 	}
 	return hit, wait
+}
+
+// occupy queues a transaction of n sectors at slice from cycle now: the
+// slice moves L2BytesPerCycle a cycle, spends the atomic unit's cycles on
+// an atomic or reduction and the read-modify-write's on a partial write. It
+// returns the cycles the transaction waited for the slice.
+func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
+	lat := &m.cfg.Latency
+	start := max(now, m.sliceFree[slice])
+	busy := uint64((int(n)<<m.g.sectorShift + lat.L2BytesPerCycle - 1) / lat.L2BytesPerCycle)
+	switch op := t.op & opMask; {
+	case op == opAtom || op == opRed:
+		busy = max(busy, uint64(lat.L2AtomicTxnCycles+max(float64(t.lanes)*lat.L2AtomicCycles, float64(t.addrs)*lat.L2AtomicAddrCycles)+0.5))
+	case op == opWrite && t.lanes != 0:
+		busy = max(busy, uint64(float64(n)*lat.L2PartialWriteCycles+0.5))
+	}
+	m.sliceFree[slice] = start + busy
+	return uint32(start - now)
 }
 
 // fill fetches from DRAM, for a read or an atomic at the home slice, the

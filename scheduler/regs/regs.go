@@ -20,7 +20,7 @@ type Pressure struct {
 
 // Analyze runs the liveness pass over kernel k's lowered code.
 func Analyze(k *vm.Kernel) Pressure {
-	p := Pressure{Debug: debug(k)}
+	p := Pressure{Debug: k.Debug()}
 	own := map[*vm.Func]int{}
 	across := map[*vm.Func][]callSite{}
 	for _, f := range k.Funcs {
@@ -53,18 +53,6 @@ func Analyze(k *vm.Kernel) Pressure {
 type callSite struct {
 	callee *vm.Func
 	live   int // slots live across the call
-}
-
-func debug(k *vm.Kernel) bool {
-	if k.Module == nil || k.Module.AST == nil {
-		return false
-	}
-	for _, t := range k.Module.AST.Target {
-		if t == "debug" {
-			return true
-		}
-	}
-	return false
 }
 
 // analyzeFunc returns the most register slots live at once in f and, per

@@ -194,18 +194,9 @@ func (t *Table) Marshal() ([]byte, error) {
 // that the same PTX form costs more machine instructions.
 const DebugPrefix = "g:"
 
-// Debug reports whether kernel k's module was compiled for debugging.
-func Debug(k *vm.Kernel) bool {
-	if k.Module == nil || k.Module.AST == nil {
-		return false
-	}
-	for _, t := range k.Module.AST.Target {
-		if t == "debug" {
-			return true
-		}
-	}
-	return false
-}
+// Debug reports whether kernel k's module was compiled for debugging
+// (k.Debug).
+func Debug(k *vm.Kernel) bool { return k.Debug() }
 
 // Lookup returns the cost of the instruction info (ro as for Form; debug
 // as Debug says of its kernel) and its form (with DebugPrefix for debug

@@ -219,6 +219,11 @@ func cmdCycles(args []string) error {
 	t0 := time.Now()
 	outs := runSet(ls, p, *jobs)
 	printOutcomes(os.Stdout, outs, *verbose)
+	printGroups(os.Stdout, outs)
+	if ps, err := pairs(*testdata); err == nil {
+		within, n := printPairs(os.Stdout, ps, outs)
+		fmt.Printf("%d of %d pair ratios within 15%% of the GPU's\n", within, n)
+	}
 	fmt.Printf("(%d launches in %.0f s)\n", len(outs), time.Since(t0).Seconds())
 	return nil
 }
@@ -270,6 +275,27 @@ func printOutcomes(w *os.File, outs []*outcome, verbose bool) {
 	}
 	fmt.Fprintf(w, "cycle MAPE over %d launches: model %.1f%% (fitted %d: %.1f%%, held out %d: %.1f%%; median %.1f%%, within 15%%: %.0f%%), constant guess %.0f cycles %.1f%%, roofline %.1f%%\n",
 		len(ok), 100*mean(model), len(train), 100*mean(train), len(held), 100*mean(held), 100*median(model), 100*within(model, 0.15), c, 100*mean(cons), 100*mean(roof))
+}
+
+// printGroups prints the cycle MAPE per build: optimised code (-O3, fast
+// math, no FMA contraction) and debug code (-G).
+func printGroups(w *os.File, outs []*outcome) {
+	groups := map[string][]float64{}
+	for _, o := range outs {
+		if o.err != nil {
+			continue
+		}
+		g := "optimised"
+		if parts := strings.Split(o.name, "/"); len(parts) > 1 && (parts[1] == "G" || strings.HasSuffix(parts[1], ".G")) {
+			g = "debug (-G)"
+		}
+		groups[g] = append(groups[g], relErr(o.model, o.real))
+	}
+	for _, g := range []string{"optimised", "debug (-G)"} {
+		if e := groups[g]; len(e) > 0 {
+			fmt.Fprintf(w, "  %s: %d launches, MAPE %.1f%%, median %.1f%%, within 15%%: %.0f%%\n", g, len(e), 100*mean(e), 100*median(e), 100*within(e, 0.15))
+		}
+	}
 }
 
 // stallLine shows the top stall reasons, model/GPU per issue.
