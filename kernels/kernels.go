@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/ptxvm/ptxvm/vm"
 )
@@ -16,6 +17,12 @@ import (
 //
 //go:embed ptx/*.ptx
 var ptxFiles embed.FS
+
+// The CUDA sources of the PTX files (copies of testdata/nvcc/gen/kernels),
+// so that reports can show the lines .loc names.
+//
+//go:embed cuda/*.cu
+var cudaFiles embed.FS
 
 // Example is a bundled kernel: nvcc-emitted PTX, a launch, inputs it
 // generates itself and a Go reference that checks the outputs.
@@ -43,6 +50,17 @@ type instance struct {
 // PTX returns the module source.
 func (e *Example) PTX() ([]byte, error) {
 	return ptxFiles.ReadFile("ptx/" + e.Module)
+}
+
+// CUDASources returns the CUDA source files of the example's module by
+// file name ("matmul.cu"), as its .loc directives name them.
+func (e *Example) CUDASources() map[string]string {
+	out := map[string]string{}
+	name := strings.TrimSuffix(e.Module, ".ptx") + ".cu"
+	if b, err := cudaFiles.ReadFile("cuda/" + name); err == nil {
+		out[name] = string(b)
+	}
+	return out
 }
 
 // Setup is an example made ready to launch on a device.

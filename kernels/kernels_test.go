@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -181,6 +183,24 @@ func TestMatmulGo(t *testing.T) {
 				ref += float64(a[i*n+k]) * float64(b[k*n+j])
 			}
 			assert.InDelta(t, ref, float64(c[i*n+j]), n*0x1p-24*n, "C[%d][%d]", i, j)
+		}
+	}
+}
+
+// TestCUDASources: each example has the CUDA source its .loc directives
+// name, the same as the corpus generator's (testdata/nvcc/gen/kernels).
+func TestCUDASources(t *testing.T) {
+	for _, e := range All() {
+		src := e.CUDASources()
+		require.Len(t, src, 1, e.Name)
+		ptxText, err := e.PTX()
+		require.NoError(t, err)
+		for name, text := range src {
+			assert.Contains(t, string(ptxText), "/"+name+"\"", "%s: the module's .file names %s", e.Name, name)
+			want, err := os.ReadFile(filepath.Join("..", "testdata", "nvcc", "gen", "kernels", name))
+			require.NoError(t, err)
+			assert.Equal(t, string(want), text, "kernels/cuda/%s is a copy of testdata/nvcc/gen/kernels/%s", name, name)
+			assert.Contains(t, text, "__global__ void "+e.Name)
 		}
 	}
 }

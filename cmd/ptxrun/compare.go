@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ptxvm/ptxvm/kernels"
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/scheduler/report"
 	"github.com/ptxvm/ptxvm/vm"
@@ -14,12 +15,22 @@ import (
 )
 
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("compare", `Usage: ptxrun compare SPEC_A.json SPEC_B.json [flags]
+	fs := newFlags("compare", `Usage: ptxrun compare A B [flags]
 
-Runs two launch specs on the same emulated GPU and prints their counters side
-by side with the ratio B/A, the biggest differences first, then the
-diagnoses that differ (a strided load in A that B does not have, a bank
-conflict that B removed, ...).`, stderr)
+Runs two launches on the same emulated GPU (A and B are launch specs or
+bundled kernels, see ptxrun demo) and prints their counters side by side
+with the ratio B/A, the biggest differences first, then the diagnoses that
+differ (a strided load in A that B does not have, a bank conflict that B
+removed, ...).
+
+With --mode timing both run through the cycle-level model, and the
+comparison leads with their cycles, time, achieved occupancy, issue-slot
+use and IPC, each stall reason per issued instruction (A, B, B/A) and
+where each run's stall cycles went most, in words.
+
+Examples:
+  ptxrun compare naive.json tiled.json
+  ptxrun compare matmul_naive matmul_tiled --mode timing`, stderr)
 	gpuName := gpuFlag(fs)
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop a run after `N` warp instructions (0: no limit)")
@@ -27,6 +38,8 @@ conflict that B removed, ...).`, stderr)
 	regsB := fs.Int("regs-b", 0, "registers per thread of B (0: the spec's, else declared)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON (both reports, the rows, the diagnoses)")
 	all := fs.Bool("all", false, "print the metrics that are equal in both too")
+	mode := modeFlag(fs)
+	size := fs.Int("size", 0, "bundled kernels: the problem size `N` (matrix side; 0: the kernel's own)")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
@@ -39,10 +52,13 @@ conflict that B removed, ...).`, stderr)
 	for _, f := range []struct {
 		name string
 		v    int64
-	}{{"workers", int64(*workers)}, {"max-inst", *maxInst}, {"regs-a", int64(*regsA)}, {"regs-b", int64(*regsB)}} {
+	}{{"workers", int64(*workers)}, {"max-inst", *maxInst}, {"regs-a", int64(*regsA)}, {"regs-b", int64(*regsB)}, {"size", int64(*size)}} {
 		if !nonNegative(stderr, "compare", f.name, f.v) {
 			return exitUsage
 		}
+	}
+	if !checkMode(stderr, "compare", *mode) {
+		return exitUsage
 	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
 	if err != nil {
@@ -52,13 +68,21 @@ conflict that B removed, ...).`, stderr)
 	var reps [2]*report.Report
 	cache := spec.NewModuleCache()
 	for i, path := range pos {
-		sp, err := spec.Load(path)
-		if err != nil {
-			fmt.Fprintln(stderr, "ptxrun compare:", err)
-			return exitUsage
+		opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Registers: []int{*regsA, *regsB}[i], Mode: *mode}
+		var run *scheduler.SpecRun
+		if e, lerr := kernels.Lookup(path); lerr == nil && !fileExists(path) {
+			if *size > 0 {
+				e = e.WithSize(*size)
+			}
+			run, err = runBundled(ctx, e, gpu, opt)
+		} else {
+			sp, err := spec.Load(path)
+			if err != nil {
+				fmt.Fprintln(stderr, "ptxrun compare:", err)
+				return exitUsage
+			}
+			run, err = scheduler.RunSpec(ctx, sp, gpu, opt, cache)
 		}
-		regs := []int{*regsA, *regsB}[i]
-		run, err := scheduler.RunSpec(ctx, sp, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Registers: regs}, cache)
 		if err != nil {
 			fmt.Fprintf(stderr, "ptxrun compare: %s: %v\n", path, err)
 			if vm.IsRuntime(err) || errors.Is(err, vm.ErrBudget) || ctx.Err() != nil {
@@ -67,6 +91,7 @@ conflict that B removed, ...).`, stderr)
 			return exitUsage
 		}
 		reps[i], err = report.New(run, gpu)
+		run.Release()
 		if err != nil {
 			fmt.Fprintln(stderr, "ptxrun compare:", err)
 			return exitFail

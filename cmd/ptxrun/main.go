@@ -1,11 +1,12 @@
 // Command ptxrun runs the PTX that nvcc emits on an emulated GPU.
 //
 //	ptxrun FILE.ptx               list the kernels of a module and their resources
-//	ptxrun run SPEC.json          run a launch spec, write its outputs
+//	ptxrun run SPEC.json          run a launch spec (or a bundled kernel), write its outputs
 //	ptxrun test DIR...            run regression cases against recorded GPU outputs
 //	ptxrun demo                   run the bundled kernels and check them
 //	ptxrun gpus                   list the GPU profiles
-//	ptxrun compare A.json B.json  run two specs, counters side by side
+//	ptxrun compare A B            run two specs or bundled kernels, counters side by side
+//	ptxrun report SPEC.json       run a launch, write its report as one HTML file
 //	ptxrun metrics                list every metric with its meaning
 package main
 
@@ -53,10 +54,17 @@ Usage:
   ptxrun run SPEC.json [flags]   run a launch spec
   ptxrun run FILE.ptx --kernel K --grid X,Y --block X,Y --arg ...
                                  run a launch given on the command line
+  ptxrun run NAME [flags]        run a bundled kernel (matmul_tiled, ...; see ptxrun demo)
+                                 --mode timing: cycles, occupancy, stall reasons; --report: why it is slow
   ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
   ptxrun demo [flags]            run the bundled kernels and check them against Go references
   ptxrun gpus [NAME|FILE...]     list the GPU profiles (--gpu NAME or FILE selects one)
-  ptxrun compare A.json B.json   run two specs and print their counters side by side
+  ptxrun compare A B             run two specs or bundled kernels and print their counters side by
+                                 side (--mode timing: cycles and stall reasons too)
+  ptxrun report SPEC.json        run a launch (a spec, a quick launch or a bundled kernel) and write
+                                 its report as one self-contained HTML file, charts and source view
+                                 (--mode timing: stall charts and an SM/warp timeline too)
+  ptxrun report --compare A B    the same for two runs side by side
   ptxrun metrics                 list every metric --metrics writes, with its meaning
   ptxrun help spec               the launch-spec format (in full: docs/launch-spec.md)
   ptxrun version                 print the version
@@ -104,6 +112,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdGPUs(ctx, args[1:], stdout, stderr)
 	case "compare":
 		return cmdCompare(ctx, args[1:], stdout, stderr)
+	case "report":
+		return cmdReport(ctx, args[1:], stdout, stderr)
 	case "metrics":
 		return cmdMetrics(ctx, args[1:], stdout, stderr)
 	case "list":

@@ -61,6 +61,8 @@ var flagNames = map[string][]string{
 		"-kernel", "-grid", "-block", "-arg", "-outputs", "-save-spec", "-dynamic-shared", "-stack-bytes"},
 	"test": {"-ulp", "-json", "-workers", "-max-inst", "-v", "-gpu", "-strict", "-any-target"},
 	"demo": {"-json", "-workers", "-seed"},
+	"report": {"-o", "-compare", "-source", "-gpu", "-regs", "-regs-a", "-regs-b", "-workers", "-max-inst", "-any-target", "-size",
+		"-kernel", "-grid", "-block", "-arg", "-dynamic-shared"},
 	"list": {"-json", "-kernel", "-check", "-headers"},
 }
 

@@ -34,7 +34,8 @@ func cmdMetrics(_ context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := newFlags("metrics", `Usage: ptxrun metrics [flags]
 
 Lists every figure "ptxrun run --metrics FILE" can write, with its one-line
-meaning: the launch, the occupancy, the memory hierarchy's counters (Nsight
+meaning: the launch, the occupancy, the timing model's cycles, occupancy
+and stall reasons (--mode timing), the memory hierarchy's counters (Nsight
 Compute's names where the figure means what ncu means by it, ptxvm__ names
 otherwise) and the values derived from them, with their formulas.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -56,7 +57,7 @@ otherwise) and the values derived from them, with their formulas.`, stderr)
 				fmt.Fprintln(tw)
 			}
 			group = m.Group
-			fmt.Fprintf(tw, "%s\t\t\n", map[string]string{"launch": "LAUNCH", "occupancy": "OCCUPANCY", "memory": "MEMORY COUNTERS", "derived": "DERIVED"}[group])
+			fmt.Fprintf(tw, "%s\t\t\n", map[string]string{"launch": "LAUNCH", "occupancy": "OCCUPANCY", "timing": "TIMING (--mode timing)", "memory": "MEMORY COUNTERS", "derived": "DERIVED"}[group])
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", m.Name, m.Unit, m.Help)
 	}

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ptxvm/ptxvm/kernels"
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx/demangle"
 	"github.com/ptxvm/ptxvm/scheduler"
@@ -26,11 +27,20 @@ import (
 
 const runUsage = `Usage: ptxrun run SPEC.json [flags]
        ptxrun run KERNEL.ptx --kernel K --grid X,Y,Z --block X,Y,Z --arg ... [flags]
+       ptxrun run NAME [--size N] [flags]      a bundled kernel (see ptxrun demo)
 
 Runs a launch on the emulated GPU: the one a launch spec describes (see
-"ptxrun help spec" and docs/launch-spec.md), or one given on the command
-line (a quick launch). Writes each output buffer to DIR/<name>.bin (raw
-little-endian) or, with --npy, DIR/<name>.npy.
+"ptxrun help spec" and docs/launch-spec.md), one given on the command
+line (a quick launch), or a bundled kernel on inputs it generates (its
+output is checked against its Go reference). Writes each output buffer
+of a spec or quick launch to DIR/<name>.bin (raw little-endian) or, with
+--npy, DIR/<name>.npy.
+
+With --mode timing the cycle-level model runs the launch: the summary
+adds the cycles, achieved occupancy, issue-slot use, the stall reasons
+per issued instruction under Nsight Compute's names and where the stall
+cycles went in words; --report adds the same, per CUDA line and per PTX
+instruction, to the memory report; --trace writes the timeline.
 
 A quick launch takes one --arg per kernel parameter, in order:
   NAME=TYPE[COUNT]                 a buffer of COUNT zeros (TYPE: u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64)
@@ -45,6 +55,7 @@ The outputs are the buffers given no contents, unless --outputs names them.
 --save-spec FILE writes the launch as a spec file too.
 
 Examples:
+  ptxrun run matmul_tiled --mode timing --report
   ptxrun run matmul.ptx --kernel matmul_tiled --grid 16,16 --block 16,16 \
       --arg C=f32[65536] --arg A=f32[65536]:rand --arg B=f32[65536]:rand --arg n=u32:256 --out out/
   ptxrun run spec.json --out out/ --npy`
@@ -56,7 +67,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	metrics := fs.String("metrics", "", "write the launch's counters as JSON to `FILE` (Nsight Compute names where they mean what ncu means, ptxvm__ names otherwise)")
 	gpuName := gpuFlag(fs)
 	regs := regsFlag(fs)
-	report := fs.Bool("report", false, "print a report of the memory traffic: the launch, the memory summary, the top instructions by sectors, excess sectors and bank conflicts with their PTX and CUDA lines and a diagnosis (with --json: the report as JSON)")
+	report := fs.Bool("report", false, "print a report: the launch; in timing mode the cycles, occupancy, stall reasons and the lines and instructions where warps stall; the memory summary, the top instructions by sectors, excess sectors and bank conflicts with their PTX and CUDA lines and a diagnosis (with --json: the report as JSON)")
+	size := fs.Int("size", 0, "bundled kernels: the problem size `N` (matrix side; 0: the kernel's own)")
 	anyTarget := fs.Bool("any-target", false, "run PTX whose .target the GPU cannot run (newer than it), with the GPU's limits")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
@@ -82,7 +94,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) || !nonNegative(stderr, "run", "regs", int64(*regs)) {
+	if !nonNegative(stderr, "run", "workers", int64(*workers)) || !nonNegative(stderr, "run", "max-inst", *maxInst) || !nonNegative(stderr, "run", "regs", int64(*regs)) ||
+		!nonNegative(stderr, "run", "size", int64(*size)) {
 		return exitUsage
 	}
 	if !checkMode(stderr, "run", *mode) {
@@ -102,15 +115,36 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	quick := strings.EqualFold(filepath.Ext(pos[0]), ".ptx") || *kernel != ""
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var sp *spec.Spec
-	if quick {
+	var bundled *kernels.Example
+	if !quick && !fileExists(pos[0]) {
+		if e, lerr := kernels.Lookup(pos[0]); lerr == nil {
+			bundled = e
+			if *size > 0 {
+				bundled = e.WithSize(*size)
+			}
+		}
+	}
+	if set["size"] && bundled == nil {
+		fmt.Fprintf(stderr, "ptxrun run: -size is for a bundled kernel; %s is not one\n", pos[0])
+		return exitUsage
+	}
+	if bundled != nil {
+		for _, f := range []string{"grid", "block", "arg", "outputs", "save-spec", "dynamic-shared", "out", "npy", "stack-bytes"} {
+			if set[f] {
+				fmt.Fprintf(stderr, "ptxrun run: -%s is not for a bundled kernel (%s makes its own inputs and checks its output against its Go reference; write a spec to choose them)\n", f, pos[0])
+				return exitUsage
+			}
+		}
+		sp = &spec.Spec{Kernel: bundled.Kernel, Grid: bundled.Grid[:]}
+	} else if quick {
 		sp, err = buildQuickSpec(pos[0], *kernel, *grid, *block, *dyn, qargs, *outputs)
 		if err == nil && *saveSpecTo != "" {
 			err = saveSpec(sp, *saveSpecTo)
 		}
 	} else {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		for _, f := range []string{"grid", "block", "arg", "outputs", "save-spec", "dynamic-shared"} {
 			if set[f] {
 				fmt.Fprintf(stderr, "ptxrun run: -%s is for a quick launch of a PTX file; %s is a spec\n", f, pos[0])
@@ -133,7 +167,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var done atomic.Uint64
 	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true, Mode: *mode, Trace: tr}
 	prog := startProgress(stderr, "blocks", totalBlocks(sp), &done)
-	run, err := scheduler.RunSpec(ctx, sp, gpu, opt, nil)
+	var run *scheduler.SpecRun
+	if bundled != nil {
+		run, err = runBundled(ctx, bundled, gpu, opt)
+	} else {
+		run, err = scheduler.RunSpec(ctx, sp, gpu, opt, nil)
+	}
 	prog.Stop()
 	if err != nil {
 		var te *scheduler.TargetError

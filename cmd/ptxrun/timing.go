@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/report"
 	"github.com/ptxvm/ptxvm/scheduler/timing"
 )
 
@@ -63,16 +64,13 @@ func printTiming(w io.Writer, r *timing.Result, top int) {
 		fmt.Fprintf(tw, "  %s\t%.2f\t\n", s, m[s.Metric()])
 	}
 	tw.Flush()
-	src := r.StallSources()
+	src := report.Sources(r)
 	if len(src) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "where the stall cycles went:")
 	for i := range src[:min(top, len(src))] {
-		if src[i].Share < 0.01 {
-			break
-		}
-		fmt.Fprintf(w, "  %s\n", src[i].Sentence())
+		fmt.Fprintf(w, "  %s\n", src[i].Sentence)
 	}
 }
 
@@ -96,11 +94,8 @@ func timingSummary(r *timing.Result) *timingJSON {
 		return nil
 	}
 	out := &timingJSON{Lines: r.Lines()}
-	for _, s := range r.StallSources() {
-		if s.Share < 0.01 {
-			break
-		}
-		out.StallSources = append(out.StallSources, stallSourceJSON{s.Sentence(), s.Reason.String(), s.Where, s.Cycles, s.Share})
+	for _, s := range report.Sources(r) {
+		out.StallSources = append(out.StallSources, stallSourceJSON{s.Sentence, s.Reason, s.Where, s.Cycles, s.Share})
 	}
 	return out
 }

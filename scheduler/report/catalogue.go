@@ -5,6 +5,7 @@ import (
 
 	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/occupancy"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 )
 
 // MetricInfo is one metric a run can report, with its one-line meaning
@@ -13,8 +14,9 @@ type MetricInfo struct {
 	Name string `json:"name"`
 	Unit string `json:"unit,omitempty"`
 	Help string `json:"help"`
-	// Group is where it comes from: launch, occupancy, memory (the
-	// hierarchy's counters) or derived (computed from them).
+	// Group is where it comes from: launch, occupancy, timing (the
+	// cycle-level model, --mode timing), memory (the hierarchy's counters)
+	// or derived (computed from them).
 	Group string `json:"group"`
 }
 
@@ -30,11 +32,27 @@ var launchMetrics = []MetricInfo{
 	{"ptxvm__ptx_thread_inst_executed.sum", "inst", "thread-level PTX instructions executed (active lanes summed)", "launch"},
 }
 
+// timingMetrics are the figures of the timing model (--mode timing) besides
+// the stall reasons.
+var timingMetrics = []MetricInfo{
+	{timing.MetricCycles, "cycle", "elapsed SM cycles of the launch, from its start to the end of its last block and its memory traffic (the timing model's)", "timing"},
+	{timing.MetricDuration, "ns", "the launch's duration: its cycles at the GPU profile's clock", "timing"},
+	{timing.MetricInst, "inst", "warp-level machine instructions issued, estimated from the PTX through the SASS cost table", "timing"},
+	{timing.MetricThreadInst, "inst", "thread-level machine instructions issued (active lanes summed), estimated as above", "timing"},
+	{timing.MetricOccupancy, "%", "achieved occupancy: warps resident per cycle while an SM had a block, against the SM's maximum", "timing"},
+	{timing.MetricIssueUtil, "%", "issue slots used: machine instructions issued over the busy SMs' scheduler cycles (one issue per sub-partition per cycle)", "timing"},
+	{timing.MetricIPC, "inst/cycle", "machine instructions issued per cycle of a busy SM", "timing"},
+}
+
 // Catalogue lists every metric a run can report: launch figures,
-// occupancy, the hierarchy's counters and the derived values, each with its
-// one-line meaning.
+// occupancy, the timing model's figures and stall reasons, the hierarchy's
+// counters and the derived values, each with its one-line meaning.
 func Catalogue() []MetricInfo {
 	out := append([]MetricInfo(nil), launchMetrics...)
+	out = append(out, timingMetrics...)
+	for s := timing.Stall(0); s < timing.NumStalls; s++ {
+		out = append(out, MetricInfo{Name: s.Metric(), Unit: "cycle/inst", Help: "warp-cycles per issued instruction in which " + stallMeaning(s), Group: "timing"})
+	}
 	var r occupancy.Result
 	r.Waves = 1 // so that the waves metric is listed
 	for _, m := range r.Metrics() {
@@ -56,4 +74,4 @@ func Catalogue() []MetricInfo {
 	return out
 }
 
-var groupRank = map[string]int{"launch": 0, "occupancy": 1, "memory": 2, "derived": 3}
+var groupRank = map[string]int{"launch": 0, "occupancy": 1, "timing": 2, "memory": 3, "derived": 4}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"text/tabwriter"
+
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 )
 
 // Comparison is two runs side by side.
@@ -19,6 +21,77 @@ type Comparison struct {
 	// Diagnoses lists, per kind of access (global load, shared store, ...),
 	// the diagnoses one run has and the other has not.
 	Diagnoses []DiagnosisDiff `json:"diagnoses"`
+	// Timing, when both runs were timed, sets their cycles, occupancy,
+	// IPC and stall reasons side by side.
+	Timing *TimingComparison `json:"timing,omitempty"`
+}
+
+// TimingComparison is two timed runs side by side.
+type TimingComparison struct {
+	// Figures are the cycles, time, achieved occupancy, issue-slot use,
+	// IPC and machine instructions; Stalls each stall reason either run
+	// has (per issued instruction), the larger of the two first.
+	Figures []TimingRow `json:"figures"`
+	Stalls  []TimingRow `json:"stall_reasons"`
+	// TopA and TopB are where each run's stall cycles went most (nil when
+	// its warps never waited).
+	TopA *StallSource `json:"top_source_a,omitempty"`
+	TopB *StallSource `json:"top_source_b,omitempty"`
+}
+
+// TimingRow is one figure of two timed runs.
+type TimingRow struct {
+	Label  string  `json:"label"`
+	Metric string  `json:"metric"`
+	A      float64 `json:"a"`
+	B      float64 `json:"b"`
+	// Ratio is B / A; nil when A is 0.
+	Ratio *float64 `json:"ratio"`
+}
+
+func timingRow(label, metric string, a, b float64) TimingRow {
+	r := TimingRow{Label: label, Metric: metric, A: a, B: b}
+	if a != 0 {
+		q := b / a
+		r.Ratio = &q
+	}
+	return r
+}
+
+// compareTiming sets two timing sections side by side.
+func compareTiming(a, b *Timing) *TimingComparison {
+	tc := &TimingComparison{Figures: []TimingRow{
+		timingRow("cycles", timing.MetricCycles, float64(a.Cycles), float64(b.Cycles)),
+		timingRow("time (ns)", timing.MetricDuration, a.DurationNs, b.DurationNs),
+		timingRow("achieved occupancy %", timing.MetricOccupancy, a.Occupancy, b.Occupancy),
+		timingRow("issue slots used %", timing.MetricIssueUtil, a.IssueUtil, b.IssueUtil),
+		timingRow("IPC", timing.MetricIPC, a.IPC, b.IPC),
+		timingRow("machine instructions", timing.MetricInst, float64(a.MachineInsts), float64(b.MachineInsts)),
+	}}
+	seen := map[string]bool{}
+	for _, t := range []*Timing{a, b} {
+		for _, s := range t.Stalls {
+			if seen[s.Reason] || s.Reason == "selected" {
+				continue
+			}
+			seen[s.Reason] = true
+			x, y := a.Reason(s.Reason).PerIssue, b.Reason(s.Reason).PerIssue
+			if x < 0.005 && y < 0.005 {
+				continue // under a hundredth of a cycle per instruction in both
+			}
+			tc.Stalls = append(tc.Stalls, timingRow(s.Reason, s.Metric, x, y))
+		}
+	}
+	sort.SliceStable(tc.Stalls, func(i, j int) bool {
+		return math.Max(tc.Stalls[i].A, tc.Stalls[i].B) > math.Max(tc.Stalls[j].A, tc.Stalls[j].B)
+	})
+	if len(a.Sources) > 0 {
+		tc.TopA = &a.Sources[0]
+	}
+	if len(b.Sources) > 0 {
+		tc.TopB = &b.Sources[0]
+	}
+	return tc
 }
 
 // Row is one metric of both runs.
@@ -86,6 +159,9 @@ func Compare(a, b *Report) *Comparison {
 		return c.Rows[i].Name < c.Rows[j].Name
 	})
 	c.Diagnoses = diffDiagnoses(a, b)
+	if a.Timing != nil && b.Timing != nil {
+		c.Timing = compareTiming(a.Timing, b.Timing)
+	}
 	return c
 }
 
@@ -154,16 +230,21 @@ func diffDiagnoses(a, b *Report) []DiagnosisDiff {
 	return out
 }
 
-// WriteText prints the comparison: the launches, every metric with both
-// values and their ratio (biggest differences first; rows whose values are
-// equal are counted, not printed, unless all is set), then the diagnoses
-// that differ.
+// WriteText prints the comparison: the launches; when both runs were
+// timed, their cycles, time, occupancy, IPC and stall reasons side by side
+// and the top stall source of each; every metric with both values and
+// their ratio (biggest differences first; rows whose values are equal are
+// counted, not printed, unless all is set), then the diagnoses that
+// differ.
 func (c *Comparison) WriteText(w io.Writer, all bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "A\t%s\tgrid %s x block %s\n", c.A.Kernel, dims(c.A.Launch.Grid), dims(c.A.Launch.Block))
 	fmt.Fprintf(tw, "B\t%s\tgrid %s x block %s\n", c.B.Kernel, dims(c.B.Launch.Grid), dims(c.B.Launch.Block))
-	fmt.Fprintf(tw, "gpu\t%s\n", c.A.GPU)
+	fmt.Fprintf(tw, "gpu\t%s, %s mode\n", c.A.GPU, c.A.Mode)
 	tw.Flush()
+	if c.Timing != nil {
+		c.Timing.writeText(w)
+	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "METRIC\tA\tB\tB/A\t\n")
@@ -203,4 +284,52 @@ func (c *Comparison) WriteText(w io.Writer, all bool) error {
 		}
 	}
 	return nil
+}
+
+// writeText prints the timing comparison.
+func (tc *TimingComparison) writeText(w io.Writer) {
+	ratio := func(r *TimingRow) string {
+		if r.Ratio == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.3g", *r.Ratio+0)
+	}
+	fmt.Fprintln(w, "\nTiming")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\tA\tB\tB/A\t\n")
+	for i := range tc.Figures {
+		r := &tc.Figures[i]
+		label, a, b := r.Label, r.A, r.B
+		if r.Metric == timing.MetricDuration {
+			label, a, b = "time (us)", a/1000, b/1000
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", label, FormatValue(a), FormatValue(b), ratio(r))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nStall reasons (warp-cycles per issued instruction, smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "REASON\tA\tB\tB/A\t\n")
+	for i := range tc.Stalls {
+		r := &tc.Stalls[i]
+		q := ratio(r)
+		switch { // as printed: 0.00 is none
+		case r.A < 0.005:
+			q = "-"
+		case r.B < 0.005:
+			q = "0"
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%s\t\n", r.Label, r.A, r.B, q)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nWhere each run's stall cycles went most")
+	for _, x := range []struct {
+		tag string
+		s   *StallSource
+	}{{"A", tc.TopA}, {"B", tc.TopB}} {
+		if x.s == nil {
+			fmt.Fprintf(w, "  %s: the warps never waited\n", x.tag)
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %s\n", x.tag, x.s.Sentence)
+	}
 }

@@ -34,6 +34,15 @@ type Report struct {
 	TopSectors   []int32 `json:"top_sectors"`
 	TopExcess    []int32 `json:"top_excess"`
 	TopConflicts []int32 `json:"top_conflicts"`
+	// Module is the PTX file's path as the run loaded it.
+	Module string `json:"module,omitempty"`
+	// Listing is the kernel's PTX line by line (ListingLine), for a
+	// source view; CUDAFiles the CUDA source files its .loc directives
+	// name, as nvcc recorded them.
+	Listing   []ListingLine `json:"listing,omitempty"`
+	CUDAFiles []string      `json:"cuda_files,omitempty"`
+	// Timing is what the cycle-level model measured (timing mode only).
+	Timing *Timing `json:"timing,omitempty"`
 
 	byID map[int32]int
 }
@@ -123,7 +132,10 @@ func New(run *scheduler.SpecRun, gpu *scheduler.Profile) (*Report, error) {
 	}
 	l := run.Prepared.Launch
 	k := l.Kernel
-	r := &Report{Kernel: k.Name, GPU: gpu.Name, Mode: "functional", Metrics: run.Metrics(), byID: map[int32]int{}}
+	r := &Report{Kernel: k.Name, GPU: gpu.Name, Mode: scheduler.ModeFunctional, Metrics: run.Metrics(), byID: map[int32]int{}}
+	if run.Result.Timing != nil {
+		r.Mode = scheduler.ModeTiming
+	}
 	st := run.Result.Stats
 	r.Launch = Launch{Grid: l.Grid, Block: l.Block, StaticShared: k.SharedStatic, DynamicShared: l.DynSmem,
 		SMs: gpu.SMs, WarpInsts: st.Inst, ThreadInsts: st.ThreadInst}
@@ -148,6 +160,11 @@ func New(run *scheduler.SpecRun, gpu *scheduler.Profile) (*Report, error) {
 			lines = append(lines, int(k.Insts[id].Line))
 		}
 	}
+	if run.Result.Timing != nil { // every instruction's text
+		for _, info := range k.Insts {
+			lines = append(lines, int(info.Line))
+		}
+	}
 	var text map[int]string
 	if l.Module != nil && l.Module.AST != nil {
 		text = l.Module.AST.SourceLines(lines...)
@@ -155,6 +172,16 @@ func New(run *scheduler.SpecRun, gpu *scheduler.Profile) (*Report, error) {
 	ptxFile := "?"
 	if l.Module != nil {
 		ptxFile = filepath.Base(l.Module.Filename)
+		r.Module = l.Module.Filename
+	}
+	if l.Module != nil && l.Module.AST != nil {
+		decl := map[string]int{}
+		for _, f := range l.Module.AST.Funcs {
+			if f.HasBody {
+				decl[f.Name] = f.Pos.Line
+			}
+		}
+		r.Listing, r.CUDAFiles = listing(k, l.Module.AST.SourceLines, decl)
 	}
 	byLine := map[string]*Line{}
 	for _, id := range ids {
@@ -192,6 +219,9 @@ func New(run *scheduler.SpecRun, gpu *scheduler.Profile) (*Report, error) {
 		}
 		return a.CUDA < b.CUDA
 	})
+	if tr := run.Result.Timing; tr != nil {
+		r.Timing = newTiming(tr, k, text, ptxFile)
+	}
 	r.TopSectors = r.top(func(in *Inst) uint64 { return in.Sectors })
 	r.TopExcess = r.top(func(in *Inst) uint64 { return in.Excess })
 	r.TopConflicts = r.top(func(in *Inst) uint64 { return in.Conflicts })

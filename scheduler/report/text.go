@@ -60,8 +60,10 @@ func bytesKiB(b int) string {
 	return fmt.Sprintf("%d B", b)
 }
 
-// WriteText prints the report for people: the launch, the memory summary,
-// then the top instructions by sectors, by excess sectors and by bank
+// WriteText prints the report for people: the launch, in timing mode the
+// timing section (cycles, time, occupancy, stall reasons, where the stall
+// cycles went, the lines and instructions with most stall cycles), the
+// memory summary, then the top instructions by sectors, by excess sectors and by bank
 // conflicts, each with its PTX and CUDA lines and diagnosis, then the CUDA
 // lines with the most traffic.
 func (r *Report) WriteText(w io.Writer) error {
@@ -79,6 +81,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "memory\t%s shared carveout, %s L1\n", bytesKiB(l.Carveout), bytesKiB(l.L1))
 	fmt.Fprintf(tw, "PTX instructions\t%d warp, %d thread\n", l.WarpInsts, l.ThreadInsts)
 	tw.Flush()
+	if r.Timing != nil {
+		r.Timing.writeText(w, l.Occupancy)
+	}
 
 	fmt.Fprintln(w, "\nMemory summary")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -134,4 +139,88 @@ func (r *Report) WriteText(w io.Writer) error {
 		tw.Flush()
 	}
 	return nil
+}
+
+// writeTiming prints the timing section: the cycles, time, occupancy,
+// issue-slot use and IPC, the stall reasons per issued instruction under
+// Nsight Compute's names, where the stall cycles went in words, and the
+// stall cycles per CUDA line and per PTX instruction.
+func (t *Timing) writeText(w io.Writer, theoretical float64) {
+	fmt.Fprintln(w, "\nTiming (the cycle-level model)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  cycles\t%d\tsm__cycles_elapsed.max\n", t.Cycles)
+	fmt.Fprintf(tw, "  time\t%s at %s MHz\tgpu__time_duration.sum\n", duration(t.DurationNs), FormatValue(t.ClockMHz))
+	fmt.Fprintf(tw, "  achieved occupancy\t%.1f%% (theoretical %.1f%%, %d warps per SM)\tsm__warps_active.avg.pct_of_peak_sustained_active\n", t.Occupancy, theoretical, t.WarpsPerSM)
+	fmt.Fprintf(tw, "  issue slots used\t%.1f%%\tptxvm__issue_slot_utilization.pct\n", t.IssueUtil)
+	fmt.Fprintf(tw, "  IPC\t%.2f per busy SM cycle\tptxvm__ipc_per_busy_sm_cycle\n", t.IPC)
+	fmt.Fprintf(tw, "  machine instructions\t%d warp, %d thread (estimated from the SASS cost table)\tsmsp__inst_executed.sum\n", t.MachineInsts, t.MachineThreadInsts)
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nStall reasons (warp-cycles per issued instruction: smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  REASON\tPER ISSUE\tSHARE\tMEANING\n")
+	for _, s := range t.Stalls {
+		if s.PerIssue < 0.005 && s.Reason != "selected" {
+			continue // 0.00: under a hundredth of a cycle per instruction
+		}
+		share := "-"
+		if s.Reason != "selected" {
+			share = fmt.Sprintf("%.0f%%", 100*s.Share)
+		}
+		fmt.Fprintf(tw, "  %s\t%.2f\t%s\t%s\n", s.Reason, s.PerIssue, share, s.Meaning)
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nWhere the stall cycles went")
+	if len(t.Sources) == 0 {
+		fmt.Fprintln(w, "  the warps never waited")
+	}
+	for i, s := range t.Sources {
+		if i == Top {
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", s.Sentence)
+	}
+
+	if len(t.Lines) > 0 {
+		fmt.Fprintln(w, "\nSource lines by stall cycles (STALLED: warps waiting to issue the line's instructions, as ncu's source view counts; WAITED ON: warps waiting for their results)")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  LINE\tSTALLED\tTOP REASON\tWAITED ON\tTOP REASON\tMACHINE INSTRUCTIONS\n")
+		for i, ln := range t.Lines {
+			if i == Top || ln.StallCycles+ln.WaitedOnCycles == 0 {
+				break
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s\t%d\n", ln.Where, ln.StallCycles, dash(TopReasonOf(ln.Stalls)), ln.WaitedOnCycles, dash(TopReasonOf(ln.WaitedOn)), ln.Issued)
+		}
+		tw.Flush()
+	}
+	if ids := t.TopInsts(Top); len(ids) > 0 {
+		fmt.Fprintln(w, "\nTop instructions by stall cycles")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  STALLED\tTOP REASON\tWAITED ON\tTOP REASON\tPTX\tCUDA\tINSTRUCTION\n")
+		for _, id := range ids {
+			in := t.Inst(id)
+			fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\t%s\t%s\t%s\n", in.StallCycles, dash(TopReasonOf(in.Stalls)), in.WaitedOnCycles, dash(TopReasonOf(in.WaitedOn)),
+				in.PTXLine, dash(in.CUDA), in.PTX)
+		}
+		tw.Flush()
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// duration prints nanoseconds as ns, us or ms.
+func duration(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.3g ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.3g us", ns/1e3)
+	}
+	return fmt.Sprintf("%.3g ns", ns)
 }
