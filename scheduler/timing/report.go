@@ -54,6 +54,18 @@ func (s *StallSource) Sentence() string {
 	}
 }
 
+// namesWhat reports whether the sentence of a source of reason names the
+// kind of instruction (sources whose sentences read the same are one).
+func namesWhat(reason Stall, producer bool) bool {
+	switch reason {
+	case LongScoreboard, ShortScoreboard, MIOThrottle, LGThrottle, TexThrottle:
+		return true
+	case Wait:
+		return producer
+	}
+	return false
+}
+
 // StallSources returns where the stall cycles went, largest first, grouped
 // by reason and source line: scoreboard waits are charged to the
 // instruction that produced the awaited value (the load, not its
@@ -76,7 +88,10 @@ func (r *Result) StallSources() []StallSource {
 		if cyc == 0 {
 			return
 		}
-		k := key{reason, where(in.Info), what(in.Info), producer}
+		k := key{reason, where(in.Info), "", producer}
+		if namesWhat(reason, producer) {
+			k.what = what(in.Info)
+		}
 		s := acc[k]
 		if s == nil {
 			s = &StallSource{Reason: reason, Where: k.where, What: k.what, Producer: producer}

@@ -3,6 +3,7 @@ package timing
 import (
 	"context"
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -85,6 +86,16 @@ func TestStallAccounting(t *testing.T) {
 	assert.Greater(t, m[LongScoreboard.Metric()], 1.0, "the tiled matmul waits on global loads")
 	assert.Greater(t, m[Barrier.Metric()], 0.1, "and at its barriers")
 	assert.InDelta(t, float64(res.Cycles)*1000/1980, m[MetricDuration], 1e-6)
+	seen := map[string]bool{}
+	var share float64
+	for _, src := range res.StallSources() {
+		sentence := src.Sentence()
+		i := strings.LastIndex(sentence, ": ")
+		assert.False(t, seen[sentence[:i]], "each source reads differently: %q twice", sentence[:i])
+		seen[sentence[:i]] = true
+		share += src.Share
+	}
+	assert.InDelta(t, 1, share, 1e-3, "the sources share all stall cycles (up to the rounding of shared waits)")
 
 	lone := `.version 8.0
 .target sm_90
