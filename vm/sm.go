@@ -143,46 +143,58 @@ func (s *SM) RunCTA(index int) error {
 	for _, w := range c.warps {
 		w.watch = watch
 	}
-	running := len(c.warps)
-	for running > 0 {
-		progress := false
-		running = 0
-		for _, w := range c.warps {
-			if w.done() {
-				continue
-			}
-			f := w.top()
-			if f.cur == 0 && f.waiting == 0 {
-				running++
-				continue // held at a barrier
-			}
-			before := w.Inst
-			slice := int64(sliceInst)
-			if l.MaxInst > 0 {
-				// Stop within the budget, not up to a slice past it.
-				slice = max(1, min(slice, l.MaxInst-l.instTotal.Load()+1))
-			}
-			if err := w.run(int(slice)); err != nil {
-				return err
-			}
-			if n := int64(w.Inst - before); n > 0 {
-				progress = true
-				if err := l.count(n, c, w); err != nil {
-					return err
-				}
-			}
-			if !w.done() {
-				running++
-			}
+	for {
+		running, progress, err := s.turn(c, sliceInst)
+		if err != nil {
+			return err
+		}
+		if running == 0 {
+			return nil
 		}
 		if l.stop.Load() {
 			return errStopped
 		}
-		if running > 0 && !progress {
+		if !progress {
 			return c.Deadlock()
 		}
 	}
-	return nil
+}
+
+// turn gives every warp of block c that can run a turn of up to quantum
+// warp instructions (less where the launch's budget ends sooner), in warp
+// order; a warp held at a barrier gives its turn away. It returns how many
+// warps have not finished and whether any ran an instruction.
+func (s *SM) turn(c *CTA, quantum int) (running int, progress bool, err error) {
+	l := s.l
+	for _, w := range c.warps {
+		if w.done() {
+			continue
+		}
+		f := w.top()
+		if f.cur == 0 && f.waiting == 0 {
+			running++
+			continue // held at a barrier
+		}
+		before := w.Inst
+		slice := int64(quantum)
+		if l.MaxInst > 0 {
+			// Stop within the budget, not up to a slice past it.
+			slice = max(1, min(slice, l.MaxInst-l.instTotal.Load()+1))
+		}
+		if err := w.run(int(slice)); err != nil {
+			return running, progress, err
+		}
+		if n := int64(w.Inst - before); n > 0 {
+			progress = true
+			if err := l.count(n, c, w); err != nil {
+				return running, progress, err
+			}
+		}
+		if !w.done() {
+			running++
+		}
+	}
+	return running, progress, nil
 }
 
 // count adds n warp instructions of warp w of block c to the launch's total

@@ -36,35 +36,11 @@ func (s *SM) RunCTAs(indices []int, quantum int) error {
 		progress := false
 		n := 0
 		for _, c := range active {
-			running := 0
-			for _, w := range c.warps {
-				if w.done() {
-					continue
-				}
-				f := w.top()
-				if f.cur == 0 && f.waiting == 0 {
-					running++
-					continue // held at a barrier
-				}
-				before := w.Inst
-				slice := int64(quantum)
-				if l.MaxInst > 0 {
-					// Stop within the budget, not up to a slice past it.
-					slice = max(1, min(slice, l.MaxInst-l.instTotal.Load()+1))
-				}
-				if err := w.run(int(slice)); err != nil {
-					return err
-				}
-				if d := int64(w.Inst - before); d > 0 {
-					progress = true
-					if err := l.count(d, c, w); err != nil {
-						return err
-					}
-				}
-				if !w.done() {
-					running++
-				}
+			running, ran, err := s.turn(c, quantum)
+			if err != nil {
+				return err
 			}
+			progress = progress || ran
 			if running == 0 {
 				s.Retire(c)
 				continue
