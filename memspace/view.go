@@ -52,7 +52,7 @@ func (v *View) Store(a *Access, nelem int, src *[4][]uint64) *Fault {
 			return f
 		}
 		for e := 0; e < nelem; e++ {
-			encode(b[uint64(e)*esz:], esz, src[e][l])
+			PutUint(b[uint64(e)*esz:], esz, src[e][l])
 		}
 	}
 	return nil
@@ -167,7 +167,9 @@ func decode(b []byte, n uint64, signed bool) uint64 {
 	}
 }
 
-func encode(b []byte, n uint64, v uint64) {
+// PutUint writes the low n bytes (1, 2, 4, else 8) of v to b, little
+// endian, as device memory holds them.
+func PutUint(b []byte, n uint64, v uint64) {
 	switch n {
 	case 1:
 		b[0] = byte(v)

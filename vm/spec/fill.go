@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm/compare"
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
@@ -220,7 +221,7 @@ func (f *Fill) Bytes(t string, n uint64) ([]byte, error) {
 	}
 	gen := f.intGen(t)
 	for i := uint64(0); i < n; i++ {
-		putInt(out[i*es:], es, gen(i))
+		memspace.PutUint(out[i*es:], es, gen(i))
 	}
 	return out, nil
 }
@@ -297,18 +298,5 @@ func putFloat(b []byte, t string, v float64) {
 		binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v)))
 	default:
 		binary.LittleEndian.PutUint64(b, math.Float64bits(v))
-	}
-}
-
-func putInt(b []byte, size uint64, v uint64) {
-	switch size {
-	case 1:
-		b[0] = byte(v)
-	case 2:
-		binary.LittleEndian.PutUint16(b, uint16(v))
-	case 4:
-		binary.LittleEndian.PutUint32(b, uint32(v))
-	default:
-		binary.LittleEndian.PutUint64(b, v)
 	}
 }
