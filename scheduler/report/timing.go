@@ -236,38 +236,10 @@ func newTiming(tr *timing.Result, k *vm.Kernel, text map[int]string, ptxFile str
 }
 
 // Sources returns where a timed run's stall cycles went, largest first,
-// those of at least 1 % of the stall cycles: the model's stall sources
-// (timing.Result.StallSources), those that read the same in words (one
-// line's instructions of different kinds waiting for the same reason) as
-// one, each with its instructions, the one with most cycles first.
+// those of at least 1 % of the stall cycles (timing.Result.StallSources,
+// whose sources each read differently in words), each with its
+// instructions, the one with most cycles of the reason first.
 func Sources(tr *timing.Result) []StallSource {
-	var out []StallSource
-	type acc struct {
-		src   timing.StallSource
-		insts []int32
-	}
-	var order []*acc
-	byKey := map[string]*acc{}
-	for _, s := range tr.StallSources() {
-		probe := s
-		probe.Share = 0
-		key := probe.Sentence()
-		a := byKey[key]
-		if a == nil {
-			a = &acc{src: s}
-			a.src.Cycles, a.src.Share = 0, 0
-			byKey[key] = a
-			order = append(order, a)
-		}
-		a.src.Cycles += s.Cycles
-		a.src.Share += s.Share
-		for _, in := range s.Insts {
-			if !containsID(a.insts, in.ID) {
-				a.insts = append(a.insts, in.ID)
-			}
-		}
-	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i].src.Cycles > order[j].src.Cycles })
 	// An instruction's cycles under a reason, charged either way.
 	cyclesOf := func(id int32, reason timing.Stall) uint64 {
 		if int(id) >= len(tr.Insts) {
@@ -276,17 +248,21 @@ func Sources(tr *timing.Result) []StallSource {
 		in := &tr.Insts[id]
 		return in.Stalls[reason] + in.Caused[reason]
 	}
-	for _, a := range order {
-		if a.src.Share < minShare {
+	var out []StallSource
+	for _, src := range tr.StallSources() {
+		if src.Share < minShare {
 			break
 		}
-		// The instruction with most cycles of the reason first.
-		sort.Slice(a.insts, func(i, j int) bool {
-			ci, cj := cyclesOf(a.insts[i], a.src.Reason), cyclesOf(a.insts[j], a.src.Reason)
-			return ci > cj || ci == cj && a.insts[i] < a.insts[j]
+		insts := make([]int32, len(src.Insts))
+		for i, in := range src.Insts {
+			insts[i] = in.ID
+		}
+		sort.Slice(insts, func(i, j int) bool {
+			ci, cj := cyclesOf(insts[i], src.Reason), cyclesOf(insts[j], src.Reason)
+			return ci > cj || ci == cj && insts[i] < insts[j]
 		})
-		out = append(out, StallSource{Sentence: a.src.Sentence(), Reason: a.src.Reason.String(), Where: a.src.Where,
-			What: a.src.What, Cycles: a.src.Cycles, Share: a.src.Share, Insts: a.insts})
+		out = append(out, StallSource{Sentence: src.Sentence(), Reason: src.Reason.String(), Where: src.Where,
+			What: src.What, Cycles: src.Cycles, Share: src.Share, Insts: insts})
 	}
 	return out
 }
@@ -302,15 +278,6 @@ func addCounts(dst, src map[string]uint64) map[string]uint64 {
 		dst[k] += v
 	}
 	return dst
-}
-
-func containsID(ids []int32, id int32) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // stallMeaning says what a reason means, for the report's readers.
