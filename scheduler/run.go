@@ -54,12 +54,8 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 		dev.Mem.FreeAll()
 		return nil, err
 	}
-	launch := RunFunctional
-	if opt.Mode == ModeTiming {
-		launch = RunTimed
-	}
 	start := time.Now()
-	res, err := launch(ctx, p.Launch, gpu, opt)
+	res, err := Run(ctx, p.Launch, gpu, opt)
 	el := time.Since(start)
 	if err != nil {
 		dev.Mem.FreeAll()

@@ -28,6 +28,18 @@ func CheckMode(mode string) error {
 	return fmt.Errorf("unknown mode %q (functional or timing)", mode)
 }
 
+// Run runs launch l in the mode opt.Mode names: RunFunctional ("" or
+// ModeFunctional) or RunTimed (ModeTiming).
+func Run(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
+	switch opt.Mode {
+	case "", ModeFunctional:
+		return RunFunctional(ctx, l, gpu, opt)
+	case ModeTiming:
+		return RunTimed(ctx, l, gpu, opt)
+	}
+	return nil, CheckMode(opt.Mode)
+}
+
 // RunTimed runs every block of l with the cycle-level timing model on gpu,
 // with the occupancy the launch has there; the result's Timing holds the
 // cycles, stalls and per-instruction figures.

@@ -265,12 +265,8 @@ func runBundled(ctx context.Context, e *kernels.Example, gpu *scheduler.Profile,
 		dev.Mem.FreeAll()
 		return nil, err
 	}
-	launch := scheduler.RunFunctional
-	if opt.Mode == scheduler.ModeTiming {
-		launch = scheduler.RunTimed
-	}
 	start := time.Now()
-	res, err := launch(ctx, s.Launch, gpu, opt)
+	res, err := scheduler.Run(ctx, s.Launch, gpu, opt)
 	elapsed := time.Since(start)
 	if err != nil {
 		dev.Mem.FreeAll()
