@@ -48,6 +48,8 @@ type Memory struct {
 	chanCyc   float64 // cycles one sector occupies a DRAM channel
 
 	dramUnit uint8 // sectors DRAM reads at a time
+
+	pend pendingFills // timing mode: sectors valid in the tags whose data is still coming
 }
 
 func newMemory(cfg *Config) *Memory {
@@ -63,6 +65,7 @@ func newMemory(cfg *Config) *Memory {
 	m.chanFree = make([]float64, cfg.DRAM.Channels)
 	m.chanCyc = float64(cfg.SectorBytes) * float64(cfg.DRAM.Channels) / cfg.DRAM.BytesPerCycle
 	m.dramUnit = uint8(max(1, cfg.DRAM.AccessBytes/cfg.SectorBytes))
+	m.pend = newPendingFills()
 	return m
 }
 
@@ -107,7 +110,16 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 			base = lat.L2HitFar
 		}
 		hit, wait := m.access(home, t, c, false, true, true, now)
-		return base + wait + m.fill(home, t, hit, c, now+uint64(wait))
+		if op == opWrite {
+			return base + wait
+		}
+		u := m.pend.until(home, t.line, hit, now)
+		f := m.fill(home, t, hit, c, now+uint64(wait))
+		lat := base + wait + f
+		if f > 0 {
+			m.pend.note(home, t.line, t.mask&^hit, now+uint64(lat), now)
+		}
+		return after(lat, u, now)
 	}
 	// The time a transaction takes is charged where it is performed: at
 	// the near slice for a read its near copy serves whole, else at the
@@ -120,13 +132,21 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 	case opRead:
 		hit, _ := m.access(near, t, c, false, false, false, now)
 		miss := t.mask &^ hit
+		u := m.pend.until(near, t.line, hit, now)
 		if miss == 0 {
-			return lat.L2HitNear + m.occupy(near, t, n, now)
+			return after(lat.L2HitNear+m.occupy(near, t, n, now), u, now)
 		}
 		ft := t
 		ft.mask = miss
 		hit2, wait := m.access(home, ft, c, true, true, true, now)
-		return lat.L2HitFar + wait + m.fill(home, ft, hit2, c, now+uint64(wait))
+		u = max(u, m.pend.until(home, t.line, hit2, now))
+		f := m.fill(home, ft, hit2, c, now+uint64(wait))
+		l := after(lat.L2HitFar+wait+f, u, now)
+		m.pend.note(near, t.line, miss, now+uint64(l), now)
+		if f > 0 {
+			m.pend.note(home, t.line, miss&^hit2, now+uint64(l), now)
+		}
+		return l
 	case opWrite:
 		m.access(near, t, c, false, false, false, now)
 		_, wait := m.access(home, t, c, true, true, true, now)
@@ -139,6 +159,15 @@ func (m *Memory) serve(t txn, part int, now uint64) uint32 {
 		hit, wait := m.access(home, t, c, true, true, true, now)
 		return lat.L2HitFar + wait + m.fill(home, t, hit, c, now+uint64(wait))
 	}
+}
+
+// after is latency lat from cycle now, made to reach at least cycle until
+// (0: no constraint).
+func after(lat uint32, until, now uint64) uint32 {
+	if until > now+uint64(lat) {
+		return uint32(min(until-now, 1<<31))
+	}
+	return lat
 }
 
 // nearSlice is the slice of partition part that keeps a near copy of line

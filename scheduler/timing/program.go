@@ -45,6 +45,7 @@ type inst struct {
 	carryR bool
 	carryW bool
 	form   string
+	folded bool // dropped by ptxas (an if-converted branch): issues nothing
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -130,4 +131,11 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
 		in.carryR, in.carryW = info.Reads.Carry, info.Writes.Carry
 	}
 	return p
+}
+
+// fold makes instruction id one that issues nothing: a branch ptxas
+// if-converted away (ifConvert).
+func (p *program) fold(id int32) {
+	in := &p.insts[id]
+	*in = inst{info: in.info, form: in.form, folded: true}
 }

@@ -1,6 +1,9 @@
 package timing
 
 import (
+	"slices"
+
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -26,6 +29,34 @@ func fence(in *vm.Inst, info *vm.InstInfo) bool {
 	return info.Class == vm.ClassWarpSync
 }
 
+// Memory domains that can alias among themselves only.
+const (
+	domGlobal = iota // global memory, textures and surfaces over it
+	domShared
+	domLocal
+	domReadOnly // constant and parameter space
+	numDomains
+)
+
+// memDomain returns the domains [lo, hi) a memory instruction may touch:
+// its state space's, or all of them for a generic address.
+func memDomain(in *vm.Inst) (lo, hi int) {
+	d := domGlobal
+	switch in.Space {
+	case memspace.Shared:
+		d = domShared
+	case memspace.Local, memspace.FParam:
+		d = domLocal
+	case memspace.Const, memspace.Param:
+		d = domReadOnly
+	case memspace.Generic:
+		if in.Op != vm.OpTex && in.Op != vm.OpTxq {
+			return 0, numDomains
+		}
+	}
+	return d, d + 1
+}
+
 // memKind says how an instruction touches memory: 0 not, 1 reads, 2
 // writes (stores, atomics, reductions).
 func memKind(in *vm.Inst) uint8 {
@@ -42,7 +73,7 @@ func memKind(in *vm.Inst) uint8 {
 // scheduled with the latencies of prog (indexed by kernel-wide id). The
 // copy shares everything but the functions' code and instruction
 // metadata; instruction ids are kept.
-func schedule(k *vm.Kernel, prog *program) *vm.Kernel {
+func schedule(k *vm.Kernel, prog *program) (*vm.Kernel, []int32) {
 	nk := *k
 	clone := map[*vm.Func]*vm.Func{}
 	nk.Funcs = make([]*vm.Func, len(k.Funcs))
@@ -53,14 +84,24 @@ func schedule(k *vm.Kernel, prog *program) *vm.Kernel {
 	}
 	nk.Entry = clone[k.Entry]
 	nk.Insts = make([]*vm.InstInfo, len(k.Insts))
+	var folded []int32
 	for i, f := range k.Funcs {
 		nf := nk.Funcs[i]
-		order := scheduleFunc(f, prog)
+		cf := *f
+		cf.Code = append([]vm.Inst(nil), f.Code...)
+		cf.Info = append([]vm.InstInfo(nil), f.Info...)
+		conv := ifConvert(&cf)
+		for pc, c := range conv {
+			if c {
+				folded = append(folded, cf.Info[pc].ID)
+			}
+		}
+		order := scheduleFunc(&cf, conv, prog)
 		nf.Code = make([]vm.Inst, len(f.Code))
 		nf.Info = make([]vm.InstInfo, len(f.Info))
 		for pc, from := range order {
-			nf.Code[pc] = f.Code[from]
-			nf.Info[pc] = f.Info[from]
+			nf.Code[pc] = cf.Code[from]
+			nf.Info[pc] = cf.Info[from]
 			nf.Info[pc].Func = nf
 			nf.Info[pc].PC = int32(pc)
 		}
@@ -74,12 +115,77 @@ func schedule(k *vm.Kernel, prog *program) *vm.Kernel {
 			nk.Insts[nf.Info[pc].ID] = &nf.Info[pc]
 		}
 	}
-	return &nk
+	return &nk, folded
+}
+
+// maxHammock is the most instructions a forward branch may skip for
+// ifConvert to predicate them.
+const maxHammock = 12
+
+// ifConvert does what ptxas does to a short forward conditional branch
+// over straight-line code (a bounds check around a load, say): it
+// predicates the skipped instructions with the branch's negated guard and
+// drops the branch, so that they join the surrounding basic block and the
+// list scheduler can hoist them (the tiled matmul's SASS issues both tiles'
+// predicated LDG before either STS; in PTX order each STS waits for its
+// load in turn). It converts a branch when its target is at most
+// maxHammock instructions ahead and no skipped instruction is a fence, is
+// guarded already, writes the guard or is another branch's target. The
+// branch becomes a nop that issues nothing; it returns which PCs those
+// are. What the kernel computes does not change: a lane that branched
+// over an instruction now executes it with a false guard.
+func ifConvert(f *vm.Func) []bool {
+	n := len(f.Code)
+	conv := make([]bool, n)
+	target := make([]int, n+1) // branches that target each PC
+	for pc := range f.Code {
+		in := &f.Code[pc]
+		switch in.Op {
+		case vm.OpBra:
+			if t := int(in.Target); t >= 0 && t <= n {
+				target[t]++
+			}
+		case vm.OpBrx:
+			for _, t := range in.BrxTable(f) {
+				if t >= 0 && int(t) <= n {
+					target[t] = 2 // never converted
+				}
+			}
+		}
+	}
+	for pc := 0; pc < n; pc++ {
+		br := &f.Code[pc]
+		t := int(br.Target)
+		if br.Op != vm.OpBra || br.Guard == vm.NoReg || br.Flags&vm.FUni != 0 || t <= pc+1 || t > pc+1+maxHammock || t > n {
+			continue
+		}
+		ok := true
+		for j := pc + 1; j < t && ok; j++ {
+			in, info := &f.Code[j], &f.Info[j]
+			ok = !fence(in, info) && in.Op != vm.OpBrx && in.Guard == vm.NoReg && target[j] == 0 && !slices.Contains(info.Writes.Preds, br.Guard)
+		}
+		if !ok {
+			continue
+		}
+		for j := pc + 1; j < t; j++ {
+			in, info := &f.Code[j], &f.Info[j]
+			in.Guard, in.GuardNeg = br.Guard, !br.GuardNeg
+			info.Reads.Preds = append(slices.Clip(info.Reads.Preds), br.Guard)
+		}
+		target[t]--
+		nop := f.Code[pc]
+		nop.Op, nop.Guard, nop.GuardNeg, nop.Target = vm.OpNop, vm.NoReg, false, 0
+		f.Code[pc] = nop
+		f.Info[pc].Reads, f.Info[pc].Writes = vm.Operands{}, vm.Operands{}
+		conv[pc] = true
+		pc = t - 1
+	}
+	return conv
 }
 
 // scheduleFunc returns the new order of f's instructions: order[pc] is the
 // old pc of the instruction now at pc.
-func scheduleFunc(f *vm.Func, prog *program) []int {
+func scheduleFunc(f *vm.Func, conv []bool, prog *program) []int {
 	n := len(f.Code)
 	order := make([]int, n)
 	for i := range order {
@@ -89,7 +195,7 @@ func scheduleFunc(f *vm.Func, prog *program) []int {
 	leader[0] = true
 	for pc := range f.Code {
 		in := &f.Code[pc]
-		if fence(in, &f.Info[pc]) {
+		if fence(in, &f.Info[pc]) && !conv[pc] {
 			leader[pc], leader[pc+1] = true, true
 		}
 		switch in.Op {
@@ -134,7 +240,14 @@ func listSchedule(f *vm.Func, prog *program, b, e int, out []int) {
 	}
 	lastW := map[loc]int{}
 	reads := map[loc][]int{}
-	lastStore, lastMem := -1, []int(nil)
+	// Memory order per domain (memDomain): an explicit state space cannot
+	// alias another, so ptxas moves a global load above a shared store
+	// (the tiled matmul issues both tiles' LDG before their STS).
+	var lastStore [numDomains]int
+	var lastMem [numDomains][]int
+	for d := range lastStore {
+		lastStore[d] = -1
+	}
 	edge := func(from, to int) {
 		if from < 0 || from == to {
 			return
@@ -189,17 +302,20 @@ func listSchedule(f *vm.Func, prog *program, b, e int, out []int) {
 			lastW[x] = i
 			reads[x] = reads[x][:0]
 		}
-		switch memKind(in) {
-		case 1:
-			edge(lastStore, i)
-			lastMem = append(lastMem, i)
-		case 2:
-			for _, m := range lastMem {
-				edge(m, i)
+		if k := memKind(in); k != 0 {
+			lo, hi := memDomain(in)
+			for d := lo; d < hi; d++ {
+				edge(lastStore[d], i)
+				if k == 1 {
+					lastMem[d] = append(lastMem[d], i)
+					continue
+				}
+				for _, m := range lastMem[d] {
+					edge(m, i)
+				}
+				lastStore[d] = i
+				lastMem[d] = lastMem[d][:0]
 			}
-			edge(lastStore, i)
-			lastStore = i
-			lastMem = lastMem[:0]
 		}
 	}
 	// Heights: latency to the block's end along dependencies.

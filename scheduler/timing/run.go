@@ -72,6 +72,9 @@ type Result struct {
 type InstStats struct {
 	Info *vm.InstInfo
 	Form string // its form in the SASS cost table
+	// Folded says that ptxas drops the instruction from the machine code
+	// (a branch it if-converts): it issues nothing whatever its form.
+	Folded bool
 	// Execs and Threads are its PTX warp and thread executions; Issued
 	// the machine instructions they issued.
 	Execs, Threads, Issued uint64
@@ -117,13 +120,17 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	// Debug code (nvcc -G) is not scheduled by ptxas: it runs in PTX order
 	// with its own issue gap.
 	debug := sasscost.Debug(l.Kernel)
+	var folded []int32
 	if !debug {
 		prog := newProgram(l.Kernel, cfg, tab)
 		orig := l.Kernel
-		l.Kernel = schedule(orig, prog)
+		l.Kernel, folded = schedule(orig, prog)
 		defer func() { l.Kernel = orig }()
 	}
 	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab), lrr: cfg.Scheduler == LRR, done: opt.Done}
+	for _, id := range folded {
+		r.prog.fold(id)
+	}
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}
@@ -321,7 +328,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	res.Insts = make([]InstStats, len(pi))
 	for i := range pi {
 		in := &r.prog.insts[i]
-		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Execs: pi[i].execs, Threads: pi[i].threads, Issued: pi[i].issued, Rounds: pi[i].rounds,
+		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Folded: in.folded, Execs: pi[i].execs, Threads: pi[i].threads, Issued: pi[i].issued, Rounds: pi[i].rounds,
 			Stalls: pi[i].stalls, Caused: pi[i].caused}
 	}
 	if opt.Trace != nil {

@@ -183,6 +183,9 @@ func collect(l *ncu.Launch, prof *gpu.Profile) (*launchForms, *kernelStatic, err
 	lf.ThreadInst, _ = l.Value("smsp__thread_inst_executed.sum")
 	ks := &kernelStatic{Kernel: lf.Kernel, Forms: map[string]int{}, classes: map[string]string{}}
 	for _, s := range res.Insts {
+		if s.Folded {
+			continue // not in the machine code: no cost to fit
+		}
 		ks.Forms[s.Form]++
 		ks.classes[s.Form] = s.Info.Class.String()
 		if s.Execs == 0 {
