@@ -118,12 +118,12 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	// with its own issue gap.
 	debug := sasscost.Debug(l.Kernel)
 	if !debug {
-		prog := newProgram(l.Kernel, cfg, tab)
+		prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
 		orig := l.Kernel
 		l.Kernel = schedule(orig, prog)
 		defer func() { l.Kernel = orig }()
 	}
-	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab), lrr: cfg.Scheduler == LRR, done: opt.Done}
+	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), lrr: cfg.Scheduler == LRR, done: opt.Done}
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}
