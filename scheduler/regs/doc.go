@@ -12,5 +12,8 @@
 // often allocates up to 32 registers when fewer would do; the README gives
 // the error over every corpus kernel.
 //
+// AcrossCalls gives, per function, the register slots live across its
+// calls (what a recursive function's frame saves; package sasscost).
+//
 // It does not allocate registers, model spills, or run anything.
 package regs

@@ -55,9 +55,27 @@ type callSite struct {
 	live   int // slots live across the call
 }
 
+// AcrossCalls returns the 32-bit register slots of function f's values
+// that live across at least one of its calls (the union over its call
+// sites; 0 if it makes none). ptxas keeps such values in registers the
+// callee must preserve: a function that may be called recursively saves
+// them in its prologue and restores them in its epilogue (package
+// sasscost's FrameSaves).
+func AcrossCalls(f *vm.Func) int {
+	_, _, across := liveness(f)
+	return across
+}
+
 // analyzeFunc returns the most register slots live at once in f and, per
 // call, the slots live across it.
 func analyzeFunc(f *vm.Func) (int, []callSite) {
+	most, calls, _ := liveness(f)
+	return most, calls
+}
+
+// liveness is analyzeFunc, plus the slots live across any call (the union
+// of the sets live after each call).
+func liveness(f *vm.Func) (int, []callSite, int) {
 	n := int(f.NumRegs)
 	code, info := f.Code, f.Info
 	words := (n + 63) / 64
@@ -155,6 +173,7 @@ func analyzeFunc(f *vm.Func) (int, []callSite) {
 	}
 	most := 0
 	var calls []callSite
+	union := make([]uint64, words)
 	for pc := range code {
 		// Live at pc: its live-in, plus what it defines (the definitions
 		// occupy registers at the instruction too).
@@ -170,11 +189,14 @@ func analyzeFunc(f *vm.Func) (int, []callSite) {
 			lo := 0
 			if pc+1 < len(code) {
 				lo = slots(live[pc+1])
+				for i, x := range live[pc+1] {
+					union[i] |= x
+				}
 			}
 			calls = append(calls, callSite{callee: cs.Callee, live: lo})
 		}
 	}
-	return most, calls
+	return most, calls, slots(union)
 }
 
 func asInts(t []int32) []int {

@@ -10,6 +10,11 @@
 //   - Table, the cost of each form (issue slots per execution, the pipe it
 //     issues to, its latency, the extra rounds of an atomic), loaded from the
 //     embedded tables/h100.json or a file, and Lookup on it;
+//   - FrameSaves, the registers a function's stack frame saves under
+//     ptxas's calling convention (return address, values live across its
+//     calls, the caller's convergence barrier), whose stores and loads
+//     (form FrameSave, once per saved register per call) a call and a
+//     return issue beside their own machine instructions;
 //   - Problem, the non-negative least-squares fit that computes a table from
 //     per-launch dynamic form counts and the machine instructions ncu counted
 //     (smsp__inst_executed.sum).

@@ -235,3 +235,18 @@ func (t *Table) FormNames() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Frame returns the cost of one register a stack frame saves (FrameSave:
+// a store in the prologue and a load in the epilogue), for debug code or
+// not: the table's, or else two machine instructions to the LSU.
+func (t *Table) Frame(debug bool) Cost {
+	if debug {
+		if c, ok := t.Forms[DebugPrefix+FrameSave]; ok {
+			return c
+		}
+	}
+	if c, ok := t.Forms[FrameSave]; ok {
+		return c
+	}
+	return Cost{Slots: 2, Pipe: PipeLSU}
+}

@@ -16,6 +16,9 @@
 //   - what each PTX instruction issues, from the SASS cost table (package
 //     sasscost): machine instructions (fractional ones carried per warp),
 //     pipe, latency of expansions such as div.rn.f32, CAS loops per round;
+//     calls and returns of functions with a stack frame also issue the
+//     frame's stores and loads (sasscost.FrameSaves), and a return waits
+//     for its return address to load from L1;
 //   - ptxas's scheduling: each basic block is list scheduled over its
 //     dependencies before the run (reorder.go), so that loads issue early as
 //     in the machine code; functional results are unchanged;

@@ -28,15 +28,23 @@ const (
 // inst is one kernel instruction as the cycle loop costs it, computed once
 // per launch.
 type inst struct {
-	info   *vm.InstInfo
-	slots  uint32 // machine instructions per execution, in 1/256
-	round  uint32 // machine instructions per further round of an atomic's lanes on one address, in 1/256
-	pipe   sasscost.Pipe
-	sb     Stall  // what waiting for its results is (Wait, ShortScoreboard, LongScoreboard)
-	lat    uint32 // cycles from its (first) issue to its results
-	gap    uint32 // cycles between its machine instructions when it has several
-	kind   uint8
-	queue  uint8
+	info  *vm.InstInfo
+	slots uint32 // machine instructions per execution, in 1/256
+	round uint32 // machine instructions per further round of an atomic's lanes on one address, in 1/256
+	pipe  sasscost.Pipe
+	sb    Stall  // what waiting for its results is (Wait, ShortScoreboard, LongScoreboard)
+	lat   uint32 // cycles from its (first) issue to its results
+	gap   uint32 // cycles between its machine instructions when it has several
+	kind  uint8
+	queue uint8
+	// mixed: only its first machine instruction issues to pipe; the others
+	// go to other units (a call's return-address moves and frame stores, a
+	// return's frame loads), so they do not hold pipe.
+	mixed bool
+	// lastAt, if not 0, is the cycles from its first machine instruction
+	// until its last may issue: a return (RET) waits for the load of the
+	// return address from its frame, the first of its frame loads.
+	lastAt uint32
 	data   bool // occupies the SM's L1/shared data path (per wavefront)
 	regs   []int32
 	nread  int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
@@ -55,7 +63,12 @@ type program struct {
 	maxPreds int
 }
 
-func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
+// A call or return of a function with a stack frame (sasscost.FrameSaves)
+// issues the frame's machine instructions too: the callee's prologue
+// stores at the call, its epilogue loads at the return, whose RET waits
+// frameLoad cycles for the return address (local loads of a frame hit L1:
+// Nsight Compute's L1 sector hit rate is 99% for the corpus's recursion).
+func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad uint32) *program {
 	// Debug code waits after every machine instruction, the expansions'
 	// too.
 	minGap := uint32(1)
@@ -70,8 +83,31 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
 		p.maxPreds = max(p.maxPreds, int(f.NumPred))
 	}
 	debug := sasscost.Debug(k)
+	save := tab.Frame(debug)
+	frames := map[*vm.Func]int{}
+	frame := func(f *vm.Func) int {
+		n, ok := frames[f]
+		if !ok {
+			n = sasscost.FrameSaves(f, debug)
+			frames[f] = n
+		}
+		return n
+	}
 	for id, info := range k.Insts {
 		c, form := tab.Lookup(info, ro[info.Func], debug)
+		// The frame's stores issue at the call, its loads at the return.
+		saves := 0
+		switch info.Inst().Op {
+		case vm.OpCall:
+			if cs := info.Inst().CallSite(info.Func); cs != nil {
+				saves = frame(cs.Callee)
+			}
+		case vm.OpRet:
+			saves = frame(info.Func)
+		}
+		if saves > 0 {
+			c.Slots += float64(saves) * save.Slots / 2
+		}
 		in := &p.insts[id]
 		in.info, in.form = info, form
 		in.slots = uint32(c.Slots*256 + 0.5)
@@ -117,6 +153,12 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table) *program {
 			}
 		case cl == vm.ClassBranch || cl == vm.ClassCall:
 			in.kind = kindBranch
+			if op := info.Inst().Op; op == vm.OpCall || op == vm.OpRet {
+				in.mixed = true
+				if op == vm.OpRet && saves > 0 && in.slots >= 2*256 {
+					in.lastAt = frameLoad
+				}
+			}
 		case cl == vm.ClassBarrier:
 			in.kind = kindBarrier
 		case cl == vm.ClassExit:

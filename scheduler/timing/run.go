@@ -122,12 +122,12 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	debug := sasscost.Debug(l.Kernel)
 	var folded []int32
 	if !debug {
-		prog := newProgram(l.Kernel, cfg, tab)
+		prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
 		orig := l.Kernel
 		l.Kernel, folded = schedule(orig, prog)
 		defer func() { l.Kernel = orig }()
 	}
-	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab), lrr: cfg.Scheduler == LRR, done: opt.Done}
+	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), lrr: cfg.Scheduler == LRR, done: opt.Done}
 	for _, id := range folded {
 		r.prog.fold(id)
 	}

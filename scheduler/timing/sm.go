@@ -61,6 +61,7 @@ type warp struct {
 	waitID  int32  // instruction the stall cycles are attributed to
 
 	start     uint64 // cycle its block started
+	first     uint64 // cycle the current PTX instruction's first machine instruction issued
 	slotsLeft uint32 // machine instructions of the current PTX instruction still to issue
 	gap       uint32
 	tail      uint64 // after its last machine instruction, the warp waits this long
@@ -380,7 +381,7 @@ func (s *sm) blocked(w *warp, t uint64) (uint64, Stall) {
 			}
 			return 0, 0
 		}
-	} else if in.queue != qNone {
+	} else if in.queue != qNone || in.mixed {
 		return 0, 0
 	}
 	if f := p.pipeFree[in.pipe]; f > float64(t) {
@@ -410,11 +411,12 @@ func (s *sm) issue(w *warp, t uint64) {
 	if w.slotsLeft > 0 {
 		// The next machine instruction of an expanded PTX instruction.
 		w.slotsLeft--
-		if in.queue == qNone {
+		if in.queue == qNone && !in.mixed {
 			p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], float64(t)) + pc
 		}
 		w.readyAt, w.readyW = t+uint64(w.gap), Wait
-		w.eligAt, w.why, w.cause = w.readyAt, Wait, -1
+		s.waitLast(w, in)
+		w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
 		if w.slotsLeft == 0 {
 			w.next = nil
 			w.readyAt = t + s.issueGap(w)
@@ -488,8 +490,10 @@ func (s *sm) issue(w *warp, t uint64) {
 	case kindMembar:
 		w.tail, w.tailWhy = uint64(cfg.MembarCycles), Membar
 	}
+	w.first = t
 	if n > 1 {
 		w.readyAt = t + uint64(in.gap)
+		s.waitLast(w, in)
 	} else if w.tail > 0 {
 		w.readyAt, w.readyW = t+w.tail, w.tailWhy
 	}
@@ -497,11 +501,23 @@ func (s *sm) issue(w *warp, t uint64) {
 		s.barrier(w, t)
 	}
 	if w.slotsLeft > 0 {
-		w.eligAt, w.why, w.cause = w.readyAt, Wait, -1
+		w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
 		w.next = in
 		return
 	}
 	s.look(w, t+1)
+}
+
+// waitLast holds the last machine instruction of in until in.lastAt
+// cycles after its first (a return waiting for its return address to load
+// from the stack frame: long_scoreboard).
+func (s *sm) waitLast(w *warp, in *inst) {
+	if w.slotsLeft != 1 || in.lastAt == 0 {
+		return
+	}
+	if u := w.first + uint64(in.lastAt); u > w.readyAt {
+		w.readyAt, w.readyW = u, LongScoreboard
+	}
 }
 
 // memStart is when the memory instruction's unit starts it, and tells the

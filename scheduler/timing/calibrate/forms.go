@@ -19,6 +19,7 @@ import (
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/internal/ncu"
 	"github.com/ptxvm/ptxvm/scheduler/occupancy"
+	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
@@ -182,12 +183,27 @@ func collect(l *ncu.Launch, prof *gpu.Profile) (*launchForms, *kernelStatic, err
 	lf.Inst, _ = l.Value("smsp__inst_executed.sum")
 	lf.ThreadInst, _ = l.Value("smsp__thread_inst_executed.sum")
 	ks := &kernelStatic{Kernel: lf.Kernel, Forms: map[string]int{}, classes: map[string]string{}}
+	debug := sasscost.Debug(k)
+	frame := sasscost.FrameSave
+	if debug {
+		frame = sasscost.DebugPrefix + frame
+	}
 	for _, s := range res.Insts {
 		if s.Folded {
 			continue // not in the machine code: no cost to fit
 		}
 		ks.Forms[s.Form]++
 		ks.classes[s.Form] = s.Info.Class.String()
+		// A return of a function with a stack frame: its saved registers
+		// (a store in the prologue, a load here), once per execution.
+		saves := 0
+		if s.Info.Inst().Op == vm.OpRet {
+			saves = sasscost.FrameSaves(s.Info.Func, debug)
+		}
+		if saves > 0 {
+			ks.Forms[frame] += saves
+			ks.classes[frame] = vm.ClassLSULocal.String()
+		}
 		if s.Execs == 0 {
 			continue
 		}
@@ -196,6 +212,12 @@ func collect(l *ncu.Launch, prof *gpu.Profile) (*launchForms, *kernelStatic, err
 		c[1] += s.Threads
 		c[2] += s.Rounds
 		lf.Forms[s.Form] = c
+		if saves > 0 {
+			c := lf.Forms[frame]
+			c[0] += s.Execs * uint64(saves)
+			c[1] += s.Threads * uint64(saves)
+			lf.Forms[frame] = c
+		}
 	}
 	sass := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(l.SpecPath())))), "sass", mod+".sass")
 	n, err := sassCount(sass, k.Name)
