@@ -1,0 +1,118 @@
+package timing
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/scheduler/sasscost"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// tileLoads is the shape of the tiled matmul's loop body in PTX (nvcc -O3):
+// each tile element is loaded under a bounds check that branches around
+// the load, then stored to shared memory. ptxas predicates both loads and
+// issues them before the first STS (testdata/perf/sass/matmul.O3.sass:
+// @!P1 LDG, @!P0 LDG, STS, STS).
+const tileLoads = `
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<8>;
+	.shared .align 4 .b8 tile[1024];
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, tile;
+	shl.b32 %r3, %r1, 2;
+	add.s32 %r4, %r2, %r3;
+	setp.ge.u32 %p1, %r1, 16;
+	mov.f32 %f1, 0f00000000;
+	@%p1 bra L1;
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.global.f32 %f1, [%rd4];
+L1:
+	st.shared.f32 [%r4], %f1;
+	setp.ge.u32 %p2, %r1, 24;
+	mov.f32 %f2, 0f00000000;
+	@%p2 bra L2;
+	mul.wide.u32 %rd5, %r1, 4;
+	add.s64 %rd6, %rd2, %rd5;
+	ld.global.f32 %f2, [%rd6+512];
+L2:
+	st.shared.f32 [%r4+128], %f2;
+	bar.sync 0;
+	ld.shared.f32 %f3, [%r4+4];
+	add.f32 %f3, %f3, %f1;
+	add.f32 %f3, %f3, %f2;
+	mul.wide.u32 %rd7, %r1, 4;
+	add.s64 %rd7, %rd2, %rd7;
+	st.global.f32 [%rd7+2048], %f3;
+	ret;
+}`
+
+// If-conversion predicates the instructions a short forward branch skips
+// and drops the branch, so both loads move above the first shared store;
+// the kernel computes the same bytes as in functional mode.
+func TestIfConversionHoistsGuardedLoads(t *testing.T) {
+	l, dev, buf := ptxLaunch(t, tileLoads, 1, 32, 4096)
+	prof := gpu.MustLookup("h100")
+	cfg, err := Resolve(prof)
+	require.NoError(t, err)
+	tab, err := sasscost.Load(cfg.SASS)
+	require.NoError(t, err)
+	prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
+	k, folded := schedule(l.Kernel, prog)
+	assert.Len(t, folded, 2, "both bounds checks are converted")
+	f := k.Entry
+	var loads, firstSTS int = 0, -1
+	for pc, in := range f.Code {
+		if in.Op == vm.OpLd && in.Space == 0 && firstSTS < 0 {
+			loads++
+			assert.NotEqual(t, vm.NoReg, in.Guard, "the load at %d is predicated", pc)
+		}
+		if in.Op == vm.OpSt && in.Space == 1 && firstSTS < 0 {
+			firstSTS = pc
+		}
+		assert.NotEqual(t, vm.OpBra, in.Op, "no branch is left")
+	}
+	assert.Equal(t, 2, loads, "both global loads issue before the first shared store")
+
+	// What the kernel computes, from its inputs: tile[t] = t < 16 ?
+	// in[t] : 0, tile[32+t] = t < 24 ? in[128+t] : 0, out[512+t] =
+	// tile[t+1] + tile[t] + tile[32+t].
+	in := make([]byte, 4096)
+	val := func(i int) float32 { return float32(i%97) + 0.5 }
+	for i := 0; i < 1024; i++ {
+		binary.LittleEndian.PutUint32(in[4*i:], math.Float32bits(val(i)))
+	}
+	require.NoError(t, dev.MemcpyHtoD(buf, in))
+	_, err = Run(context.Background(), l, prof, Options{})
+	require.NoError(t, err)
+	out := make([]byte, 4096)
+	require.NoError(t, dev.MemcpyDtoH(out, buf))
+	var tile [64]float32
+	for i := 0; i < 32; i++ {
+		if i < 16 {
+			tile[i] = val(i)
+		}
+		if i < 24 {
+			tile[32+i] = val(128 + i)
+		}
+	}
+	for i := 0; i < 32; i++ {
+		want := tile[i+1] + tile[i] + tile[32+i]
+		assert.Equal(t, want, math.Float32frombits(binary.LittleEndian.Uint32(out[4*(512+i):])), "thread %d", i)
+	}
+}
