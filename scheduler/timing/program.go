@@ -54,6 +54,12 @@ type inst struct {
 	carryW bool
 	form   string
 	folded bool // dropped by ptxas (an if-converted branch): issues nothing
+	// vecReg is, for a load ptxas merged into a vector load issued before
+	// it (four ld.shared.b32 at offsets 0, 4, 8, 12 become one LDS.128),
+	// the register the vector load writes first: this one issues nothing
+	// and its value is ready with that register's. -1 otherwise.
+	vecReg int32
+	vecN   uint8 // for the first load of such a vector load: its 32-bit words
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -109,7 +115,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			c.Slots += float64(saves) * save.Slots / 2
 		}
 		in := &p.insts[id]
-		in.info, in.form = info, form
+		in.info, in.form, in.vecReg = info, form, -1
 		in.slots = uint32(c.Slots*256 + 0.5)
 		if info.Class == vm.ClassAtomic {
 			in.round = uint32(c.PerRound*256 + 0.5)
@@ -179,5 +185,14 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 // if-converted away (ifConvert).
 func (p *program) fold(id int32) {
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true}
+	*in = inst{info: in.info, form: in.form, folded: true, vecReg: -1}
+}
+
+// merge makes instruction id a load merged into the vector load that
+// writes register reg (mergeLoads): it issues nothing, takes no queue or
+// data-path slot, and its value is ready with reg's.
+func (p *program) merge(id, lead, reg int32) {
+	p.insts[lead].vecN = max(p.insts[lead].vecN, 1) + 1
+	in := &p.insts[id]
+	*in = inst{info: in.info, form: in.form, folded: true, vecReg: reg, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread}
 }

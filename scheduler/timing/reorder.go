@@ -73,7 +73,7 @@ func memKind(in *vm.Inst) uint8 {
 // scheduled with the latencies of prog (indexed by kernel-wide id). The
 // copy shares everything but the functions' code and instruction
 // metadata; instruction ids are kept.
-func schedule(k *vm.Kernel, prog *program) (*vm.Kernel, []int32) {
+func schedule(k *vm.Kernel, prog *program) (*vm.Kernel, []int32, []merged) {
 	nk := *k
 	clone := map[*vm.Func]*vm.Func{}
 	nk.Funcs = make([]*vm.Func, len(k.Funcs))
@@ -85,6 +85,7 @@ func schedule(k *vm.Kernel, prog *program) (*vm.Kernel, []int32) {
 	nk.Entry = clone[k.Entry]
 	nk.Insts = make([]*vm.InstInfo, len(k.Insts))
 	var folded []int32
+	var vec []merged
 	for i, f := range k.Funcs {
 		nf := nk.Funcs[i]
 		cf := *f
@@ -114,8 +115,54 @@ func schedule(k *vm.Kernel, prog *program) (*vm.Kernel, []int32) {
 		for pc := range nf.Info {
 			nk.Insts[nf.Info[pc].ID] = &nf.Info[pc]
 		}
+		vec = mergeLoads(nf, vec)
 	}
-	return &nk, folded
+	return &nk, folded, vec
+}
+
+// merged is a load ptxas merges into a vector load: its id, and the
+// register the vector load writes first.
+type merged struct{ id, lead, reg int32 }
+
+// mergeLoads appends to out the shared-memory loads of f that ptxas
+// merges into the vector load of an earlier one: 32-bit loads from one
+// base register at consecutive offsets, from an offset that is a multiple
+// of 16 (up to four: LDS.128) or of 8 (two: LDS.64), with no write to the
+// base, shared store or control flow between them. The tiled matmul's
+// sixteen loads of a row of its A tile, at [%r9], [%r9+4], ..., [%r9+60],
+// are four LDS.128 in its SASS.
+func mergeLoads(f *vm.Func, out []merged) []merged {
+	type group struct {
+		off       int64
+		n, most   int
+		reg, lead int32
+	}
+	open := map[int32]*group{}
+	for pc := range f.Code {
+		in, info := &f.Code[pc], &f.Info[pc]
+		if fence(in, info) || in.Op == vm.OpSt || in.Op == vm.OpAtom {
+			clear(open)
+			continue
+		}
+		for _, r := range info.Writes.Regs {
+			delete(open, r)
+		}
+		if in.Op != vm.OpLd || in.Space != memspace.Shared || in.Vec > 1 || in.T.Size() != 4 || in.Guard != vm.NoReg || in.A == vm.NoReg || len(info.Writes.Regs) != 1 || info.Writes.Regs[0] == in.A {
+			continue
+		}
+		if g := open[in.A]; g != nil && g.n < g.most && in.Off == g.off+4*int64(g.n) {
+			out = append(out, merged{info.ID, g.lead, g.reg})
+			g.n++
+			continue
+		}
+		switch {
+		case in.Off%16 == 0:
+			open[in.A] = &group{off: in.Off, n: 1, most: 4, reg: info.Writes.Regs[0], lead: info.ID}
+		case in.Off%8 == 0:
+			open[in.A] = &group{off: in.Off, n: 1, most: 2, reg: info.Writes.Regs[0], lead: info.ID}
+		}
+	}
+	return out
 }
 
 // maxHammock is the most instructions a forward branch may skip for

@@ -73,7 +73,7 @@ func TestIfConversionHoistsGuardedLoads(t *testing.T) {
 	tab, err := sasscost.Load(cfg.SASS)
 	require.NoError(t, err)
 	prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
-	k, folded := schedule(l.Kernel, prog)
+	k, folded, _ := schedule(l.Kernel, prog)
 	assert.Len(t, folded, 2, "both bounds checks are converted")
 	f := k.Entry
 	var loads, firstSTS int = 0, -1
@@ -115,4 +115,40 @@ func TestIfConversionHoistsGuardedLoads(t *testing.T) {
 		want := tile[i+1] + tile[i] + tile[32+i]
 		assert.Equal(t, want, math.Float32frombits(binary.LittleEndian.Uint32(out[4*(512+i):])), "thread %d", i)
 	}
+}
+
+// Four 32-bit shared loads from one base at offsets 0, 4, 8 and 12 are one
+// LDS.128 (the tiled matmul's A-tile row); loads at offsets 16 and 20 a
+// second, LDS.64 when only two follow; a load after a write to the base
+// starts again.
+func TestMergeLoads(t *testing.T) {
+	src := `
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .f32 %f<10>;
+	.shared .align 16 .b8 s[256];
+	mov.u32 %r1, s;
+	ld.shared.f32 %f1, [%r1];
+	ld.shared.f32 %f2, [%r1+4];
+	ld.shared.f32 %f3, [%r1+8];
+	ld.shared.f32 %f4, [%r1+12];
+	ld.shared.f32 %f5, [%r1+16];
+	ld.shared.f32 %f6, [%r1+20];
+	add.s32 %r1, %r1, 64;
+	ld.shared.f32 %f7, [%r1+4];
+	ld.shared.f32 %f8, [%r1+8];
+	ret;
+}`
+	l, _, _ := ptxLaunch(t, src, 1, 32, 64)
+	f := l.Kernel.Entry
+	got := mergeLoads(f, nil)
+	id := func(pc int) int32 { return f.Info[pc].ID }
+	reg := func(pc int) int32 { return f.Info[pc].Writes.Regs[0] }
+	// PCs: 0 mov, 1..6 the loads at 0..20, 7 add, 8 and 9 the last two.
+	want := []merged{{id(2), id(1), reg(1)}, {id(3), id(1), reg(1)}, {id(4), id(1), reg(1)}, {id(6), id(5), reg(5)}}
+	assert.Equal(t, want, got)
 }

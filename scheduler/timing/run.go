@@ -121,15 +121,19 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	// with its own issue gap.
 	debug := sasscost.Debug(l.Kernel)
 	var folded []int32
+	var vec []merged
 	if !debug {
 		prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
 		orig := l.Kernel
-		l.Kernel, folded = schedule(orig, prog)
+		l.Kernel, folded, vec = schedule(orig, prog)
 		defer func() { l.Kernel = orig }()
 	}
 	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), lrr: cfg.Scheduler == LRR, done: opt.Done}
 	for _, id := range folded {
 		r.prog.fold(id)
+	}
+	for _, m := range vec {
+		r.prog.merge(m.id, m.lead, m.reg)
 	}
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles

@@ -287,7 +287,13 @@ func (s *sm) look(w *warp, t uint64) {
 		if err := s.step(w, t); err != nil {
 			return
 		}
-		s.writeback(w, in, t, Wait)
+		if in.vecReg >= 0 {
+			// A load ptxas merged into the vector load before it: its
+			// value comes with that load's.
+			s.writeback(w, in, max(t, w.reg[in.vecReg]), w.regSB[in.vecReg])
+		} else {
+			s.writeback(w, in, t, Wait)
+		}
 		w.next = nil
 	}
 }
@@ -540,6 +546,12 @@ func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
 func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	cfg := s.r.cfg
 	wf := float64(s.hs.Wavefronts())
+	if in.vecN > 1 {
+		// A vector load ptxas made of in and the next loads: half a
+		// wavefront per 32-bit word at least (the tiled matmul's LDS.128
+		// of two rows: 2.1 wavefronts each in ncu's count).
+		wf = max(wf, float64(in.vecN)/2)
+	}
 	switch {
 	case in.queue == qTex:
 		s.texFree = max(s.texFree, float64(start)) + wf*cfg.TexCycles
