@@ -50,6 +50,7 @@ func RunTimed(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Re
 	}
 	tr, err := timing.Run(ctx, l, gpu, timing.Options{
 		BlocksPerSM: occ.BlocksPerSM,
+		Registers:   occ.Registers,
 		Workers:     opt.Workers,
 		MaxInst:     opt.MaxInst,
 		Strict:      opt.Strict,

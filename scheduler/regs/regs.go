@@ -76,6 +76,62 @@ func analyzeFunc(f *vm.Func) (int, []callSite) {
 // liveness is analyzeFunc, plus the slots live across any call (the union
 // of the sets live after each call).
 func liveness(f *vm.Func) (int, []callSite, int) {
+	lv := Liveness(f)
+	n := int(f.NumRegs)
+	code, info := f.Code, f.Info
+	words := (n + 63) / 64
+	live, width, slots := lv.In, lv.Width, lv.Slots
+	most := 0
+	var calls []callSite
+	union := make([]uint64, words)
+	for pc := range code {
+		// Live at pc: its live-in, plus what it defines (the definitions
+		// occupy registers at the instruction too).
+		v := slots(live[pc])
+		for _, r := range info[pc].Writes.Regs {
+			if int(r) < n && live[pc][r/64]&(1<<(r%64)) == 0 {
+				v += int(width[r])
+			}
+		}
+		most = max(most, v)
+		if code[pc].Op == vm.OpCall {
+			cs := code[pc].CallSite(f)
+			lo := 0
+			if pc+1 < len(code) {
+				lo = slots(live[pc+1])
+				for i, x := range live[pc+1] {
+					union[i] |= x
+				}
+			}
+			calls = append(calls, callSite{callee: cs.Callee, live: lo})
+		}
+	}
+	return most, calls, slots(union)
+}
+
+// Live is the liveness of one function's registers.
+type Live struct {
+	// In is, per PC, the registers live into the instruction (bit r%64 of
+	// word r/64).
+	In [][]uint64
+	// Width is the 32-bit slots each register takes (0: a constant or an
+	// address ptxas folds into its uses).
+	Width []uint8
+}
+
+// Slots is the register slots the registers of set take.
+func (l *Live) Slots(set []uint64) int {
+	s := 0
+	for i, x := range set {
+		for ; x != 0; x &= x - 1 {
+			s += int(l.Width[i*64+bits.TrailingZeros64(x)])
+		}
+	}
+	return s
+}
+
+// Liveness runs the backward dataflow over f's code.
+func Liveness(f *vm.Func) Live {
 	n := int(f.NumRegs)
 	code, info := f.Code, f.Info
 	words := (n + 63) / 64
@@ -162,41 +218,7 @@ func liveness(f *vm.Func) (int, []callSite, int) {
 			}
 		}
 	}
-	slots := func(set []uint64) int {
-		s := 0
-		for i, x := range set {
-			for ; x != 0; x &= x - 1 {
-				s += int(width[i*64+bits.TrailingZeros64(x)])
-			}
-		}
-		return s
-	}
-	most := 0
-	var calls []callSite
-	union := make([]uint64, words)
-	for pc := range code {
-		// Live at pc: its live-in, plus what it defines (the definitions
-		// occupy registers at the instruction too).
-		v := slots(live[pc])
-		for _, r := range info[pc].Writes.Regs {
-			if int(r) < n && live[pc][r/64]&(1<<(r%64)) == 0 {
-				v += int(width[r])
-			}
-		}
-		most = max(most, v)
-		if code[pc].Op == vm.OpCall {
-			cs := code[pc].CallSite(f)
-			lo := 0
-			if pc+1 < len(code) {
-				lo = slots(live[pc+1])
-				for i, x := range live[pc+1] {
-					union[i] |= x
-				}
-			}
-			calls = append(calls, callSite{callee: cs.Callee, live: lo})
-		}
-	}
-	return most, calls, slots(union)
+	return Live{In: live, Width: width}
 }
 
 func asInts(t []int32) []int {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/scheduler/regs"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -73,7 +74,7 @@ func memKind(in *vm.Inst) uint8 {
 // scheduled with the latencies of prog (indexed by kernel-wide id). The
 // copy shares everything but the functions' code and instruction
 // metadata; instruction ids are kept.
-func schedule(k *vm.Kernel, prog *program) (*vm.Kernel, []int32, []merged) {
+func schedule(k *vm.Kernel, prog *program, registers int) (*vm.Kernel, []int32, []merged) {
 	nk := *k
 	clone := map[*vm.Func]*vm.Func{}
 	nk.Funcs = make([]*vm.Func, len(k.Funcs))
@@ -97,7 +98,16 @@ func schedule(k *vm.Kernel, prog *program) (*vm.Kernel, []int32, []merged) {
 				folded = append(folded, cf.Info[pc].ID)
 			}
 		}
-		order := scheduleFunc(&cf, conv, prog)
+		var lv *regs.Live
+		if registers > 0 {
+			// Liveness of the code before if-conversion: a predicated
+			// write does not end its register's old value, so after it
+			// every converted load's register would look live from the
+			// entry on.
+			l := regs.Liveness(f)
+			lv = &l
+		}
+		order := scheduleFunc(&cf, conv, prog, lv, slotBudget(registers))
 		nf.Code = make([]vm.Inst, len(f.Code))
 		nf.Info = make([]vm.InstInfo, len(f.Info))
 		for pc, from := range order {
@@ -163,6 +173,73 @@ func mergeLoads(f *vm.Func, out []merged) []merged {
 		}
 	}
 	return out
+}
+
+// slotBudget is the register slots, as the liveness pass counts them in
+// PTX, that fit in registers allocated by ptxas: the inverse of package
+// regs' fit of ptxas's count against the PTX's pressure (4.82 + 0.791
+// slots), so that 32 registers hold about 34 slots.
+func slotBudget(registers int) int { return max(1, int((float64(registers)-4.82)/0.791)) }
+
+// pressure tracks the register slots live while a block is scheduled.
+type pressure struct {
+	f    *vm.Func
+	lv   *regs.Live
+	now  []uint64 // registers live
+	out  []uint64 // live after the block
+	left map[int32]int
+	live int
+}
+
+func newPressure(f *vm.Func, lv *regs.Live, b, e int) *pressure {
+	p := &pressure{f: f, lv: lv, now: append([]uint64(nil), lv.In[b]...), left: map[int32]int{}}
+	if e < len(f.Code) {
+		p.out = lv.In[e]
+	}
+	for pc := b; pc < e; pc++ {
+		for _, r := range f.Info[pc].Reads.Regs {
+			p.left[r]++
+		}
+	}
+	p.live = lv.Slots(p.now)
+	return p
+}
+
+func has(set []uint64, r int32) bool { return set != nil && set[r/64]&(1<<(uint(r)%64)) != 0 }
+
+// delta is how many slots placing the instruction at pc changes the live
+// registers by.
+func (p *pressure) delta(pc int) int {
+	d := 0
+	info := &p.f.Info[pc]
+	for _, r := range info.Reads.Regs {
+		if p.left[r] == 1 && has(p.now, r) && !has(p.out, r) {
+			d -= int(p.lv.Width[r])
+		}
+	}
+	for _, r := range info.Writes.Regs {
+		if !has(p.now, r) && (p.left[r] > 0 || has(p.out, r)) {
+			d += int(p.lv.Width[r])
+		}
+	}
+	return d
+}
+
+// place records that the instruction at pc is scheduled.
+func (p *pressure) place(pc int) {
+	p.live += p.delta(pc)
+	info := &p.f.Info[pc]
+	for _, r := range info.Reads.Regs {
+		p.left[r]--
+		if p.left[r] == 0 && !has(p.out, r) {
+			p.now[r/64] &^= 1 << (uint(r) % 64)
+		}
+	}
+	for _, r := range info.Writes.Regs {
+		if p.left[r] > 0 || has(p.out, r) {
+			p.now[r/64] |= 1 << (uint(r) % 64)
+		}
+	}
 }
 
 // maxHammock is the most instructions a forward branch may skip for
@@ -232,7 +309,7 @@ func ifConvert(f *vm.Func) []bool {
 
 // scheduleFunc returns the new order of f's instructions: order[pc] is the
 // old pc of the instruction now at pc.
-func scheduleFunc(f *vm.Func, conv []bool, prog *program) []int {
+func scheduleFunc(f *vm.Func, conv []bool, prog *program, lv *regs.Live, budget int) []int {
 	n := len(f.Code)
 	order := make([]int, n)
 	for i := range order {
@@ -264,7 +341,7 @@ func scheduleFunc(f *vm.Func, conv []bool, prog *program) []int {
 			e++
 		}
 		if e-b > 2 {
-			listSchedule(f, prog, b, e, order[b:e])
+			listSchedule(f, prog, lv, budget, b, e, order[b:e])
 		}
 		b = e
 	}
@@ -274,7 +351,14 @@ func scheduleFunc(f *vm.Func, conv []bool, prog *program) []int {
 // listSchedule orders the instructions [b, e) of f into out: among the
 // instructions whose predecessors are placed, the one with the longest
 // latency path to the block's end first, then the earliest.
-func listSchedule(f *vm.Func, prog *program, b, e int, out []int) {
+//
+// With liveness lv it keeps the register slots live in the block within
+// budget as ptxas keeps them within its allocation: while the registers
+// live are at the budget, the ready instruction that adds the fewest live
+// slots goes first (ptxas keeps two or three of kmeans_update's sixteen
+// predicated loads in flight at 32 registers, where hoisting all of them
+// needs more).
+func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int, out []int) {
 	n := e - b
 	if n > 512 {
 		return // very long blocks (unrolled -G code) keep their order
@@ -380,15 +464,33 @@ func listSchedule(f *vm.Func, prog *program, b, e int, out []int) {
 			ready = append(ready, i)
 		}
 	}
+	var ps *pressure
+	if lv != nil {
+		ps = newPressure(f, lv, b, e)
+	}
 	for k := 0; k < n; k++ {
-		best := 0
+		tight := ps != nil && ps.live >= budget
+		best, bestD := 0, 0
+		if tight {
+			bestD = ps.delta(b + ready[0])
+		}
 		for j := 1; j < len(ready); j++ {
 			x, y := ready[j], ready[best]
+			if tight {
+				d := ps.delta(b + x)
+				if d < bestD || d == bestD && (height[x] > height[y] || height[x] == height[y] && x < y) {
+					best, bestD = j, d
+				}
+				continue
+			}
 			if height[x] > height[y] || height[x] == height[y] && x < y {
 				best = j
 			}
 		}
 		i := ready[best]
+		if ps != nil {
+			ps.place(b + i)
+		}
 		ready = append(ready[:best], ready[best+1:]...)
 		out[k] = b + i
 		for _, s := range succ[i] {

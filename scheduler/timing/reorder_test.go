@@ -3,7 +3,9 @@ package timing
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -73,7 +75,7 @@ func TestIfConversionHoistsGuardedLoads(t *testing.T) {
 	tab, err := sasscost.Load(cfg.SASS)
 	require.NoError(t, err)
 	prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
-	k, folded, _ := schedule(l.Kernel, prog)
+	k, folded, _ := schedule(l.Kernel, prog, 0)
 	assert.Len(t, folded, 2, "both bounds checks are converted")
 	f := k.Entry
 	var loads, firstSTS int = 0, -1
@@ -151,4 +153,51 @@ func TestMergeLoads(t *testing.T) {
 	// PCs: 0 mov, 1..6 the loads at 0..20, 7 add, 8 and 9 the last two.
 	want := []merged{{id(2), id(1), reg(1)}, {id(3), id(1), reg(1)}, {id(4), id(1), reg(1)}, {id(6), id(5), reg(5)}}
 	assert.Equal(t, want, got)
+}
+
+// Within ptxas's 32 registers a block of sixteen loads into sixteen live
+// sums keeps only a few loads in flight (kmeans_update's SASS: two or
+// three); without a register limit the list scheduler hoists them all.
+func TestScheduleKeepsRegisterPressure(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<40>;\n\t.reg .b64 %rd<40>;\n")
+	b.WriteString("\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd4, %rd2, %rd3;\n")
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(&b, "\tld.global.f32 %%f%d, [%%rd4+%d];\n", i, 4*i)
+	}
+	b.WriteString("\tbar.sync 0;\n") // the sums are live into the block below
+	for i := 0; i < 16; i++ {        // each load computes its address, as in kmeans_update
+		fmt.Fprintf(&b, "\tadd.s32 %%r%d, %%r1, %d;\n\tmul.wide.u32 %%rd%d, %%r%d, 4;\n\tadd.s64 %%rd%d, %%rd2, %%rd%d;\n", 4+i, 64+i, 5+i, 4+i, 21+i, 5+i)
+		fmt.Fprintf(&b, "\tld.global.f32 %%f%d, [%%rd%d];\n\tadd.f32 %%f%d, %%f%d, %%f%d;\n", 16+i, 21+i, i, i, 16+i)
+	}
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(&b, "\tst.global.f32 [%%rd4+%d], %%f%d;\n", 1024+4*i, i)
+	}
+	b.WriteString("\tret;\n}\n")
+	l, _, _ := ptxLaunch(t, b.String(), 1, 32, 4096)
+	prof := gpu.MustLookup("h100")
+	cfg, err := Resolve(prof)
+	require.NoError(t, err)
+	tab, err := sasscost.Load(cfg.SASS)
+	require.NoError(t, err)
+	prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
+	// Loads issued in the second block before its first add.
+	ahead := func(registers int) int {
+		k, _, _ := schedule(l.Kernel, prog, registers)
+		n, bar := 0, false
+		for _, in := range k.Entry.Code {
+			switch {
+			case in.Op == vm.OpBar:
+				bar = true
+			case bar && in.Op == vm.OpLd:
+				n++
+			case bar && in.Op == vm.OpFAdd:
+				return n
+			}
+		}
+		return n
+	}
+	assert.Equal(t, 16, ahead(0), "no register limit: every load first")
+	assert.LessOrEqual(t, ahead(32), 8, "32 registers: a few loads ahead of the sums")
+	assert.GreaterOrEqual(t, ahead(32), 1)
 }

@@ -20,6 +20,10 @@ type Options struct {
 	// BlocksPerSM is how many blocks an SM holds at once (the launch's
 	// occupancy); at least 1.
 	BlocksPerSM int
+	// Registers is the registers per thread ptxas allocates (the
+	// occupancy's): the list scheduler keeps the registers it has live
+	// within them, as ptxas does (0: no limit).
+	Registers int
 	// Workers is the number of host goroutines SMs run on (0: GOMAXPROCS).
 	// Results do not depend on it (for kernels whose blocks do not race).
 	Workers int
@@ -125,7 +129,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	if !debug {
 		prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
 		orig := l.Kernel
-		l.Kernel, folded, vec = schedule(orig, prog)
+		l.Kernel, folded, vec = schedule(orig, prog, opt.Registers)
 		defer func() { l.Kernel = orig }()
 	}
 	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), lrr: cfg.Scheduler == LRR, done: opt.Done}

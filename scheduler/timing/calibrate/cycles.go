@@ -156,7 +156,7 @@ func runOne(l *ncu.Launch, p *gpu.Profile) *outcome {
 	defer pp.p.Launch.Release()
 	o.kernel = l.Corpus + ":" + pp.p.Launch.Kernel.Name
 	t0 := time.Now()
-	res, err := timing.Run(context.Background(), pp.p.Launch, p, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Workers: 1, MaxInst: 1 << 33})
+	res, err := timing.Run(context.Background(), pp.p.Launch, p, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Registers: pp.regs, Workers: 1, MaxInst: 1 << 33})
 	o.wall = time.Since(t0)
 	if err != nil {
 		o.err = err

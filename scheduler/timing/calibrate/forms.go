@@ -172,7 +172,7 @@ func collect(l *ncu.Launch, prof *gpu.Profile) (*launchForms, *kernelStatic, err
 		return nil, nil, err
 	}
 	defer pp.p.Launch.Release()
-	res, err := timing.Run(context.Background(), pp.p.Launch, prof, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Workers: 1, MaxInst: 1 << 32})
+	res, err := timing.Run(context.Background(), pp.p.Launch, prof, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Registers: pp.regs, Workers: 1, MaxInst: 1 << 32})
 	if err != nil {
 		return nil, nil, err
 	}
