@@ -98,16 +98,11 @@ func schedule(k *vm.Kernel, prog *program, registers int) (*vm.Kernel, []int32, 
 				folded = append(folded, cf.Info[pc].ID)
 			}
 		}
-		var lv *regs.Live
-		if registers > 0 {
-			// Liveness of the code before if-conversion: a predicated
-			// write does not end its register's old value, so after it
-			// every converted load's register would look live from the
-			// entry on.
-			l := regs.Liveness(f)
-			lv = &l
-		}
-		order := scheduleFunc(&cf, conv, prog, lv, slotBudget(registers))
+		// Liveness of the code before if-conversion: a predicated write
+		// does not end its register's old value, so after it every
+		// converted load's register would look live from the entry on.
+		lv := regs.Liveness(f)
+		order := scheduleFunc(&cf, conv, prog, &lv, slotBudget(max(registers, freeRegisters)))
 		nf.Code = make([]vm.Inst, len(f.Code))
 		nf.Info = make([]vm.InstInfo, len(f.Info))
 		for pc, from := range order {
@@ -174,6 +169,12 @@ func mergeLoads(f *vm.Func, out []merged) []merged {
 	}
 	return out
 }
+
+// freeRegisters is the allocation ptxas may take without costing
+// occupancy (64 warps of 32 threads at 32 registers fill the register
+// file); every kernel of the corpus with fewer live values than that is
+// allocated at most 32 by ptxas -O3, however many loads it hoists.
+const freeRegisters = 32
 
 // slotBudget is the register slots, as the liveness pass counts them in
 // PTX, that fit in registers allocated by ptxas: the inverse of package

@@ -157,7 +157,7 @@ func TestMergeLoads(t *testing.T) {
 
 // Within ptxas's 32 registers a block of sixteen loads into sixteen live
 // sums keeps only a few loads in flight (kmeans_update's SASS: two or
-// three); without a register limit the list scheduler hoists them all.
+// three); with registers to spare the list scheduler hoists them all.
 func TestScheduleKeepsRegisterPressure(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<40>;\n\t.reg .f32 %f<40>;\n\t.reg .b64 %rd<40>;\n")
@@ -197,7 +197,9 @@ func TestScheduleKeepsRegisterPressure(t *testing.T) {
 		}
 		return n
 	}
-	assert.Equal(t, 16, ahead(0), "no register limit: every load first")
+	assert.Equal(t, 16, ahead(128), "128 registers: every load first")
 	assert.LessOrEqual(t, ahead(32), 8, "32 registers: a few loads ahead of the sums")
 	assert.GreaterOrEqual(t, ahead(32), 1)
+	assert.Equal(t, ahead(32), ahead(0), "no count: 32")
+	assert.Equal(t, ahead(32), ahead(16), "fewer registers than 32: 32")
 }

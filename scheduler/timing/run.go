@@ -22,7 +22,7 @@ type Options struct {
 	BlocksPerSM int
 	// Registers is the registers per thread ptxas allocates (the
 	// occupancy's): the list scheduler keeps the registers it has live
-	// within them, as ptxas does (0: no limit).
+	// within them, or within 32 when that is more (0: 32), as ptxas does.
 	Registers int
 	// Workers is the number of host goroutines SMs run on (0: GOMAXPROCS).
 	// Results do not depend on it (for kernels whose blocks do not race).
