@@ -190,6 +190,11 @@ type LatencyConfig struct {
 	// store writes in part (fewer bytes than the sector: byte-masked
 	// writes); 0: they cost their bytes like whole ones.
 	L2PartialWriteCycles float64 `json:"l2_partial_write_cycles,omitempty"`
+	// DRAMLoadCycles scales the DRAM latency's growth with load: a read
+	// from DRAM waits DRAMLoadCycles·ρ/(1−ρ) more, ρ the DRAM's recent
+	// utilisation (at most 0.9), as in a queue whose server is busy a
+	// fraction ρ of the time. 0: the latency does not grow.
+	DRAMLoadCycles float64 `json:"dram_load_cycles,omitempty"`
 }
 
 // Coalescing rules.

@@ -50,7 +50,15 @@ type Memory struct {
 	dramUnit uint8 // sectors DRAM reads at a time
 
 	pend pendingFills // timing mode: sectors valid in the tags whose data is still coming
+
+	// Timing mode: the DRAM's recent utilisation, a moving average over
+	// about loadWindow cycles, and the cycle it was last updated.
+	util   float64
+	utilAt uint64
 }
+
+// loadWindow is the cycles over which the DRAM's utilisation is averaged.
+const loadWindow = 2000
 
 func newMemory(cfg *Config) *Memory {
 	m := &Memory{cfg: cfg, g: newGeometry(cfg.SectorBytes, cfg.LineBytes)}
@@ -293,12 +301,30 @@ func (m *Memory) fill(slice int, t txn, hit uint8, c *Counts, now uint64) uint32
 		}
 	}
 	c[DRAMReadSectors] += uint64(bits.OnesCount8(fetch))
-	return m.cfg.Latency.DRAM + m.dram(t.line, fetch, now)
+	return m.cfg.Latency.DRAM + m.dram(t.line, fetch, now) + m.loadLatency()
+}
+
+// loadLatency is what the DRAM's recent utilisation adds to a read's
+// latency (Latency.DRAMLoadCycles).
+func (m *Memory) loadLatency() uint32 {
+	k := m.cfg.Latency.DRAMLoadCycles
+	if k == 0 {
+		return 0
+	}
+	rho := min(m.util, 0.9)
+	return uint32(k*rho/(1-rho) + 0.5)
 }
 
 // dram queues the sectors of mask of line on their channels from cycle now
 // and returns the extra cycles the last one waits.
 func (m *Memory) dram(line uint64, mask uint8, now uint64) uint32 {
+	// Utilisation: decays linearly over the window, each sector adds its
+	// share of the channels' time.
+	if now > m.utilAt {
+		m.util *= max(0, 1-float64(now-m.utilAt)/loadWindow)
+		m.utilAt = now
+	}
+	m.util += float64(bits.OnesCount8(mask)) * m.chanCyc / float64(len(m.chanFree)) / loadWindow
 	var wait uint32
 	for ; mask != 0; mask &= mask - 1 {
 		sec := line<<m.g.lineShift | uint64(bits.TrailingZeros8(mask))

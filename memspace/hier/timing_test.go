@@ -55,6 +55,7 @@ func TestTimingQueues(t *testing.T) {
 	require.NoError(t, err)
 	cfg.DRAM.Channels = 1
 	cfg.DRAM.BytesPerCycle = 1 // 32 cycles a sector
+	cfg.Latency.DRAMLoadCycles = 0 // the queue alone (TestDRAMLatencyGrowsWithLoad)
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
 	sm := h.SM(0)
@@ -63,6 +64,31 @@ func TestTimingQueues(t *testing.T) {
 	second := sm.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base + 4096 })).Latency
 	assert.Greater(t, second, first, "the second miss waits for the channel")
 	assert.InDelta(t, 64, float64(second-first), 2, "a miss reads a 64 B unit: two sectors of 32 cycles")
+}
+
+// A DRAM read's latency grows with the DRAM's recent utilisation ρ by
+// DRAMLoadCycles·ρ/(1−ρ): idle it is the profile's, under a stream of
+// misses longer, and it falls back once the stream stops.
+func TestDRAMLatencyGrowsWithLoad(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	require.Positive(t, cfg.Latency.DRAMLoadCycles)
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	m := h.Memory()
+	idle := m.serve(txn{line: 1 << 20, mask: 0x3, op: opRead}, 0, 0) - m.dram(0, 0, 0)
+	// Half the DRAM's bandwidth for a window: 1530/2 bytes a cycle.
+	for c := uint64(0); c < 8*loadWindow; c++ {
+		for i := 0; i < 24; i++ {
+			m.dram(c<<10|uint64(i), 0x1, c)
+		}
+	}
+	assert.InDelta(t, 0.5, m.util, 0.05, "utilisation")
+	busy := m.loadLatency()
+	assert.InDelta(t, cfg.Latency.DRAMLoadCycles, float64(busy), 10, "at ρ = 0.5 a read waits DRAMLoadCycles more")
+	m.dram(0, 0, 10*loadWindow)
+	assert.Zero(t, m.loadLatency(), "idle again")
+	assert.Positive(t, idle)
 }
 
 func TestFunctionalOutcomeIsZero(t *testing.T) {
