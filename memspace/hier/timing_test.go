@@ -54,7 +54,7 @@ func TestTimingQueues(t *testing.T) {
 	cfg, err := Profile("h100")
 	require.NoError(t, err)
 	cfg.DRAM.Channels = 1
-	cfg.DRAM.BytesPerCycle = 1 // 32 cycles a sector
+	cfg.DRAM.BytesPerCycle = 1     // 32 cycles a sector
 	cfg.Latency.DRAMLoadCycles = 0 // the queue alone (TestDRAMLatencyGrowsWithLoad)
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
