@@ -76,7 +76,7 @@ func TestCyclesAgainstGPU(t *testing.T) {
 	for _, w := range all[:min(5, len(all))] {
 		t.Logf("largest: %s %+.0f%%", w.name, 100*w.e)
 	}
-	// What the calibration reached on these launches (20.3% optimised,
+	// What the calibration reached on these launches (19.7% optimised,
 	// 18.3% debug), and about 3 points more: the most each may reach.
 	bound := map[string]float64{"optimised": 0.23, "debug": 0.21}
 	for build, es := range errs {
