@@ -9,7 +9,11 @@ package gpu
 type Timing struct {
 	// Scheduler is the warp schedulers' policy: "gto" (greedy then oldest:
 	// the warp that issued last issues again while it can, then the oldest
-	// ready warp) or "lrr" (loose round robin).
+	// ready warp), "lrr" (loose round robin), or "gto_rr" (the warp that
+	// issued in the cycle before issues again if it can; else, of the
+	// oldest block with a ready warp, the ready warp that issued least
+	// recently: warps of one block that contend for a pipe take turns, as
+	// on the H100, while older blocks keep their priority).
 	Scheduler string `json:"scheduler,omitempty"`
 	// WindowCycles is how far SMs advance independently (in parallel on
 	// host cores) before their L2 and DRAM traffic is merged; at most the
@@ -70,6 +74,29 @@ type Timing struct {
 	// address); TexCycles the same for a texture request.
 	DataCycles float64 `json:"data_cycles_per_wavefront,omitempty"`
 	TexCycles  float64 `json:"tex_cycles_per_request,omitempty"`
+
+	// Fetch is the SM's instruction fetch.
+	Fetch Fetch `json:"fetch"`
+}
+
+// Fetch models instruction fetch: each SM caches the kernel's code by line
+// (its instruction cache, taken as large enough for any kernel); a warp
+// that reaches code its SM does not have waits for it (no_instruction).
+// Machine code is laid out as ptxas does: each function on a line
+// boundary, each PTX instruction as many 16-byte machine instructions as
+// the SASS table gives it. Going on to the next line costs little: the
+// fetch unit asks for the line after the one a warp reads.
+type Fetch struct {
+	// LineBytes is the instruction cache's line (a power of two, at least
+	// 16); -1 leaves fetch out (0: the built-in profile's).
+	LineBytes int `json:"line_bytes,omitempty"`
+	// MissCycles is how long a warp waits for a line that no warp of its SM
+	// has read or asked for (a jump, a call or a return to code not
+	// cached).
+	MissCycles float64 `json:"miss_cycles,omitempty"`
+	// SequentialCycles is how long after a line the next one arrives when
+	// it is fetched ahead (straight-line code streaming in).
+	SequentialCycles float64 `json:"sequential_cycles,omitempty"`
 }
 
 // Pipe is one execution pipe's throughput and latency.

@@ -9,10 +9,13 @@ import (
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 )
 
-// Schedulers.
+// Schedulers (gpu.Timing.Scheduler).
 const (
 	GTO = "gto"
 	LRR = "lrr"
+	// GTORR is greedy while back to back, then the oldest block's least
+	// recently issued ready warp.
+	GTORR = "gto_rr"
 )
 
 // maxQueue bounds the queues' depth (their rings are arrays).
@@ -60,6 +63,9 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	num(&t.TexQueue, d.TexQueue)
 	flt(&t.DataCycles, d.DataCycles)
 	flt(&t.TexCycles, d.TexCycles)
+	num(&t.Fetch.LineBytes, d.Fetch.LineBytes)
+	flt(&t.Fetch.MissCycles, d.Fetch.MissCycles)
+	flt(&t.Fetch.SequentialCycles, d.Fetch.SequentialCycles)
 	pipes := map[string]gpu.Pipe{}
 	for k, v := range d.Pipes {
 		pipes[k] = v
@@ -79,8 +85,8 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 	e := func(field, format string, a ...any) error {
 		return fmt.Errorf("GPU profile %q: timing.%s: %s", p.Name, field, fmt.Sprintf(format, a...))
 	}
-	if c.Scheduler != GTO && c.Scheduler != LRR {
-		return e("scheduler", "%q is neither %q nor %q", c.Scheduler, GTO, LRR)
+	if c.Scheduler != GTO && c.Scheduler != LRR && c.Scheduler != GTORR {
+		return e("scheduler", "%q is none of %q, %q and %q", c.Scheduler, GTO, LRR, GTORR)
 	}
 	lat := &p.Memory.Latency
 	if rt := int(lat.L1Hit + lat.L2HitNear); c.WindowCycles <= 0 || c.WindowCycles > rt {
@@ -108,6 +114,12 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 	}
 	if c.DataCycles < 0 || c.TexCycles < 0 || c.CTADispatchCycles < 0 || c.BarrierWarpCycles < 0 {
 		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")
+	}
+	if f := c.Fetch; f.LineBytes > 0 && (f.LineBytes < 16 || f.LineBytes&(f.LineBytes-1) != 0) || f.LineBytes < -1 {
+		return e("fetch.line_bytes", "%d is neither a power of two of at least 16 nor -1 (no fetch model)", f.LineBytes)
+	}
+	if f := c.Fetch; f.MissCycles < 0 || f.SequentialCycles < 0 {
+		return e("fetch", "cycles must not be negative (got %g, %g)", f.MissCycles, f.SequentialCycles)
 	}
 	var names []string
 	for p := sasscost.Pipe(1); p < sasscost.NumPipes; p++ {

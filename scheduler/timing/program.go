@@ -5,6 +5,7 @@ import (
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 	"github.com/ptxvm/ptxvm/vm"
+	"math"
 )
 
 // What an instruction is, for the cycle loop.
@@ -60,6 +61,9 @@ type inst struct {
 	// and its value is ready with that register's. -1 otherwise.
 	vecReg int32
 	vecN   uint8 // for the first load of such a vector load: its 32-bit words
+	// line and lineEnd are the instruction-cache lines its machine code
+	// spans (layOut).
+	line, lineEnd uint32
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -67,6 +71,12 @@ type program struct {
 	insts    []inst
 	maxRegs  int
 	maxPreds int
+	// lines is how many instruction-cache lines the kernel's code spans,
+	// entryLine the line of its first instruction (0 lines: no fetch
+	// model). lastLine[l] says whether line l is the last of a function.
+	lines     int
+	entryLine uint32
+	lastLine  []bool
 }
 
 // A call or return of a function with a stack frame (sasscost.FrameSaves)
@@ -178,14 +188,68 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		in.npread = len(info.Reads.Preds)
 		in.carryR, in.carryW = info.Reads.Carry, info.Writes.Carry
 	}
+	if cfg.Fetch.LineBytes > 0 {
+		p.layOut(k, cfg.Fetch.LineBytes)
+	}
 	return p
 }
+
+// layOut places the kernel's machine code as ptxas does: the entry, then
+// the functions it calls, each starting on a line; each PTX instruction
+// takes 16 bytes per machine instruction the SASS table gives it, in PTX
+// order.
+func (p *program) layOut(k *vm.Kernel, lineBytes int) {
+	const instBytes = 16
+	size := map[*vm.Func]float64{}
+	for id, info := range k.Insts {
+		size[info.Func] += float64(p.insts[id].slots) * instBytes / 256
+	}
+	base := map[*vm.Func]float64{}
+	end := 0.0
+	place := func(f *vm.Func) {
+		if _, ok := base[f]; ok || f == nil {
+			return
+		}
+		base[f] = end
+		end += math.Ceil(max(size[f], instBytes)/float64(lineBytes)) * float64(lineBytes)
+	}
+	place(k.Entry)
+	for _, info := range k.Insts {
+		place(info.Func)
+	}
+	at := map[*vm.Func]float64{}
+	for id, info := range k.Insts {
+		in := &p.insts[id]
+		a := base[info.Func] + at[info.Func]
+		n := max(float64(in.slots)*instBytes/256, 1)
+		at[info.Func] += float64(in.slots) * instBytes / 256
+		in.line = uint32(a / float64(lineBytes))
+		in.lineEnd = uint32((a + n - 1) / float64(lineBytes))
+		if info.Class == vm.ClassExit {
+			// ptxas makes a branch to an exit a predicated EXIT where the
+			// branch is (if (i >= n) return;): the warps that leave early
+			// do not fetch the kernel's last line.
+			in.line, in.lineEnd = atHand, atHand
+		}
+	}
+	p.lines = int(end)/lineBytes + 1
+	p.lastLine = make([]bool, p.lines)
+	for f, b := range base {
+		p.lastLine[int(b+math.Ceil(max(size[f], instBytes)/float64(lineBytes))*float64(lineBytes))/lineBytes-1] = true
+	}
+	if k.Entry != nil {
+		p.entryLine = uint32(base[k.Entry] / float64(lineBytes))
+	}
+}
+
+// atHand is the line of an instruction that needs no fetch.
+const atHand = ^uint32(0) - 1
 
 // fold makes instruction id one that issues nothing: a branch ptxas
 // if-converted away (ifConvert).
 func (p *program) fold(id int32) {
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true, vecReg: -1}
+	*in = inst{info: in.info, form: in.form, folded: true, vecReg: -1, line: in.line, lineEnd: in.lineEnd}
 }
 
 // merge makes instruction id a load merged into the vector load that
@@ -194,5 +258,6 @@ func (p *program) fold(id int32) {
 func (p *program) merge(id, lead, reg int32) {
 	p.insts[lead].vecN = max(p.insts[lead].vecN, 1) + 1
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true, vecReg: reg, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread}
+	*in = inst{info: in.info, form: in.form, folded: true, vecReg: reg, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
+		line: in.line, lineEnd: in.lineEnd}
 }

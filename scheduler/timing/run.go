@@ -101,9 +101,15 @@ type run struct {
 	cfg        *gpu.Timing
 	prog       *program
 	lrr        bool
+	gtorr      bool
 	pipeCycles [sasscost.NumPipes]float64
 	issueGap   uint32 // IssueCycles in 1/256
-	done       *atomic.Uint64
+	// offLat is, by queue (qMIO, qLSU, qTex; qNone: a constant or
+	// parameter load), the latency of a memory instruction none of whose
+	// lanes executes (guard false): its unit still takes it, and what
+	// waits on its registers waits that long.
+	offLat [4]uint32
+	done   *atomic.Uint64
 }
 
 // Run runs every block of l on gpu with the cycle loop and returns what it
@@ -132,7 +138,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		l.Kernel, folded, vec = schedule(orig, prog, opt.Registers)
 		defer func() { l.Kernel = orig }()
 	}
-	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), lrr: cfg.Scheduler == LRR, done: opt.Done}
+	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), lrr: cfg.Scheduler == LRR, gtorr: cfg.Scheduler == GTORR, done: opt.Done}
 	for _, id := range folded {
 		r.prog.fold(id)
 	}
@@ -142,6 +148,8 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}
+	lat := &prof.Memory.Latency
+	r.offLat = [4]uint32{qNone: lat.Const, qMIO: lat.Shared, qLSU: lat.L1Hit, qTex: lat.Tex}
 	r.issueGap = uint32(cfg.IssueCycles*256 + 0.5)
 	if debug {
 		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)
@@ -177,6 +185,11 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i%workers]}
 		s.vm.Observer = s.hs
 		s.vm.Clock = func() uint64 { return s.clock }
+		if n := r.prog.lines; n > 0 {
+			// The launch brings the entry's first line.
+			s.code = make([]uint64, n)
+			s.code[r.prog.entryLine] = 1
+		}
 		s.parts = make([]*part, prof.SM.SubPartitions)
 		for j := range s.parts {
 			p := &part{}

@@ -58,6 +58,7 @@ type warp struct {
 	why     Stall  // why it waits until eligAt
 	cause   int32  // instruction whose result it waits for, or -1
 	mark    uint64 // stall cycles are attributed up to here
+	issued  uint64 // 1 + the cycle of its last issue (0: none yet)
 	waitID  int32  // instruction the stall cycles are attributed to
 
 	start     uint64 // cycle its block started
@@ -69,6 +70,10 @@ type warp struct {
 	frac      uint32 // fractional slots carried (1/256)
 	gapFrac   uint32 // fractional issue gap carried (1/256)
 	lanes     uint64
+	// fline is the last instruction-cache line the warp read, fready when
+	// it arrived (fetched).
+	fline  uint32
+	fready uint64
 
 	reg    []uint64 // when each register's pending value is ready
 	regSB  []Stall  // and what kind of wait that is
@@ -112,8 +117,15 @@ type sm struct {
 	pendHead int
 	freed    []uint64 // cycles at which blocks retired in this window
 	age      uint64
-	st       vm.Step
-	err      error
+	// rot is the sub-partition the next block's first warp goes to
+	// (smspOf).
+	rot int
+	// code is, per instruction-cache line of the kernel, 1 + the cycle it
+	// is (or will be) in the SM's instruction cache; 0: not asked for. Nil
+	// without a fetch model.
+	code []uint64
+	st   vm.Step
+	err  error
 
 	// occupancy
 	warpCycles uint64      // sum over warps of the cycles they were resident
@@ -142,6 +154,26 @@ type instTally struct {
 	caused         Stalls // cycles warps waited for its results
 }
 
+// smspOf is the sub-partition of a block's warp i when the SM's rotation
+// stands at rot: the H100 gives a block's warps to its sub-partitions in
+// turn, starting where the rotation stands (testdata/perf/micro/sched:
+// %warpid % 4 is the sub-partition, two SFU-bound warps with equal
+// %warpid % 4 take twice as long, and warp i of a block has %warpid % 4 =
+// (rot + i) % 4 on every SM and for every block shape recorded).
+func smspOf(rot, i, parts int) int { return (rot + i) % parts }
+
+// nextRot is the rotation after a block of n warps: it moves on by n, and
+// by one more when n is a multiple of the sub-partitions, so that blocks of
+// 4, 8 or 32 warps do not all start on the same one (blocks of 1, 2, 3 and
+// 5 warps move it by 1, 2, 3 and 1; blocks of 8 and 32 by 1).
+func nextRot(rot, n, parts int) int {
+	rot += n
+	if n%parts == 0 {
+		rot++
+	}
+	return rot % parts
+}
+
 // admit makes block index resident from cycle start.
 func (s *sm) admit(index int, start uint64) error {
 	c, err := s.vm.Admit(index)
@@ -149,15 +181,17 @@ func (s *sm) admit(index int, start uint64) error {
 		return err
 	}
 	b := &cta{c: c, start: start}
-	for _, vw := range c.Warps() {
+	ws := c.Warps()
+	for i, vw := range ws {
 		slot := vw.Slot()
 		for len(s.slots) <= slot {
 			s.slots = append(s.slots, &warp{})
 		}
 		w := s.slots[slot]
-		p := s.parts[slot%len(s.parts)]
+		p := s.parts[smspOf(s.rot, i, len(s.parts))]
 		pr := s.r.prog
-		*w = warp{w: vw, cta: b, part: p, age: s.age, live: true, reg: w.reg, regSB: w.regSB, regSrc: w.regSrc, pred: w.pred, predSB: w.predSB}
+		*w = warp{w: vw, cta: b, part: p, age: s.age, live: true, reg: w.reg, regSB: w.regSB, regSrc: w.regSrc, pred: w.pred, predSB: w.predSB,
+			fline: noLine}
 		s.age++
 		w.reg = resize(w.reg, pr.maxRegs)
 		w.regSB = resizeS(w.regSB, pr.maxRegs)
@@ -173,6 +207,7 @@ func (s *sm) admit(index int, start uint64) error {
 		p.wake = min(p.wake, start)
 		b.left++
 	}
+	s.rot = nextRot(s.rot, len(ws), len(s.parts))
 	s.ctas = append(s.ctas, b)
 	if s.tr != nil {
 		s.tr.ctaStart(b, start)
@@ -278,6 +313,11 @@ func (s *sm) look(w *warp, t uint64) {
 		} else {
 			w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
 		}
+		if s.code != nil {
+			if f := s.fetched(w, in, t); f > w.eligAt {
+				w.eligAt, w.why, w.cause = f, NoInstruction, -1
+			}
+		}
 		if in.slots+w.frac >= 256 || w.eligAt > t || in.kind != kindPlain {
 			return
 		}
@@ -296,6 +336,46 @@ func (s *sm) look(w *warp, t uint64) {
 		}
 		w.next = nil
 	}
+}
+
+// noLine is a warp's fline before it has read any code.
+const noLine = ^uint32(0)
+
+// fetched is the cycle warp w, looking at cycle t, has instruction in's
+// machine code: at once if it is on the line the warp read last; else each
+// line it spans is in the SM's instruction cache, or asked for now (the
+// line after one already asked for comes SequentialCycles after it; any
+// other MissCycles from now), and reading a line asks for the next one of
+// its function (the fetch unit streams within a function; a call or a
+// return starts a new stream: Nsight Compute's no_instruction on the -G
+// conversion kernels, whose every conversion calls a one-line function).
+func (s *sm) fetched(w *warp, in *inst, t uint64) uint64 {
+	if in.line == atHand {
+		return 0
+	}
+	if in.line == w.fline && in.lineEnd == w.fline {
+		return w.fready
+	}
+	f := &s.r.cfg.Fetch
+	ready := uint64(0)
+	for l := in.line; l <= in.lineEnd; l++ {
+		r := s.code[l]
+		if r == 0 {
+			at := t + uint64(f.MissCycles)
+			if l > 0 && !s.r.prog.lastLine[l-1] && s.code[l-1] != 0 {
+				at = max(t, s.code[l-1]-1) + uint64(f.SequentialCycles)
+			}
+			r = at + 1
+			s.code[l] = r
+		}
+		if n := l + 1; !s.r.prog.lastLine[l] && s.code[n] == 0 {
+			// Asked for now: a warp long stalled has not streamed on.
+			s.code[n] = max(r-1, t) + uint64(f.SequentialCycles) + 1
+		}
+		ready = max(ready, r-1)
+	}
+	w.fline, w.fready = in.lineEnd, ready
+	return ready
 }
 
 // step executes the warp's next instruction in the VM.
@@ -400,6 +480,7 @@ func (s *sm) blocked(w *warp, t uint64) (uint64, Stall) {
 func (s *sm) issue(w *warp, t uint64) {
 	s.account(w, t)
 	w.mark = t + 1
+	w.issued = t + 1
 	in := w.next
 	p := w.part
 	p.last = w
@@ -552,11 +633,31 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		// of two rows: 2.1 wavefronts each in ncu's count).
 		wf = max(wf, float64(in.vecN)/2)
 	}
+	if len(s.st.Accesses) == 0 && in.queue == qMIO && in.data {
+		// A shared-memory instruction with its guard false in every lane
+		// still passes the data path once: reduce_shared's tree on the
+		// H100 has 14.4M l1tex__data_pipe_lsu_wavefronts_mem_shared of
+		// which its active loads and stores make 3.1M, and 10.2M
+		// predicated-off LDS and STS (smsp__inst_executed_op_shared_* less
+		// sass__inst_executed_shared_*) make most of the rest.
+		wf = 1
+	}
 	switch {
 	case in.queue == qTex:
 		s.texFree = max(s.texFree, float64(start)) + wf*cfg.TexCycles
 	case in.data:
 		s.dataFree = max(s.dataFree, float64(start)) + wf*cfg.DataCycles
+	}
+	if len(s.st.Accesses) == 0 {
+		// Guard false in every lane (ptxas's predicated if: reduce_shared's
+		// tree, where most warps' LDS are off and the IADD after each
+		// waits for it all the same: ncu's short_scoreboard).
+		q := in.queue
+		if q == qMIO && !in.data {
+			q = qNone
+		}
+		s.writeback(w, in, start+uint64(s.r.offLat[q]), in.sb)
+		return
 	}
 	if s.hs.Waits() {
 		s.writeback(w, in, never, in.sb)
@@ -670,9 +771,25 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 			}
 		}
 	} else {
-		// Greedy: the last warp again if it can; then the oldest.
-		if l := p.last; l != nil && l.live && s.try(l, t, &next) {
+		// Greedy: the last warp again if it can (gto_rr: if it issued in
+		// the cycle before); then the oldest.
+		gtorr := s.r.gtorr
+		if l := p.last; l != nil && l.live && (!gtorr || l.issued == t) && s.try(l, t, &next) {
 			pick = l
+		} else if gtorr {
+			// The warps of a block are together, oldest block first: its
+			// least recently issued ready warp (testdata/perf/micro/sched:
+			// four SFU-bound warps of a block on one sub-partition finish
+			// together).
+			for i := 0; i < len(p.warps) && pick == nil; {
+				b := p.warps[i].cta
+				for ; i < len(p.warps) && p.warps[i].cta == b; i++ {
+					w := p.warps[i]
+					if w.live && s.try(w, t, &next) && (pick == nil || w.issued < pick.issued) {
+						pick = w
+					}
+				}
+			}
 		} else {
 			for _, w := range p.warps {
 				if w != p.last && w.live && s.try(w, t, &next) {

@@ -200,6 +200,7 @@ func cmdCycles(args []string) error {
 	verbose := fs.Bool("v", false, "print every launch")
 	maxInst := fs.Float64("max-inst", 0, "leave out launches of more than this many machine instructions (ncu's count; 0: none)")
 	fs.BoolVar(&progress, "progress", false, "print each launch as it finishes (stderr)")
+	fs.IntVar(&stallsShown, "stalls", 4, "with -v: the stall reasons shown per launch (the largest of model and GPU first)")
 	_ = fs.Parse(args)
 	ls, err := calibrationSet(*testdata, *minCycles, *only, *maxInst)
 	if err != nil {
@@ -298,6 +299,9 @@ func printGroups(w *os.File, outs []*outcome) {
 	}
 }
 
+// stallsShown is how many stall reasons stallLine shows.
+var stallsShown = 4
+
 // stallLine shows the top stall reasons, model/GPU per issue.
 func stallLine(o *outcome) string {
 	type kv struct {
@@ -310,7 +314,10 @@ func stallLine(o *outcome) string {
 	}
 	sort.Slice(kvs, func(i, j int) bool { return kvs[i].v > kvs[j].v })
 	var b strings.Builder
-	for _, x := range kvs[:4] {
+	for _, x := range kvs[:min(max(stallsShown, 0), len(kvs))] {
+		if x.v == 0 {
+			break
+		}
 		fmt.Fprintf(&b, "%s %.1f/%.1f ", x.s, float64(o.stalls[x.s])/o.issued, o.real_[x.s.String()])
 	}
 	return b.String()
