@@ -88,7 +88,8 @@ type Timing struct {
 // fetch unit asks for the line after the one a warp reads.
 type Fetch struct {
 	// LineBytes is the instruction cache's line (a power of two, at least
-	// 16); -1 leaves fetch out (0: the built-in profile's).
+	// 16); -1 leaves fetch out (0: the built-in profile's; the GF100's has
+	// no fetch model).
 	LineBytes int `json:"line_bytes,omitempty"`
 	// MissCycles is how long a warp waits for a line that no warp of its SM
 	// has read or asked for (a jump, a call or a return to code not

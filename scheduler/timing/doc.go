@@ -8,8 +8,12 @@
 //   - the block scheduler: blocks dealt to SMs in waves up to the
 //     launch's occupancy, the next block going to the SM where one ended,
 //     at the scheduler's pace (gpu.Timing.CTADispatchCycles);
-//   - per SM sub-partition a warp scheduler (greedy-then-oldest or loose
-//     round robin), one issue per cycle; per warp a scoreboard of its
+//   - per SM sub-partition a warp scheduler (gto_rr, greedy-then-oldest
+//     or loose round robin: gpu.Timing.Scheduler), one issue per cycle, a
+//     block's warps dealt to the sub-partitions in turn from where the
+//     SM's rotation stands, as the H100 deals them (smspOf, nextRot);
+//     instruction fetch by line into a per-SM instruction cache
+//     (gpu.Timing.Fetch: no_instruction); per warp a scoreboard of its
 //     registers, predicates and carry flag (from vm.InstInfo), fixed
 //     latencies per pipe with their throughputs, the MIO, LSU and texture
 //     queues with their throttles, barriers, branches, memory barriers;

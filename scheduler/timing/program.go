@@ -1,11 +1,12 @@
 package timing
 
 import (
+	"math"
+
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 	"github.com/ptxvm/ptxvm/vm"
-	"math"
 )
 
 // What an instruction is, for the cycle loop.
@@ -200,31 +201,33 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 // order.
 func (p *program) layOut(k *vm.Kernel, lineBytes int) {
 	const instBytes = 16
+	bytes := func(in *inst) float64 { return float64(in.slots) * instBytes / 256 }
 	size := map[*vm.Func]float64{}
 	for id, info := range k.Insts {
-		size[info.Func] += float64(p.insts[id].slots) * instBytes / 256
+		size[info.Func] += bytes(&p.insts[id])
 	}
-	base := map[*vm.Func]float64{}
-	end := 0.0
+	// Each function starts on a line: its first line, and how many.
+	first, nlines := map[*vm.Func]int{}, 0
 	place := func(f *vm.Func) {
-		if _, ok := base[f]; ok || f == nil {
+		if _, ok := first[f]; ok || f == nil {
 			return
 		}
-		base[f] = end
-		end += math.Ceil(max(size[f], instBytes)/float64(lineBytes)) * float64(lineBytes)
+		first[f] = nlines
+		nlines += int(math.Ceil(max(size[f], instBytes) / float64(lineBytes)))
+		p.lastLine = append(p.lastLine, make([]bool, nlines-len(p.lastLine))...)
+		p.lastLine[nlines-1] = true
 	}
 	place(k.Entry)
 	for _, info := range k.Insts {
 		place(info.Func)
 	}
-	at := map[*vm.Func]float64{}
+	at := map[*vm.Func]float64{} // bytes into each function
 	for id, info := range k.Insts {
 		in := &p.insts[id]
-		a := base[info.Func] + at[info.Func]
-		n := max(float64(in.slots)*instBytes/256, 1)
-		at[info.Func] += float64(in.slots) * instBytes / 256
+		a := float64(first[info.Func]*lineBytes) + at[info.Func]
+		at[info.Func] += bytes(in)
 		in.line = uint32(a / float64(lineBytes))
-		in.lineEnd = uint32((a + n - 1) / float64(lineBytes))
+		in.lineEnd = uint32((a + max(bytes(in), 1) - 1) / float64(lineBytes))
 		if info.Class == vm.ClassExit {
 			// ptxas makes a branch to an exit a predicated EXIT where the
 			// branch is (if (i >= n) return;): the warps that leave early
@@ -232,14 +235,10 @@ func (p *program) layOut(k *vm.Kernel, lineBytes int) {
 			in.line, in.lineEnd = atHand, atHand
 		}
 	}
-	p.lines = int(end)/lineBytes + 1
-	p.lastLine = make([]bool, p.lines)
-	for f, b := range base {
-		p.lastLine[int(b+math.Ceil(max(size[f], instBytes)/float64(lineBytes))*float64(lineBytes))/lineBytes-1] = true
-	}
-	if k.Entry != nil {
-		p.entryLine = uint32(base[k.Entry] / float64(lineBytes))
-	}
+	// One line more, never read: the next line of the last one.
+	p.lastLine = append(p.lastLine, false)
+	p.lines = len(p.lastLine)
+	p.entryLine = uint32(first[k.Entry])
 }
 
 // atHand is the line of an instruction that needs no fetch.

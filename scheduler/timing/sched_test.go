@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -213,7 +214,8 @@ func TestSubPartitionsShareSFU(t *testing.T) {
 // pass of the fetch probe's FFMA loop takes, cold and warm, the cycles it
 // took on the H100 in the first launch of that code (one warp; later
 // launches find the code still cached on the GPU, while each launch of the
-// model starts cold, as each of Nsight Compute's replays does). Code of
+// model starts cold; the calibration's launches are ncu's, whose cache
+// control flushes caches between passes). Code of
 // 128 KB and more, which thrashes the H100's instruction cache, is not
 // modelled: the 8192-FFMA kernel is left out.
 func TestFetchMatchesH100(t *testing.T) {
@@ -244,4 +246,102 @@ func TestFetchMatchesH100(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Blocks take turns on the sub-partitions (nextRot): four blocks of four
+// warps on one SM, only each block's warp 0 SFU-bound, run side by side
+// on four sub-partitions, as the H100's rotation puts them (where warp
+// slot mod 4 would stack all four on one and take four times as long).
+func TestBlocksRotateOverSubPartitions(t *testing.T) {
+	prof := *gpu.MustLookup("h100")
+	prof.SMs = 1
+	cycles := func(blocks uint32) uint64 {
+		l, _, _ := schedLaunch(t, "_Z8sfu_pairPfjiPyPj", blocks, 128, buffer(1024*4), 1, 128, buffer(32*8), buffer(32*4))
+		res, err := Run(context.Background(), l, &prof, Options{BlocksPerSM: 4, Workers: 1})
+		require.NoError(t, err)
+		return res.Cycles
+	}
+	one, four := cycles(1), cycles(4)
+	assert.Less(t, float64(four), 1.3*float64(one), "four blocks' SFU warps on four sub-partitions: %d cycles, one block %d", four, one)
+}
+
+// A memory instruction whose guard is false in every lane still takes its
+// unit's latency before what reads its destination may issue (ncu's
+// source view of reduce_shared: the IADD after each tree level's LDS
+// waits as long at the last level, where only one lane is on, as at the
+// first).
+func TestGuardFalseLoadKeepsLatency(t *testing.T) {
+	src := `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.shared .align 4 .b32 s[32];
+	.reg .pred %p<2>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	setp.gt.u32 %p1, %r1, 4096;
+	mov.u64 %rd3, %clock64;
+	@%p1 ld.shared.u32 %r2, [s];
+	add.s32 %r3, %r2, 1;
+	mov.u64 %rd4, %clock64;
+	st.global.u32 [%rd2+64], %r3;
+	sub.s64 %rd5, %rd4, %rd3;
+	st.global.u64 [%rd2], %rd5;
+	ret;
+}`
+	prof := gpu.MustLookup("h100")
+	l, dev, buf := ptxLaunch(t, src, 1, 32, 128)
+	_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: 1, Workers: 1})
+	require.NoError(t, err)
+	d := readU64s(t, dev, buf, 1)[0]
+	assert.GreaterOrEqual(t, d, uint64(prof.Memory.Latency.Shared), "the add waits out the shared load's latency")
+	assert.Less(t, d, uint64(3*prof.Memory.Latency.Shared))
+}
+
+// And a shared-memory one still passes the SM's data path once (ncu
+// counts a l1tex__data_pipe_lsu_wavefronts_mem_shared for each on
+// reduce_shared): with the data path slowed to 4 cycles a wavefront, 32
+// warps of 64 guard-false LDS each take 32·64·4 cycles of it, about four
+// times what their issue takes (2,237 cycles without the wavefront).
+func TestGuardFalseSharedTakesDataPath(t *testing.T) {
+	const dataCycles = 4
+	const loads = 64
+	src := `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.shared .align 4 .b32 s[32];
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	setp.gt.u32 %p1, %r1, 4096;
+	mov.u64 %rd3, %clock64;
+` + strings.Repeat("	@%p1 ld.shared.u32 %r2, [s];\n", loads) + `	add.s32 %r3, %r2, 1;
+	mov.u64 %rd4, %clock64;
+	shr.u32 %r4, %r1, 5;
+	mul.wide.u32 %rd5, %r4, 16;
+	add.s64 %rd6, %rd2, %rd5;
+	st.global.v2.u64 [%rd6], {%rd3, %rd4};
+	st.global.u32 [%rd2+1024], %r3;
+	ret;
+}`
+	prof := *gpu.MustLookup("h100")
+	prof.Timing.DataCycles = dataCycles
+	l, dev, buf := ptxLaunch(t, src, 1, 1024, 2048)
+	_, err := Run(context.Background(), l, &prof, Options{BlocksPerSM: 1, Workers: 1})
+	require.NoError(t, err)
+	clk := readU64s(t, dev, buf, 64)
+	first, last := uint64(math.MaxUint64), uint64(0)
+	for w := 0; w < 32; w++ {
+		first, last = min(first, clk[2*w]), max(last, clk[2*w+1])
+	}
+	assert.GreaterOrEqual(t, last-first, uint64(32*loads*dataCycles), "one data-path wavefront per guard-false LDS")
 }
