@@ -1,21 +1,25 @@
 #!/bin/sh
-# sched.sh OUTDIR — build and run the placement and fetch probes (sched.cu)
-# on the GPU machine: OUTDIR/sched.jsonl.gz (the records), OUTDIR/sched.ptx.gz
-# (the probes' PTX, which the timing tests run), OUTDIR/sched.sass.gz (their
-# machine code, for the instruction counts of the fetch kernels),
-# OUTDIR/sched.log.
+# sched.sh OUTDIR [PROBE...] — build and run probes of the H100's timing on
+# the GPU machine; PROBE is sched (placement and fetch, sched.cu) or
+# latency (load latencies under load, latency.cu); both by default. For
+# each: OUTDIR/PROBE.jsonl.gz (the records), OUTDIR/PROBE.ptx.gz (the
+# probes' PTX, which the timing tests run), OUTDIR/PROBE.sass.gz (their
+# machine code), OUTDIR/PROBE.log.
 set -eu
-out=${1:?usage: sched.sh OUTDIR}
+out=${1:?usage: sched.sh OUTDIR [PROBE...]}
+shift
 here=$(dirname "$0")
 mkdir -p "$out"
-{
-	nvcc --version | tail -2
-	nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
-	nvcc -arch=sm_90 -O3 -ptx -o "$out/sched.ptx" "$here/sched.cu"
-	nvcc -arch=sm_90 -O3 -o "$out/sched" "$here/sched.cu"
-	cuobjdump -sass "$out/sched" >"$out/sched.sass"
-	"$out/sched" "$out/sched.jsonl"
-	echo "rc $?"
-} >"$out/sched.log" 2>&1
-rm -f "$out/sched"
-gzip -9 -f "$out/sched.sass" "$out/sched.jsonl" "$out/sched.ptx"
+for p in ${@:-sched latency}; do
+	{
+		nvcc --version | tail -2
+		nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+		nvcc -arch=sm_90 -O3 -ptx -o "$out/$p.ptx" "$here/$p.cu"
+		nvcc -arch=sm_90 -O3 -o "$out/$p" "$here/$p.cu"
+		cuobjdump -sass "$out/$p" >"$out/$p.sass"
+		"$out/$p" "$out/$p.jsonl"
+		echo "rc $?"
+	} >"$out/$p.log" 2>&1 || echo "$p failed: see $out/$p.log" >&2
+	rm -f "$out/$p"
+	gzip -9 -f "$out/$p.sass" "$out/$p.jsonl" "$out/$p.ptx" || true
+done
