@@ -195,6 +195,12 @@ type LatencyConfig struct {
 	// utilisation (at most 0.9), as in a queue whose server is busy a
 	// fraction ρ of the time. 0: the latency does not grow.
 	DRAMLoadCycles float64 `json:"dram_load_cycles,omitempty"`
+	// DRAMJitter spreads DRAM reads' latencies: each read's latency
+	// moves by up to DRAMJitter cycles either way (uniformly, by a hash of
+	// the line and the cycle, so the same on every run), as the H100's
+	// spread over 600 to 900 cycles unloaded (testdata/perf/micro/sched,
+	// the latency probe). 0: every read takes the same.
+	DRAMJitter int `json:"dram_jitter,omitempty"`
 }
 
 // Coalescing rules.
@@ -360,6 +366,9 @@ func (c *Config) Validate() error {
 	}
 	if err := pos("latency.l2_slice_bytes_per_cycle", c.Latency.L2BytesPerCycle); err != nil {
 		return err
+	}
+	if j := c.Latency.DRAMJitter; j < 0 || j > int(c.Latency.DRAM) {
+		return e("latency.dram_jitter", "%d is not in 0..latency.dram (%d)", j, c.Latency.DRAM)
 	}
 	return nil
 }

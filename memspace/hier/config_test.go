@@ -108,6 +108,8 @@ func TestConfigErrors(t *testing.T) {
 		{"const cache", mod(func(c *Config) { c.Const.Ways = 3 }), "const"},
 		{"separate texture cache needs a size", mod(func(c *Config) { c.Tex.Unified = false }), "tex"},
 		{"DRAM", mod(func(c *Config) { c.DRAM.BytesPerCycle = 0 }), "dram"},
+		{"DRAM jitter beyond the latency", mod(func(c *Config) { c.Latency.DRAMJitter = int(c.Latency.DRAM) + 1 }), "dram_jitter"},
+		{"negative DRAM jitter", mod(func(c *Config) { c.Latency.DRAMJitter = -1 }), "dram_jitter"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

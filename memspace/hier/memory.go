@@ -1,6 +1,9 @@
 package hier
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // txn is one L2 transaction: the sectors of one line an SM reads, writes or
 // updates atomically. 16 bytes, buffered per SM in functional mode.
@@ -301,18 +304,27 @@ func (m *Memory) fill(slice int, t txn, hit uint8, c *Counts, now uint64) uint32
 		}
 	}
 	c[DRAMReadSectors] += uint64(bits.OnesCount8(fetch))
-	return m.cfg.Latency.DRAM + m.dram(t.line, fetch, now) + m.loadLatency()
+	return uint32(max(0, int64(m.cfg.Latency.DRAM)+m.loadLatency(t.line, m.dram(t.line, fetch, now), now)))
 }
 
-// loadLatency is what the DRAM's recent utilisation adds to a read's
-// latency (Latency.DRAMLoadCycles).
-func (m *Memory) loadLatency() uint32 {
-	k := m.cfg.Latency.DRAMLoadCycles
-	if k == 0 {
-		return 0
+// loadLatency is what a read waits beyond the DRAM's unloaded latency:
+// wait, its wait for its channel, plus what the DRAM's recent utilisation
+// adds (Latency.DRAMLoadCycles), plus the read's jitter
+// (Latency.DRAMJitter). Cycles; negative when the jitter takes off more
+// than the rest adds.
+func (m *Memory) loadLatency(line uint64, wait uint32, now uint64) int64 {
+	lat := float64(wait)
+	if k := m.cfg.Latency.DRAMLoadCycles; k != 0 {
+		rho := min(m.util, 0.9)
+		lat += k * rho / (1 - rho)
 	}
-	rho := min(m.util, 0.9)
-	return uint32(k*rho/(1-rho) + 0.5)
+	if j := m.cfg.Latency.DRAMJitter; j > 0 {
+		// u in [0, 1) from the line and the cycle.
+		h := (line*0x9E3779B97F4A7C15 ^ now*0xC2B2AE3D27D4EB4F) * 0xD6E8FEB86659FD93
+		u := float64(h>>11) / (1 << 53)
+		lat += float64(j) * (2*u - 1)
+	}
+	return int64(math.Round(lat))
 }
 
 // dram queues the sectors of mask of line on their channels from cycle now

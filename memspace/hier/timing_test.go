@@ -14,6 +14,7 @@ import (
 func TestTimingLatencies(t *testing.T) {
 	cfg, err := Profile("h100")
 	require.NoError(t, err)
+	cfg.Latency.DRAMJitter = 0 // the figures alone (TestDRAMJitter)
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
 	lat := cfg.Latency
@@ -56,6 +57,7 @@ func TestTimingQueues(t *testing.T) {
 	cfg.DRAM.Channels = 1
 	cfg.DRAM.BytesPerCycle = 1     // 32 cycles a sector
 	cfg.Latency.DRAMLoadCycles = 0 // the queue alone (TestDRAMLatencyGrowsWithLoad)
+	cfg.Latency.DRAMJitter = 0     // and TestDRAMJitter
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
 	sm := h.SM(0)
@@ -73,6 +75,7 @@ func TestDRAMLatencyGrowsWithLoad(t *testing.T) {
 	cfg, err := Profile("h100")
 	require.NoError(t, err)
 	require.Positive(t, cfg.Latency.DRAMLoadCycles)
+	cfg.Latency.DRAMJitter = 0
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
 	m := h.Memory()
@@ -84,11 +87,43 @@ func TestDRAMLatencyGrowsWithLoad(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, 0.5, m.util, 0.05, "utilisation")
-	busy := m.loadLatency()
+	busy := m.loadLatency(0, 0, 8*loadWindow)
 	assert.InDelta(t, cfg.Latency.DRAMLoadCycles, float64(busy), 10, "at ρ = 0.5 a read waits DRAMLoadCycles more")
+	assert.Equal(t, busy+7, m.loadLatency(0, 7, 8*loadWindow), "plus its wait for the channel")
 	m.dram(0, 0, 10*loadWindow)
-	assert.Zero(t, m.loadLatency(), "idle again")
+	assert.Zero(t, m.loadLatency(0, 0, 10*loadWindow), "idle again")
 	assert.Positive(t, idle)
+}
+
+// Reads from an idle DRAM spread uniformly over ±DRAMJitter around the
+// unloaded latency, the same on every run.
+func TestDRAMJitter(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	j := cfg.Latency.DRAMJitter
+	require.Positive(t, j)
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	m := h.Memory()
+	const n = 20000
+	var sum float64
+	lo, hi := int64(j), int64(-j)
+	low := 0
+	for i := uint64(0); i < n; i++ {
+		d := m.loadLatency(i*7919, 0, i*13)
+		assert.Equal(t, d, m.loadLatency(i*7919, 0, i*13), "deterministic")
+		sum += float64(d)
+		lo, hi = min(lo, d), max(hi, d)
+		if d < 0 {
+			low++
+		}
+	}
+	assert.InDelta(t, 0, sum/n, float64(j)/20, "mean: the unloaded latency")
+	assert.GreaterOrEqual(t, lo, int64(-j))
+	assert.LessOrEqual(t, hi, int64(j))
+	assert.Less(t, lo, int64(-j*9/10), "reaches the bottom of the range")
+	assert.Greater(t, hi, int64(j*9/10), "and the top")
+	assert.InDelta(t, n/2, low, n/20, "half below")
 }
 
 func TestFunctionalOutcomeIsZero(t *testing.T) {

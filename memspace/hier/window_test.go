@@ -135,6 +135,7 @@ func TestWindowedMatchesTiming(t *testing.T) {
 func TestWindowedCold(t *testing.T) {
 	cfg, err := Profile("h100")
 	require.NoError(t, err)
+	cfg.Latency.DRAMJitter = 0 // the figures alone (TestDRAMJitter)
 	h, err := New(cfg, Launch{Occupancy: 8}, Windowed)
 	require.NoError(t, err)
 	lat := cfg.Latency

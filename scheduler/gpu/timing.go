@@ -58,6 +58,10 @@ type Timing struct {
 	// BarrierWarpCycles per warp of the block.
 	BarrierCycles     int     `json:"barrier_cycles,omitempty"`
 	BarrierWarpCycles float64 `json:"barrier_warp_cycles,omitempty"`
+	// BarrierUnitCycles is the time the SM's barrier unit takes for each
+	// barrier it completes; the barriers of the SM's blocks complete one
+	// after another at this pace (0: at once).
+	BarrierUnitCycles float64 `json:"barrier_unit_cycles,omitempty"`
 	// MembarCycles: how long a memory barrier holds its warp.
 	MembarCycles int `json:"membar_cycles,omitempty"`
 

@@ -57,6 +57,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	num(&t.BranchCycles, d.BranchCycles)
 	num(&t.BarrierCycles, d.BarrierCycles)
 	flt(&t.BarrierWarpCycles, d.BarrierWarpCycles)
+	flt(&t.BarrierUnitCycles, d.BarrierUnitCycles)
 	num(&t.MembarCycles, d.MembarCycles)
 	num(&t.MIOQueue, d.MIOQueue)
 	num(&t.LSUQueue, d.LSUQueue)
@@ -111,6 +112,9 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 		if f.v < 1 || f.v > maxQueue {
 			return e(f.n, "%d is not in 1..%d", f.v, maxQueue)
 		}
+	}
+	if c.BarrierUnitCycles < 0 {
+		return e("barrier_unit_cycles", "must not be negative")
 	}
 	if c.DataCycles < 0 || c.TexCycles < 0 || c.CTADispatchCycles < 0 || c.BarrierWarpCycles < 0 {
 		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")

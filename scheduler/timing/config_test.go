@@ -33,6 +33,7 @@ func TestResolveChecksTiming(t *testing.T) {
 		{"window past an L2 round trip", func(c *gpu.Timing) { c.WindowCycles = 100000 }, "timing.window_cycles"},
 		{"issue cycles below 1", func(c *gpu.Timing) { c.IssueCycles = 0.5 }, "timing.issue_cycles"},
 		{"queue too deep", func(c *gpu.Timing) { c.LSUQueue = maxQueue + 1 }, "timing.lsu_queue"},
+		{"negative barrier unit", func(c *gpu.Timing) { c.BarrierUnitCycles = -1 }, "timing.barrier_unit_cycles"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := *gpu.MustLookup("h100")

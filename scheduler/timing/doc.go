@@ -16,7 +16,9 @@
 //     (gpu.Timing.Fetch: no_instruction); per warp a scoreboard of its
 //     registers, predicates and carry flag (from vm.InstInfo), fixed
 //     latencies per pipe with their throughputs, the MIO, LSU and texture
-//     queues with their throttles, barriers, branches, memory barriers;
+//     queues with their throttles, barriers (completed one after another
+//     by the SM's barrier unit: gpu.Timing.BarrierUnitCycles), branches,
+//     memory barriers;
 //   - what each PTX instruction issues, from the SASS cost table (package
 //     sasscost): machine instructions (fractional ones carried per warp),
 //     pipe, latency of expansions such as div.rn.f32, CAS loops per round;

@@ -126,8 +126,8 @@ func TestWarpPlacementMatchesH100(t *testing.T) {
 }
 
 var (
-	schedOnce sync.Once
-	schedPTX  []byte
+	probeMu  sync.Mutex
+	probePTX = map[string][]byte{}
 )
 
 // schedLaunch prepares kernel name of sched.ptx on a fresh device with
@@ -136,9 +136,22 @@ var (
 // buffers' addresses.
 func schedLaunch(t *testing.T, name string, grid, block uint32, args ...any) (*vm.Launch, *vm.Device, []uint64) {
 	t.Helper()
-	schedOnce.Do(func() { schedPTX = gunzipFile(t, "sched.ptx.gz") })
+	return probeLaunch(t, "sched", name, vm.LaunchConfig{Grid: [3]uint32{grid, 1, 1}, Block: [3]uint32{block, 1, 1}}, args...)
+}
+
+// probeLaunch is schedLaunch for a kernel of probe's PTX (probe.ptx.gz)
+// and a launch configuration.
+func probeLaunch(t *testing.T, probe, name string, cfg vm.LaunchConfig, args ...any) (*vm.Launch, *vm.Device, []uint64) {
+	t.Helper()
+	probeMu.Lock()
+	src, ok := probePTX[probe]
+	if !ok {
+		src = gunzipFile(t, probe+".ptx.gz")
+		probePTX[probe] = src
+	}
+	probeMu.Unlock()
 	dev := vm.NewDevice()
-	m, err := dev.LoadModule("sched.ptx", schedPTX)
+	m, err := dev.LoadModule(probe+".ptx", src)
 	require.NoError(t, err)
 	var raw [][]byte
 	var bufs []uint64
@@ -157,7 +170,7 @@ func schedLaunch(t *testing.T, name string, grid, block uint32, args ...any) (*v
 			t.Fatalf("argument %T", a)
 		}
 	}
-	l, err := m.PrepareLaunch(name, vm.LaunchConfig{Grid: [3]uint32{grid, 1, 1}, Block: [3]uint32{block, 1, 1}}, raw)
+	l, err := m.PrepareLaunch(name, cfg, raw)
 	require.NoError(t, err)
 	return l, dev, bufs
 }

@@ -111,6 +111,7 @@ type sm struct {
 	clock uint64 // what %clock reads: the cycle of the instruction executing
 
 	dataFree float64 // L1/shared data path busy until
+	barFree  float64 // barrier unit busy until
 	texFree  float64
 	lastSet  uint64 // last cycle given to the hierarchy
 	pend     []pending
@@ -670,7 +671,17 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 // barrier handles a warp's arrival at a barrier: if it completed the
 // barrier, the waiting warps of the block go on after the barrier latency.
 func (s *sm) barrier(w *warp, t uint64) {
-	rel := t + uint64(s.r.cfg.BarrierCycles) + uint64(s.r.cfg.BarrierWarpCycles*float64(len(w.cta.warps))+0.5)
+	cfg := s.r.cfg
+	at := t
+	if w.w.State() != vm.WarpAtBarrier && cfg.BarrierUnitCycles > 0 {
+		// The barrier completes: the SM's barrier unit takes
+		// BarrierUnitCycles for each barrier it completes, one after
+		// another (eight blocks of eight warps in barrier loops: 90.5
+		// cycles a barrier on the H100, 28.9 for one block alone).
+		at = uint64(math.Ceil(max(float64(t), s.barFree)))
+		s.barFree = float64(at) + cfg.BarrierUnitCycles
+	}
+	rel := at + uint64(cfg.BarrierCycles) + uint64(cfg.BarrierWarpCycles*float64(len(w.cta.warps))+0.5)
 	released := false
 	for _, x := range w.cta.warps {
 		if x == w || !x.live || x.eligAt != never || x.why != Barrier {

@@ -1,0 +1,196 @@
+package timing
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// The H100's load latencies under load, as distributions, recorded by
+// testdata/perf/gen/micro/latency.cu (sched.sh) into
+// testdata/perf/micro/sched/latency.jsonl.gz.
+
+// latDist is a distribution the probe recorded: percentiles 0..100 and
+// the mean.
+type latDist struct {
+	Pct  []float64 `json:"pct"`
+	Mean float64   `json:"mean"`
+}
+
+// latencyRecord is one line of latency.jsonl.gz.
+type latencyRecord struct {
+	Probe string  `json:"probe"`
+	Name  string  `json:"name"`
+	Rep   int     `json:"rep"`
+	Per   int     `json:"per"`
+	Grid  uint32  `json:"grid"`
+	Block uint32  `json:"block"`
+	N     int     `json:"n"`
+	Iters int     `json:"iters"`
+	MS    float64 `json:"ms"`
+	latDist
+	// level
+	Variant int     `json:"variant"`
+	Steps   int     `json:"steps"`
+	PerStep float64 `json:"cycles_per_step"`
+	// tree
+	BlocksPerSM int     `json:"blocks_per_sm"`
+	DynShared   uint64  `json:"dynamic_shared"`
+	Loads       latDist `json:"loads"`
+	Level1      latDist `json:"level1"`
+	Level2      latDist `json:"level2"`
+	Level3      latDist `json:"level3"`
+	Level4      latDist `json:"level4"`
+	Level5      latDist `json:"level5"`
+	Level6      latDist `json:"level6"`
+	Level7      latDist `json:"level7"`
+	Level8      latDist `json:"level8"`
+	Life        latDist `json:"life"`
+}
+
+func latencyRecords(t *testing.T, probe string) []latencyRecord {
+	t.Helper()
+	f, err := os.Open(filepath.Join(schedDir, "latency.jsonl.gz"))
+	require.NoError(t, err)
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	var out []latencyRecord
+	sc := bufio.NewScanner(z)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r latencyRecord
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+		if r.Probe == probe {
+			out = append(out, r)
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.NotEmpty(t, out, "probe %s recorded", probe)
+	return out
+}
+
+// distOf is the percentiles and mean of v, as latency.cu computes them.
+func distOf(v []float64) latDist {
+	sort.Float64s(v)
+	d := latDist{Pct: make([]float64, 101)}
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	d.Mean = sum / float64(len(v))
+	for p := range d.Pct {
+		d.Pct[p] = v[int(float64(p)/100*float64(len(v)-1)+0.5)]
+	}
+	return d
+}
+
+func readU32s(t *testing.T, dev *vm.Device, p uint64, n int) []uint32 {
+	t.Helper()
+	b := make([]byte, 4*n)
+	require.NoError(t, dev.MemcpyDtoH(b, p))
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+// modelDRAM runs the dram probe r in the model for iters steps and
+// returns the distribution of its per-step cycles.
+func modelDRAM(t *testing.T, prof *gpu.Profile, r latencyRecord, iters int) latDist {
+	name := "_Z8dram_latILi1EEvPjPKjjjS0_"
+	if r.Per == 4 {
+		name = "_Z8dram_latILi4EEvPjPKjjjS0_"
+	}
+	warps := int(r.Grid * r.Block / 32)
+	cfg := vm.LaunchConfig{Grid: [3]uint32{r.Grid, 1, 1}, Block: [3]uint32{r.Block, 1, 1}}
+	l, dev, b := probeLaunch(t, "latency", name, cfg, buffer(64), buffer(uint64(r.N)*4), r.N, iters, buffer(uint64(warps*iters)*4))
+	// The probe's grid is a whole number of blocks per SM, all resident.
+	_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: max(1, int(r.Grid)/prof.SMs), Workers: 2})
+	require.NoError(t, err)
+	var v []float64
+	for _, x := range readU32s(t, dev, b[2], warps*iters) {
+		if x != 0 {
+			v = append(v, float64(x))
+		}
+	}
+	require.NotEmpty(t, v)
+	return distOf(v)
+}
+
+// levelKernels are the level probe's kernels by variant.
+var levelKernels = []string{"_Z5levelILi0EEvPjiPy", "_Z5levelILi1EEvPjiPy", "_Z5levelILi2EEvPjiPy", "_Z5levelILi3EEvPjiPy", "_Z5levelILi4EEvPjiPy"}
+
+// modelLevel runs the level probe r in the model for steps steps and
+// returns the mean cycles per step over its warps.
+func modelLevel(t *testing.T, prof *gpu.Profile, r latencyRecord, steps int) float64 {
+	warps := int(r.Grid * r.Block / 32)
+	cfg := vm.LaunchConfig{Grid: [3]uint32{r.Grid, 1, 1}, Block: [3]uint32{r.Block, 1, 1}}
+	l, dev, b := probeLaunch(t, "latency", levelKernels[r.Variant], cfg, buffer(uint64(r.Grid+1)*4), steps, buffer(uint64(warps)*8))
+	_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: max(1, int(r.Grid)/prof.SMs), Workers: 2})
+	require.NoError(t, err)
+	var sum float64
+	for _, c := range readU64s(t, dev, b[1], warps) {
+		sum += float64(c)
+	}
+	return sum / float64(warps) / float64(steps)
+}
+
+func short(d latDist) string {
+	return fmt.Sprintf("mean %4.0f p10 %4.0f p50 %4.0f p90 %4.0f", d.Mean, d.Pct[10], d.Pct[50], d.Pct[90])
+}
+
+// A read from DRAM takes, in a lightly loaded GPU (one and eight warps per
+// SM, one load in flight each), what it took on the H100 on average, and
+// the reads spread as widely: from about 620 to 900-1000 cycles between
+// the 10th and 90th percentiles (memory.latency.dram_jitter; without it
+// every read takes within 30 cycles of the same).
+func TestDRAMLatencyMatchesH100(t *testing.T) {
+	prof := gpu.MustLookup("h100")
+	for _, r := range latencyRecords(t, "dram") {
+		if r.Rep != 1 || (r.Name != "w1" && r.Name != "w8") {
+			continue
+		}
+		t.Run(r.Name, func(t *testing.T) {
+			m := modelDRAM(t, prof, r, min(r.Iters, 16))
+			t.Logf("H100  %s", short(r.latDist))
+			t.Logf("model %s", short(m))
+			assert.InEpsilon(t, r.Mean, m.Mean, 0.15, "mean cycles of a load and its use")
+			spread := func(d latDist) float64 { return d.Pct[90] - d.Pct[10] }
+			assert.InEpsilon(t, spread(r.latDist), spread(m), 0.5, "10th to 90th percentile")
+		})
+	}
+}
+
+// The barriers of an SM's blocks complete one after another (timing
+// .barrier_unit_cycles): eight blocks of eight warps in barrier loops take
+// 90.5 cycles a barrier each on the H100, 3.1 times what one such block
+// alone takes (28.9), where blocks that synchronised independently would
+// take as long as one.
+func TestBarriersShareTheSM(t *testing.T) {
+	prof := gpu.MustLookup("h100")
+	var n int
+	for _, r := range latencyRecords(t, "level") {
+		if r.Variant != 0 || r.Name == "v0_w1" {
+			continue
+		}
+		n++
+		got := modelLevel(t, prof, r, 64)
+		assert.InEpsilon(t, r.PerStep, got, 0.2, "%s: %.1f cycles a barrier on the H100, %.1f in the model", r.Name, r.PerStep, got)
+	}
+	assert.Equal(t, 2, n, "one block and eight blocks per SM recorded")
+}
