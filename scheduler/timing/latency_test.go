@@ -1,14 +1,9 @@
 package timing
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"testing"
 
@@ -62,25 +57,7 @@ type latencyRecord struct {
 }
 
 func latencyRecords(t *testing.T, probe string) []latencyRecord {
-	t.Helper()
-	f, err := os.Open(filepath.Join(schedDir, "latency.jsonl.gz"))
-	require.NoError(t, err)
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	var out []latencyRecord
-	sc := bufio.NewScanner(z)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r latencyRecord
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
-		if r.Probe == probe {
-			out = append(out, r)
-		}
-	}
-	require.NoError(t, sc.Err())
-	require.NotEmpty(t, out, "probe %s recorded", probe)
-	return out
+	return probeRecords(t, "latency.jsonl.gz", probe, func(r *latencyRecord) string { return r.Probe })
 }
 
 // distOf is the percentiles and mean of v, as latency.cu computes them.

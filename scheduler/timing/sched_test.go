@@ -61,24 +61,30 @@ func gunzipFile(t *testing.T, name string) []byte {
 }
 
 func schedRecords(t *testing.T, probe string) []schedRecord {
+	return probeRecords(t, "sched.jsonl.gz", probe, func(r *schedRecord) string { return r.Probe })
+}
+
+// probeRecords reads the records of probe from file (JSON lines,
+// gzipped, in schedDir); probeOf gives a record's probe.
+func probeRecords[T any](t *testing.T, file, probe string, probeOf func(*T) string) []T {
 	t.Helper()
-	f, err := os.Open(filepath.Join(schedDir, "sched.jsonl.gz"))
+	f, err := os.Open(filepath.Join(schedDir, file))
 	require.NoError(t, err)
 	defer f.Close()
 	z, err := gzip.NewReader(f)
 	require.NoError(t, err)
-	var out []schedRecord
+	var out []T
 	sc := bufio.NewScanner(z)
 	sc.Buffer(nil, 16<<20)
 	for sc.Scan() {
-		var r schedRecord
+		var r T
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
-		if r.Probe == probe {
+		if probeOf(&r) == probe {
 			out = append(out, r)
 		}
 	}
 	require.NoError(t, sc.Err())
-	require.NotEmpty(t, out, "probe %s recorded", probe)
+	require.NotEmpty(t, out, "probe %s recorded in %s", probe, file)
 	return out
 }
 
