@@ -67,7 +67,7 @@ func TestFetchOff(t *testing.T) {
 		l, dev, b := schedLaunch(t, "_Z8straightILi512EEvPffiPy", 1, 32, buffer(64*4), float32(0.999), passes, buffer((passes+1)*8))
 		res, err := Run(context.Background(), l, &p, Options{BlocksPerSM: 1, Workers: 1})
 		require.NoError(t, err)
-		clk := readU64s(t, dev, b[1], passes+1)
+		clk := readLE[uint64](t, dev, b[1], passes+1)
 		return []uint64{clk[1] - clk[0], clk[2] - clk[1]}, res
 	}
 	on, resOn := run(0)

@@ -2,7 +2,6 @@ package timing
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"sort"
 	"testing"
@@ -75,17 +74,6 @@ func distOf(v []float64) latDist {
 	return d
 }
 
-func readU32s(t *testing.T, dev *vm.Device, p uint64, n int) []uint32 {
-	t.Helper()
-	b := make([]byte, 4*n)
-	require.NoError(t, dev.MemcpyDtoH(b, p))
-	out := make([]uint32, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
-}
-
 // modelDRAM runs the dram probe r in the model for iters steps and
 // returns the distribution of its per-step cycles.
 func modelDRAM(t *testing.T, prof *gpu.Profile, r latencyRecord, iters int) latDist {
@@ -100,7 +88,7 @@ func modelDRAM(t *testing.T, prof *gpu.Profile, r latencyRecord, iters int) latD
 	_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: max(1, int(r.Grid)/prof.SMs), Workers: 2})
 	require.NoError(t, err)
 	var v []float64
-	for _, x := range readU32s(t, dev, b[2], warps*iters) {
+	for _, x := range readLE[uint32](t, dev, b[2], warps*iters) {
 		if x != 0 {
 			v = append(v, float64(x))
 		}
@@ -121,7 +109,7 @@ func modelLevel(t *testing.T, prof *gpu.Profile, r latencyRecord, steps int) flo
 	_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: max(1, int(r.Grid)/prof.SMs), Workers: 2})
 	require.NoError(t, err)
 	var sum float64
-	for _, c := range readU64s(t, dev, b[1], warps) {
+	for _, c := range readLE[uint64](t, dev, b[1], warps) {
 		sum += float64(c)
 	}
 	return sum / float64(warps) / float64(steps)

@@ -184,13 +184,19 @@ func probeLaunch(t *testing.T, probe, name string, cfg vm.LaunchConfig, args ...
 // buffer is a device buffer argument of schedLaunch: its size in bytes.
 type buffer uint64
 
-func readU64s(t *testing.T, dev *vm.Device, p uint64, n int) []uint64 {
+// readLE reads n little-endian words of T from the device at p.
+func readLE[T uint32 | uint64](t *testing.T, dev *vm.Device, p uint64, n int) []T {
 	t.Helper()
-	b := make([]byte, 8*n)
+	size := binary.Size(T(0))
+	b := make([]byte, size*n)
 	require.NoError(t, dev.MemcpyDtoH(b, p))
-	out := make([]uint64, n)
+	out := make([]T, n)
 	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+		if size == 4 {
+			out[i] = T(binary.LittleEndian.Uint32(b[4*i:]))
+		} else {
+			out[i] = T(binary.LittleEndian.Uint64(b[8*i:]))
+		}
 	}
 	return out
 }
@@ -206,7 +212,7 @@ func TestSubPartitionsShareSFU(t *testing.T) {
 		l, dev, b := schedLaunch(t, "_Z8sfu_pairPfjiPyPj", 1, 1024, buffer(1024*4), int(mask), iters, buffer(32*8), buffer(32*4))
 		_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: 1, Workers: 1})
 		require.NoError(t, err)
-		return readU64s(t, dev, b[1], 32)
+		return readLE[uint64](t, dev, b[1], 32)
 	}
 	recs := schedRecords(t, "partition")
 	var alone float64
@@ -254,7 +260,7 @@ func TestFetchMatchesH100(t *testing.T) {
 			l, dev, b := schedLaunch(t, name, 1, uint32(r.Block), buffer(64*4), float32(0.999), passes, buffer(warps*(passes+1)*8))
 			_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: 1, Workers: 1})
 			require.NoError(t, err)
-			clk := readU64s(t, dev, b[1], warps*(passes+1))
+			clk := readLE[uint64](t, dev, b[1], warps*(passes+1))
 			for p := 0; p < passes; p++ {
 				var sum float64
 				for w := 0; w < warps; w++ {
@@ -316,7 +322,7 @@ func TestGuardFalseLoadKeepsLatency(t *testing.T) {
 	l, dev, buf := ptxLaunch(t, src, 1, 32, 128)
 	_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: 1, Workers: 1})
 	require.NoError(t, err)
-	d := readU64s(t, dev, buf, 1)[0]
+	d := readLE[uint64](t, dev, buf, 1)[0]
 	assert.GreaterOrEqual(t, d, uint64(prof.Memory.Latency.Shared), "the add waits out the shared load's latency")
 	assert.Less(t, d, uint64(3*prof.Memory.Latency.Shared))
 }
@@ -357,7 +363,7 @@ func TestGuardFalseSharedTakesDataPath(t *testing.T) {
 	l, dev, buf := ptxLaunch(t, src, 1, 1024, 2048)
 	_, err := Run(context.Background(), l, &prof, Options{BlocksPerSM: 1, Workers: 1})
 	require.NoError(t, err)
-	clk := readU64s(t, dev, buf, 64)
+	clk := readLE[uint64](t, dev, buf, 64)
 	first, last := uint64(math.MaxUint64), uint64(0)
 	for w := 0; w < 32; w++ {
 		first, last = min(first, clk[2*w]), max(last, clk[2*w+1])
