@@ -80,12 +80,21 @@ func newMemory(cfg *Config) *Memory {
 	return m
 }
 
-// sliceOf is a line's home slice: a multiplicative hash of the line number
+// sliceOf is a line's home slice. Consecutive lines interleave over the
+// slices: each aligned run of as many lines as there are slices covers
+// every slice once, rotated by a multiplicative hash of the run's number
 // (independent of the set hash inside the slice), so that no address
-// pattern camps on one slice.
+// pattern camps on one slice and every slice homes the same share of any
+// large range. (A hash of the line alone left some slices with a few per
+// cent more of a transpose's lines than others: the naive transpose, bound
+// by the slices' byte-masked writes, came out 6% to 14% slow where the
+// H100 spends the same 3.0 cycles a sector at every size; with the
+// interleave, 4% to 6%.)
 func (m *Memory) sliceOf(line uint64) int {
-	h := (line ^ line>>17) * 0xC2B2AE3D27D4EB4F
-	return int((h >> 32) % uint64(len(m.slices)))
+	n := uint64(len(m.slices))
+	run := line / n
+	h := (run ^ run>>17) * 0xC2B2AE3D27D4EB4F
+	return int((line + h>>32) % n)
 }
 
 // Partition returns the L2 partition of slice i.

@@ -62,8 +62,15 @@ func TestTimingQueues(t *testing.T) {
 	require.NoError(t, err)
 	sm := h.SM(0)
 	sm.SetCycle(0)
+	// A second line in the same partition as the first (the same L2
+	// latency), in another DRAM unit.
+	part := func(addr uint64) int { return h.mem.partitionOf(h.mem.sliceOf(addr >> 7)) }
+	other := base + 4096
+	for part(other) != part(base) {
+		other += 4096
+	}
 	first := sm.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base })).Latency
-	second := sm.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return base + 4096 })).Latency
+	second := sm.Observe(acc(memspace.Global, memspace.Load, 4, 1, func(int) uint64 { return other })).Latency
 	assert.Greater(t, second, first, "the second miss waits for the channel")
 	assert.InDelta(t, 64, float64(second-first), 2, "a miss reads a 64 B unit: two sectors of 32 cycles")
 }
