@@ -32,7 +32,10 @@ type Timing struct {
 	// CTARetireCycles from a block's last warp exiting until its
 	// resources are free.
 	CTALaunchCycles int `json:"cta_launch_cycles,omitempty"`
-	CTARetireCycles int `json:"cta_retire_cycles,omitempty"`
+	// CTALaunchWarpCycles is what each warp of the block adds to its
+	// launch.
+	CTALaunchWarpCycles float64 `json:"cta_launch_warp_cycles,omitempty"`
+	CTARetireCycles     int     `json:"cta_retire_cycles,omitempty"`
 	// CTADispatchCycles is the GPU's block scheduler's pace: cycles between
 	// two blocks it dispatches (to any SMs).
 	CTADispatchCycles float64 `json:"cta_dispatch_cycles,omitempty"`

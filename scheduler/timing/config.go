@@ -50,6 +50,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	str(&t.SASS, d.SASS)
 	num(&t.LaunchCycles, d.LaunchCycles)
 	num(&t.CTALaunchCycles, d.CTALaunchCycles)
+	flt(&t.CTALaunchWarpCycles, d.CTALaunchWarpCycles)
 	num(&t.CTARetireCycles, d.CTARetireCycles)
 	flt(&t.CTADispatchCycles, d.CTADispatchCycles)
 	flt(&t.IssueCycles, d.IssueCycles)
@@ -115,6 +116,9 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 	}
 	if c.BarrierUnitCycles < 0 {
 		return e("barrier_unit_cycles", "must not be negative")
+	}
+	if c.CTALaunchWarpCycles < 0 {
+		return e("cta_launch_warp_cycles", "must not be negative")
 	}
 	if c.DataCycles < 0 || c.TexCycles < 0 || c.CTADispatchCycles < 0 || c.BarrierWarpCycles < 0 {
 		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")

@@ -77,7 +77,7 @@ func TestCyclesAgainstGPU(t *testing.T) {
 		t.Logf("largest: %s %+.0f%%", w.name, 100*w.e)
 	}
 	// What the calibration reached on these launches (18.5% optimised,
-	// 9.6% debug), and about 3 points more: the most each may reach.
+	// 9.7% debug), and about 3 points more: the most each may reach.
 	bound := map[string]float64{"optimised": 0.21, "debug": 0.13}
 	for build, es := range errs {
 		var sum float64

@@ -159,3 +159,62 @@ func TestBarriersShareTheSM(t *testing.T) {
 	}
 	assert.Equal(t, 2, n, "one block and eight blocks per SM recorded")
 }
+
+// turnaroundRecord is one line of turnaround.jsonl.gz.
+type turnaroundRecord struct {
+	Probe     string  `json:"probe"`
+	Name      string  `json:"name"`
+	Grid      uint32  `json:"grid"`
+	Block     uint32  `json:"block"`
+	PerSM     int     `json:"per_sm"`
+	Spin      int     `json:"spin"`
+	DynShared uint64  `json:"dynamic_shared"`
+	GapMean   float64 `json:"gap_mean"`
+	GapP50    float64 `json:"gap_p50"`
+}
+
+// A block's slot on an SM is taken by the next block about 420 cycles
+// after the block ends on the H100 (440 for blocks of 8 warps, 510-540 for
+// 32): from its last barrier to the next block's first clock read on the
+// same SM, one block per SM (turnaround.cu). The model's is
+// timing.cta_retire_cycles + cta_launch_cycles and the few instructions
+// around them.
+func TestCTATurnaroundMatchesH100(t *testing.T) {
+	prof := gpu.MustLookup("h100")
+	recs := probeRecords(t, "turnaround.jsonl.gz", "turnaround", func(r *turnaroundRecord) string { return r.Probe })
+	n := 0
+	for _, r := range recs {
+		if r.PerSM != 1 || r.Spin != 0 {
+			continue
+		}
+		n++
+		t.Run(r.Name, func(t *testing.T) {
+			cfg := vm.LaunchConfig{Grid: [3]uint32{r.Grid, 1, 1}, Block: [3]uint32{r.Block, 1, 1}, DynSmem: r.DynShared}
+			l, dev, b := probeLaunch(t, "turnaround", "_Z4spanPjj", cfg, buffer(uint64(r.Grid)*12), r.Spin)
+			_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: 1, Workers: 2})
+			require.NoError(t, err)
+			rec := readLE[uint32](t, dev, b[0], int(r.Grid)*3)
+			// Per SM, the blocks in the order they started: each took the
+			// slot of the one before.
+			type span struct{ start, end uint32 }
+			bySM := map[uint32][]span{}
+			for i := 0; i < int(r.Grid); i++ {
+				bySM[rec[3*i]] = append(bySM[rec[3*i]], span{rec[3*i+1], rec[3*i+2]})
+			}
+			var sum float64
+			var gaps int
+			for _, v := range bySM {
+				sort.Slice(v, func(i, j int) bool { return int32(v[i].start-v[j].start) < 0 })
+				for i := 1; i < len(v); i++ {
+					sum += float64(int32(v[i].start - v[i-1].end))
+					gaps++
+				}
+			}
+			require.Positive(t, gaps)
+			mean := sum / float64(gaps)
+			t.Logf("%s: %.0f cycles from a block's end to the next one's start on the H100, %.0f in the model", r.Name, r.GapMean, mean)
+			assert.InEpsilon(t, r.GapMean, mean, 0.15)
+		})
+	}
+	assert.Equal(t, 3, n, "blocks of 1, 8 and 32 warps, one per SM")
+}

@@ -207,7 +207,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	// The first wave: one block per SM in turn, up to the occupancy, at
 	// the block scheduler's pace.
 	next := 0
-	start0 := uint64(cfg.CTALaunchCycles)
+	// A block's launch: CTALaunchCycles plus CTALaunchWarpCycles per warp.
+	launch := uint64(float64(cfg.CTALaunchCycles) + cfg.CTALaunchWarpCycles*float64((l.ThreadsPerCTA()+31)/32) + 0.5)
+	start0 := launch
 	dispatched := 0.0 // when the block scheduler last dispatched
 	pace := func(at uint64) uint64 {
 		t := max(float64(at), dispatched+cfg.CTADispatchCycles)
@@ -278,7 +280,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			if next >= n {
 				break
 			}
-			at := pace(max(f.at+uint64(cfg.CTALaunchCycles), end))
+			at := pace(max(f.at+launch, end))
 			if err := sms[f.sm].admit(next, at); err != nil {
 				return nil, err
 			}
