@@ -34,6 +34,7 @@ func TestResolveChecksTiming(t *testing.T) {
 		{"issue cycles below 1", func(c *gpu.Timing) { c.IssueCycles = 0.5 }, "timing.issue_cycles"},
 		{"queue too deep", func(c *gpu.Timing) { c.LSUQueue = maxQueue + 1 }, "timing.lsu_queue"},
 		{"negative barrier unit", func(c *gpu.Timing) { c.BarrierUnitCycles = -1 }, "timing.barrier_unit_cycles"},
+		{"negative launch per warp", func(c *gpu.Timing) { c.CTALaunchWarpCycles = -1 }, "timing.cta_launch_warp_cycles"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := *gpu.MustLookup("h100")
