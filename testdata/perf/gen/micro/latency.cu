@@ -29,32 +29,7 @@
 #include <string>
 #include <vector>
 
-typedef unsigned long long u64;
-
-static FILE* g_out;
-static int g_errors;
-
-static void line(const char* f, ...)
-{
-    char buf[1 << 16];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(buf, sizeof buf, f, ap);
-    va_end(ap);
-    fputs(buf, g_out);
-    fputc('\n', g_out);
-    fflush(g_out);
-}
-
-static bool ok(cudaError_t e, const char* probe, const char* name)
-{
-    if (e == cudaSuccess) return true;
-    line("{\"probe\": \"%s\", \"name\": \"%s\", \"error\": \"%s\"}", probe, name, cudaGetErrorString(e));
-    fprintf(stderr, "%s %s: %s\n", probe, name, cudaGetErrorString(e));
-    ++g_errors;
-    cudaGetLastError();
-    return false;
-}
+#include "probe.h"
 
 // Percentiles 0, 1, ..., 100 of v (sorted in place), and the mean.
 static std::string dist(std::vector<unsigned>& v)

@@ -24,29 +24,7 @@
 #include <string>
 #include <vector>
 
-typedef unsigned long long u64;
-
-static FILE* g_out;
-static int g_errors;
-
-static void line(const char* f, ...)
-{
-    char buf[1 << 16];
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(buf, sizeof buf, f, ap);
-    va_end(ap);
-    fputs(buf, g_out);
-    fputc('\n', g_out);
-    fflush(g_out);
-}
-
-__device__ __forceinline__ unsigned smid()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
-    return r;
-}
+#include "probe.h"
 
 // rec[3 * block]: SM, clock at the start, clock at the end.
 __global__ void span(unsigned* rec, unsigned spin)
