@@ -7,7 +7,9 @@
 // It owns:
 //   - the block scheduler: blocks dealt to SMs in waves up to the
 //     launch's occupancy, the next block going to the SM where one ended,
-//     at the scheduler's pace (gpu.Timing.CTADispatchCycles);
+//     at the scheduler's pace (gpu.Timing.CTADispatchCycles), each
+//     launching in CTALaunchCycles plus CTALaunchWarpCycles per warp (the
+//     H100's turnaround, testdata/perf/micro/sched/turnaround.*);
 //   - per SM sub-partition a warp scheduler (gto_rr, greedy-then-oldest
 //     or loose round robin: gpu.Timing.Scheduler), one issue per cycle, a
 //     block's warps dealt to the sub-partitions in turn from where the
