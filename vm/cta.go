@@ -18,6 +18,7 @@ type CTA struct {
 	shared      []byte
 	bars        [16]barrier
 	liveThreads int // threads that have not exited
+	completed   uint64
 }
 
 type barrier struct {
@@ -70,6 +71,7 @@ func (c *CTA) tryComplete(id int) bool {
 	}
 	popc, allTrue, anyTrue := b.popc, b.popc == b.arrived, b.anyTrue
 	*b = barrier{}
+	c.completed++
 	for _, w := range c.warps {
 		held := w.barHeld[id]
 		if held == 0 {

@@ -399,6 +399,12 @@ func (c *CTA) ID() [3]uint32 { return c.ctaid }
 // Warps lists the block's warps in order.
 func (c *CTA) Warps() []*Warp { return c.warps }
 
+// BarriersCompleted is how many times the block's barriers have completed
+// (all of them together): a timing model compares it before and after a
+// barrier instruction to tell the arrival that completes one (bar.sync,
+// bar.red, bar.arrive) from one that waits or passes.
+func (c *CTA) BarriersCompleted() uint64 { return c.completed }
+
 // SM is the SM the block is resident on (nil once retired).
 func (c *CTA) SM() *SM { return c.sm }
 

@@ -218,3 +218,45 @@ func TestCTATurnaroundMatchesH100(t *testing.T) {
 	}
 	assert.Equal(t, 3, n, "blocks of 1, 8 and 32 warps, one per SM")
 }
+
+// The barrier unit counts completed barriers only: a bar.arrive that does
+// not complete its barrier (a producer signalling a consumer) takes none
+// of its time. Two warps hand over in turn through barriers 1 and 2, each
+// arriving at one and waiting at the other, ten rounds, with the unit
+// slowed to 1,000 cycles a barrier: twenty barriers complete, so about
+// 20,000 cycles, where charging every arrival would make it about 40,000.
+func TestBarrierUnitCountsCompletions(t *testing.T) {
+	const rounds, unit = 10, 1000
+	src := `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 32;
+	mov.u32 %r2, 0;
+$loop:
+	@%p1 bar.arrive 1, 64;
+	@!%p1 bar.sync 1, 64;
+	@%p1 bar.sync 2, 64;
+	@!%p1 bar.arrive 2, 64;
+	add.s32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, ` + fmt.Sprint(rounds) + `;
+	@%p2 bra $loop;
+	st.global.u32 [%rd2], %r2;
+	ret;
+}`
+	prof := *gpu.MustLookup("h100")
+	prof.Timing.BarrierUnitCycles = unit
+	l, _, _ := ptxLaunch(t, src, 1, 64, 64)
+	res, err := Run(context.Background(), l, &prof, Options{BlocksPerSM: 1, Workers: 1})
+	require.NoError(t, err)
+	work := float64(res.Cycles) - float64(prof.Timing.LaunchCycles+prof.Timing.CTALaunchCycles)
+	assert.Less(t, work, 1.3*2*rounds*unit, "%d cycles for %d completed barriers of %d cycles each", res.Cycles, 2*rounds, unit)
+	assert.Greater(t, work, float64(2*rounds-1)*unit)
+}

@@ -296,28 +296,9 @@ func TestBlocksRotateOverSubPartitions(t *testing.T) {
 // waits as long at the last level, where only one lane is on, as at the
 // first).
 func TestGuardFalseLoadKeepsLatency(t *testing.T) {
-	src := `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.shared .align 4 .b32 s[32];
-	.reg .pred %p<2>;
-	.reg .b32 %r<4>;
-	.reg .b64 %rd<8>;
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	mov.u32 %r1, %tid.x;
-	setp.gt.u32 %p1, %r1, 4096;
-	mov.u64 %rd3, %clock64;
-	@%p1 ld.shared.u32 %r2, [s];
-	add.s32 %r3, %r2, 1;
-	mov.u64 %rd4, %clock64;
-	st.global.u32 [%rd2+64], %r3;
-	sub.s64 %rd5, %rd4, %rd3;
+	src := guardFalsePTX(1, `	sub.s64 %rd5, %rd4, %rd3;
 	st.global.u64 [%rd2], %rd5;
-	ret;
-}`
+	st.global.u32 [%rd2+64], %r3;`)
 	prof := gpu.MustLookup("h100")
 	l, dev, buf := ptxLaunch(t, src, 1, 32, 128)
 	_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: 1, Workers: 1})
@@ -335,7 +316,30 @@ func TestGuardFalseLoadKeepsLatency(t *testing.T) {
 func TestGuardFalseSharedTakesDataPath(t *testing.T) {
 	const dataCycles = 4
 	const loads = 64
-	src := `.version 8.0
+	src := guardFalsePTX(loads, `	shr.u32 %r4, %r1, 5;
+	mul.wide.u32 %rd5, %r4, 16;
+	add.s64 %rd6, %rd2, %rd5;
+	st.global.v2.u64 [%rd6], {%rd3, %rd4};
+	st.global.u32 [%rd2+1024], %r3;`)
+	prof := *gpu.MustLookup("h100")
+	prof.Timing.DataCycles = dataCycles
+	l, dev, buf := ptxLaunch(t, src, 1, 1024, 2048)
+	_, err := Run(context.Background(), l, &prof, Options{BlocksPerSM: 1, Workers: 1})
+	require.NoError(t, err)
+	clk := readLE[uint64](t, dev, buf, 64)
+	first, last := uint64(math.MaxUint64), uint64(0)
+	for w := 0; w < 32; w++ {
+		first, last = min(first, clk[2*w]), max(last, clk[2*w+1])
+	}
+	assert.GreaterOrEqual(t, last-first, uint64(32*loads*dataCycles), "one data-path wavefront per guard-false LDS")
+}
+
+// guardFalsePTX is a kernel k(out) whose warps read the clock into %rd3,
+// issue loads ld.shared.u32 whose guard is false in every lane, add one to
+// the loaded register into %r3, read the clock into %rd4 and end with tail
+// (%rd2 is out, %r1 the thread index).
+func guardFalsePTX(loads int, tail string) string {
+	return `.version 8.0
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 out)
@@ -351,22 +355,7 @@ func TestGuardFalseSharedTakesDataPath(t *testing.T) {
 	mov.u64 %rd3, %clock64;
 ` + strings.Repeat("	@%p1 ld.shared.u32 %r2, [s];\n", loads) + `	add.s32 %r3, %r2, 1;
 	mov.u64 %rd4, %clock64;
-	shr.u32 %r4, %r1, 5;
-	mul.wide.u32 %rd5, %r4, 16;
-	add.s64 %rd6, %rd2, %rd5;
-	st.global.v2.u64 [%rd6], {%rd3, %rd4};
-	st.global.u32 [%rd2+1024], %r3;
+` + tail + `
 	ret;
 }`
-	prof := *gpu.MustLookup("h100")
-	prof.Timing.DataCycles = dataCycles
-	l, dev, buf := ptxLaunch(t, src, 1, 1024, 2048)
-	_, err := Run(context.Background(), l, &prof, Options{BlocksPerSM: 1, Workers: 1})
-	require.NoError(t, err)
-	clk := readLE[uint64](t, dev, buf, 64)
-	first, last := uint64(math.MaxUint64), uint64(0)
-	for w := 0; w < 32; w++ {
-		first, last = min(first, clk[2*w]), max(last, clk[2*w+1])
-	}
-	assert.GreaterOrEqual(t, last-first, uint64(32*loads*dataCycles), "one data-path wavefront per guard-false LDS")
 }

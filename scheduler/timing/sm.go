@@ -89,6 +89,7 @@ type cta struct {
 	warps []*warp
 	left  int // warps that have not exited
 	start uint64
+	bars  uint64 // c.BarriersCompleted() when last looked at
 }
 
 // pending is an instruction whose results wait for L2 (windowed mode).
@@ -673,7 +674,10 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 func (s *sm) barrier(w *warp, t uint64) {
 	cfg := s.r.cfg
 	at := t
-	if w.w.State() != vm.WarpAtBarrier && cfg.BarrierUnitCycles > 0 {
+	n := w.cta.c.BarriersCompleted()
+	completed := n != w.cta.bars
+	w.cta.bars = n
+	if completed && cfg.BarrierUnitCycles > 0 {
 		// The barrier completes: the SM's barrier unit takes
 		// BarrierUnitCycles for each barrier it completes, one after
 		// another (eight blocks of eight warps in barrier loops: 90.5
