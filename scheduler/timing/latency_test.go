@@ -115,7 +115,9 @@ func modelLevel(t *testing.T, prof *gpu.Profile, r latencyRecord, steps int) flo
 	return sum / float64(warps) / float64(steps)
 }
 
-func short(d latDist) string {
+// percentiles says a distribution in a line: its mean and 10th, 50th and
+// 90th percentiles.
+func percentiles(d latDist) string {
 	return fmt.Sprintf("mean %4.0f p10 %4.0f p50 %4.0f p90 %4.0f", d.Mean, d.Pct[10], d.Pct[50], d.Pct[90])
 }
 
@@ -132,8 +134,8 @@ func TestDRAMLatencyMatchesH100(t *testing.T) {
 		}
 		t.Run(r.Name, func(t *testing.T) {
 			m := modelDRAM(t, prof, r, min(r.Iters, 16))
-			t.Logf("H100  %s", short(r.latDist))
-			t.Logf("model %s", short(m))
+			t.Logf("H100  %s", percentiles(r.latDist))
+			t.Logf("model %s", percentiles(m))
 			assert.InEpsilon(t, r.Mean, m.Mean, 0.15, "mean cycles of a load and its use")
 			spread := func(d latDist) float64 { return d.Pct[90] - d.Pct[10] }
 			assert.InEpsilon(t, spread(r.latDist), spread(m), 0.5, "10th to 90th percentile")
