@@ -53,6 +53,14 @@ type Timing struct {
 	// -G: `.target ..., debug`), which ptxas neither schedules nor gives
 	// short stall counts: each instruction waits for the one before.
 	DebugIssueCycles float64 `json:"debug_issue_cycles,omitempty"`
+	// GuardCycles is how much later than its value a predicate may guard
+	// an instruction (an @p instruction or a conditional branch) than it
+	// may be an operand: the guard is read when the warp issues, operands
+	// further down the pipe. On the H100 an instruction guarded by the
+	// predicate the ISETP before it writes issues 11 to 12 cycles after
+	// it, where an ISETP that takes that predicate as an operand issues
+	// after 4 (Nsight Compute's wait samples per SASS instruction).
+	GuardCycles int `json:"guard_cycles,omitempty"`
 	// BranchCycles: after a branch or call the warp waits this long for its
 	// target (branch_resolving).
 	BranchCycles int `json:"branch_cycles,omitempty"`

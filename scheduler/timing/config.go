@@ -55,6 +55,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	flt(&t.CTADispatchCycles, d.CTADispatchCycles)
 	flt(&t.IssueCycles, d.IssueCycles)
 	flt(&t.DebugIssueCycles, d.DebugIssueCycles)
+	num(&t.GuardCycles, d.GuardCycles)
 	num(&t.BranchCycles, d.BranchCycles)
 	num(&t.BarrierCycles, d.BarrierCycles)
 	flt(&t.BarrierWarpCycles, d.BarrierWarpCycles)
@@ -98,7 +99,7 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 		n string
 		v int
 	}{{"launch_cycles", c.LaunchCycles}, {"cta_launch_cycles", c.CTALaunchCycles}, {"cta_retire_cycles", c.CTARetireCycles},
-		{"branch_cycles", c.BranchCycles}, {"barrier_cycles", c.BarrierCycles}, {"membar_cycles", c.MembarCycles}} {
+		{"guard_cycles", c.GuardCycles}, {"branch_cycles", c.BranchCycles}, {"barrier_cycles", c.BarrierCycles}, {"membar_cycles", c.MembarCycles}} {
 		if f.v < 0 {
 			return e(f.n, "must not be negative (got %d)", f.v)
 		}

@@ -35,6 +35,7 @@ func TestResolveChecksTiming(t *testing.T) {
 		{"queue too deep", func(c *gpu.Timing) { c.LSUQueue = maxQueue + 1 }, "timing.lsu_queue"},
 		{"negative barrier unit", func(c *gpu.Timing) { c.BarrierUnitCycles = -1 }, "timing.barrier_unit_cycles"},
 		{"negative launch per warp", func(c *gpu.Timing) { c.CTALaunchWarpCycles = -1 }, "timing.cta_launch_warp_cycles"},
+		{"negative guard", func(c *gpu.Timing) { c.GuardCycles = -1 }, "timing.guard_cycles"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := *gpu.MustLookup("h100")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -261,4 +262,58 @@ $loop:
 	work := float64(res.Cycles) - float64(prof.Timing.LaunchCycles+prof.Timing.CTALaunchCycles)
 	assert.Less(t, work, 1.3*2*rounds*unit, "%d cycles for %d completed barriers of %d cycles each", res.Cycles, 2*rounds, unit)
 	assert.Greater(t, work, float64(2*rounds-1)*unit)
+}
+
+// A predicate guards an instruction timing.guard_cycles after it could be
+// an operand: a loop whose branch waits on the setp before it takes that
+// much longer each round, and a chain of setp and selp (the predicate an
+// operand) takes no longer.
+func TestGuardCycles(t *testing.T) {
+	const rounds = 200
+	loop := `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r2, 0;
+$loop:
+	add.s32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, ` + fmt.Sprint(rounds) + `;
+	@%p2 bra $loop;
+	st.global.u32 [%rd2], %r2;
+	ret;
+}`
+	var chain strings.Builder
+	chain.WriteString(`.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r2, %tid.x;
+`)
+	for range rounds {
+		chain.WriteString("\tsetp.ne.u32 %p1, %r2, 0;\n\tselp.u32 %r2, 2, 0, %p1;\n")
+	}
+	chain.WriteString("\tst.global.u32 [%rd2], %r2;\n\tret;\n}")
+	cycles := func(src string, guard int) float64 {
+		prof := *gpu.MustLookup("h100")
+		prof.Timing.GuardCycles = guard
+		l, _, _ := ptxLaunch(t, src, 1, 32, 4)
+		res, err := Run(context.Background(), l, &prof, Options{BlocksPerSM: 1, Workers: 1})
+		require.NoError(t, err)
+		return float64(res.Cycles)
+	}
+	perRound := (cycles(loop, 7) - cycles(loop, 1)) / rounds
+	assert.InDelta(t, 6, perRound, 0.5, "loop: cycles a round from guard_cycles 1 to 7")
+	assert.InDelta(t, cycles(chain.String(), 1), cycles(chain.String(), 7), 2, "setp/selp chain: the predicate is an operand")
 }

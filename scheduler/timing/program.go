@@ -52,6 +52,10 @@ type inst struct {
 	nread  int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
 	preds  []int32
 	npread int
+	// guard is the predicate that guards it (its own @p, or the branch
+	// ptxas if-converted into it), -1 if none: a guard is read at issue,
+	// timing.guard_cycles after the predicate is ready as an operand.
+	guard  int32
 	carryR bool
 	carryW bool
 	form   string
@@ -70,6 +74,8 @@ type inst struct {
 // program is a kernel's instructions by kernel-wide id.
 type program struct {
 	insts    []inst
+	// guardCycles is timing.guard_cycles (the list scheduler's view).
+	guardCycles uint32
 	maxRegs  int
 	maxPreds int
 	// lines is how many instruction-cache lines the kernel's code spans,
@@ -92,7 +98,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 	if sasscost.Debug(k) {
 		minGap = uint32(cfg.DebugIssueCycles + 0.5)
 	}
-	p := &program{insts: make([]inst, len(k.Insts))}
+	p := &program{insts: make([]inst, len(k.Insts)), guardCycles: uint32(cfg.GuardCycles)}
 	ro := map[*vm.Func][]bool{}
 	for _, f := range k.Funcs {
 		ro[f] = sasscost.ReadOnly(f)
@@ -126,7 +132,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			c.Slots += float64(saves) * save.Slots / 2
 		}
 		in := &p.insts[id]
-		in.info, in.form, in.vecReg = info, form, -1
+		in.info, in.form, in.vecReg, in.guard = info, form, -1, -1
 		in.slots = uint32(c.Slots*256 + 0.5)
 		if info.Class == vm.ClassAtomic {
 			in.round = uint32(c.PerRound*256 + 0.5)
@@ -187,6 +193,9 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		in.nread = len(info.Reads.Regs)
 		in.preds = append(append([]int32(nil), info.Reads.Preds...), info.Writes.Preds...)
 		in.npread = len(info.Reads.Preds)
+		if g := info.Inst().Guard; g != vm.NoReg {
+			in.guard = g
+		}
 		in.carryR, in.carryW = info.Reads.Carry, info.Writes.Carry
 	}
 	if cfg.Fetch.LineBytes > 0 {
@@ -248,7 +257,7 @@ const atHand = ^uint32(0) - 1
 // if-converted away (ifConvert).
 func (p *program) fold(id int32) {
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true, vecReg: -1, line: in.line, lineEnd: in.lineEnd}
+	*in = inst{info: in.info, form: in.form, folded: true, vecReg: -1, guard: -1, line: in.line, lineEnd: in.lineEnd}
 }
 
 // merge makes instruction id a load merged into the vector load that
@@ -257,6 +266,6 @@ func (p *program) fold(id int32) {
 func (p *program) merge(id, lead, reg int32) {
 	p.insts[lead].vecN = max(p.insts[lead].vecN, 1) + 1
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true, vecReg: reg, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
+	*in = inst{info: in.info, form: in.form, folded: true, vecReg: reg, guard: -1, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
 		line: in.line, lineEnd: in.lineEnd}
 }

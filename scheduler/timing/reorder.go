@@ -320,7 +320,7 @@ func scheduleFunc(f *vm.Func, conv []bool, prog *program, lv *regs.Live, budget 
 	leader[0] = true
 	for pc := range f.Code {
 		in := &f.Code[pc]
-		if fence(in, &f.Info[pc]) && !conv[pc] {
+		if fence(in, &f.Info[pc]) && !conv[pc] && in.Op != vm.OpBar {
 			leader[pc], leader[pc+1] = true, true
 		}
 		switch in.Op {
@@ -434,8 +434,15 @@ func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int
 			lastW[x] = i
 			reads[x] = reads[x][:0]
 		}
-		if k := memKind(in); k != 0 {
-			lo, hi := memDomain(in)
+		if k := memKind(in); k != 0 || in.Op == vm.OpBar {
+			// A barrier orders memory (every domain) as a store does;
+			// what only computes in registers moves across it.
+			lo, hi := 0, numDomains
+			if in.Op != vm.OpBar {
+				lo, hi = memDomain(in)
+			} else {
+				k = 2
+			}
 			for d := lo; d < hi; d++ {
 				edge(lastStore[d], i)
 				if k == 1 {
@@ -451,11 +458,16 @@ func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int
 		}
 	}
 	// Heights: latency to the block's end along dependencies.
+	// A predicate that guards a successor is needed guard_cycles sooner.
 	height := make([]uint32, n)
 	for i := n - 1; i >= 0; i-- {
 		var h uint32
 		for _, s := range succ[i] {
-			h = max(h, height[s])
+			hs := height[s]
+			if g := f.Code[b+s].Guard; g != vm.NoReg && slices.Contains(f.Info[b+i].Writes.Preds, g) {
+				hs += prog.guardCycles
+			}
+			h = max(h, hs)
 		}
 		height[i] = h + schedLatency(&prog.insts[f.Info[b+i].ID])
 	}
@@ -464,6 +476,16 @@ func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int
 		if npred[i] == 0 {
 			ready = append(ready, i)
 		}
+	}
+	// A barrier goes after every instruction that is ready before it: its
+	// warps wait there, and ptxas issues the work that does not depend on
+	// it first (address arithmetic, the loop's test).
+	bar := func(i int) bool { return f.Code[b+i].Op == vm.OpBar }
+	before := func(x, y int) bool {
+		if bar(x) != bar(y) {
+			return bar(y)
+		}
+		return height[x] > height[y] || height[x] == height[y] && x < y
 	}
 	var ps *pressure
 	if lv != nil {
@@ -479,12 +501,12 @@ func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int
 			x, y := ready[j], ready[best]
 			if tight {
 				d := ps.delta(b + x)
-				if d < bestD || d == bestD && (height[x] > height[y] || height[x] == height[y] && x < y) {
+				if d < bestD || d == bestD && before(x, y) {
 					best, bestD = j, d
 				}
 				continue
 			}
-			if height[x] > height[y] || height[x] == height[y] && x < y {
+			if before(x, y) {
 				best = j
 			}
 		}

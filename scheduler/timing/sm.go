@@ -300,8 +300,12 @@ func (s *sm) look(w *warp, t uint64) {
 				dep, why, cause = v, w.regSB[r], w.regSrc[r]
 			}
 		}
-		for _, p := range in.preds {
-			if v := w.pred[p]; v > dep {
+		for i, p := range in.preds {
+			v := w.pred[p]
+			if p == in.guard && i < in.npread && v != never {
+				v += s.r.guardCycles
+			}
+			if v > dep {
 				dep, why, cause = v, w.predSB[p], -1
 			}
 		}

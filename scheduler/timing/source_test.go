@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,11 +26,24 @@ import (
 	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
-// lineSamples reads the per-CUDA-line stall samples of the perf corpus's
-// calibration launches (ncu --page source): launch case → "file:line" →
-// reason → samples. Only the source-line rows are read (each SASS row is
-// also under its line's totals).
-func lineSamples(t *testing.T) map[string]map[string]map[string]float64 {
+// sourceSamples is what Nsight Compute's source page holds for one launch
+// of the perf corpus's calibration (ncu --page source).
+type sourceSamples struct {
+	// lines: "file:line" → reason → samples, from the source-line rows.
+	lines map[string]map[string]float64
+	// sass: the machine instructions in address order, once each.
+	sass []sassRow
+}
+
+// sassRow is one machine instruction of a launch's source page.
+type sassRow struct {
+	text    string             // "@!P0  LDG.E R2, desc[UR4][R4.64]"
+	execs   float64            // warp-level executions
+	samples map[string]float64 // reason → samples ("all": every sample)
+}
+
+// readSourceSamples reads the calibration launches' source pages by case.
+func readSourceSamples(t *testing.T) map[string]*sourceSamples {
 	root := "../../testdata/perf"
 	b, err := os.ReadFile(filepath.Join(root, "manifest.json"))
 	require.NoError(t, err)
@@ -50,12 +65,20 @@ func lineSamples(t *testing.T) map[string]map[string]map[string]float64 {
 	r.LazyQuotes = true // CUDA source text with its own quotes
 	recs, err := r.ReadAll()
 	require.NoError(t, err)
-	out := map[string]map[string]map[string]float64{}
+	out := map[string]*sourceSamples{}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+		if err != nil {
+			return 0
+		}
+		return v
+	}
 	// A launch is one section per source file of its kernel: a section of
 	// another function, or of a file the launch already had, starts the
-	// next launch.
+	// next launch. Each section lists the kernel's machine code again.
 	launch, file, fn := -1, "", ""
 	seen := map[string]bool{}
+	addrs := map[string]bool{}
 	var head []string
 	for _, rec := range recs {
 		switch {
@@ -66,6 +89,7 @@ func lineSamples(t *testing.T) map[string]map[string]map[string]float64 {
 			if rec[1] != fn || seen[file] {
 				launch++
 				clear(seen)
+				clear(addrs)
 			}
 			fn = rec[1]
 			seen[file] = true
@@ -74,28 +98,48 @@ func lineSamples(t *testing.T) map[string]map[string]map[string]float64 {
 			head = rec
 			continue
 		}
-		if len(rec) == 0 || rec[0] == "" || head == nil || launch >= len(m.Supplement.Source.Launches) {
+		if len(rec) != len(head) || head == nil || launch >= len(m.Supplement.Source.Launches) {
 			continue
 		}
 		c := m.Supplement.Source.Launches[launch].Case
 		if out[c] == nil {
-			out[c] = map[string]map[string]float64{}
+			out[c] = &sourceSamples{lines: map[string]map[string]float64{}}
 		}
-		where := filepath.Base(file) + ":" + rec[0]
+		ss := out[c]
+		reasons := map[string]float64{}
 		for i, h := range head {
 			reason, ok := strings.CutPrefix(h, "stall_")
-			if !ok || strings.Contains(reason, "(") || i >= len(rec) {
+			if !ok || strings.Contains(reason, "(") {
 				continue
 			}
-			v, err := strconv.ParseFloat(strings.ReplaceAll(rec[i], ",", ""), 64)
-			if err != nil || v == 0 {
-				continue
+			if v := num(rec[i]); v != 0 {
+				reasons[reason] += v
 			}
-			if out[c][where] == nil {
-				out[c][where] = map[string]float64{}
-			}
-			out[c][where][reason] += v
 		}
+		switch {
+		case rec[0] != "": // a source line
+			where := filepath.Base(file) + ":" + rec[0]
+			if ss.lines[where] == nil {
+				ss.lines[where] = map[string]float64{}
+			}
+			for reason, v := range reasons {
+				ss.lines[where][reason] += v
+			}
+		case strings.HasPrefix(rec[2], "0x") && !addrs[rec[2]]: // a machine instruction
+			addrs[rec[2]] = true
+			reasons["all"] = num(rec[slices.Index(head, "Warp Stall Sampling (All Samples)")])
+			ss.sass = append(ss.sass, sassRow{text: strings.TrimSpace(rec[3]), execs: num(rec[slices.Index(head, "Instructions Executed")]), samples: reasons})
+		}
+	}
+	return out
+}
+
+// lineSamples is readSourceSamples's per-line samples: launch case →
+// "file:line" → reason → samples.
+func lineSamples(t *testing.T) map[string]map[string]map[string]float64 {
+	out := map[string]map[string]map[string]float64{}
+	for c, ss := range readSourceSamples(t) {
+		out[c] = ss.lines
 	}
 	return out
 }
@@ -201,4 +245,72 @@ func summary(lines map[string]map[string]float64) string {
 		fmt.Fprintf(&b, "%s %.0f; ", x.w, x.n)
 	}
 	return b.String()
+}
+
+// ncu's per-issue stall ratios, every reason it reports: their sum times
+// the instructions issued is the launch's warp-cycles, which its samples
+// divide into.
+var ncuStallRatios = []string{"barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
+	"long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction", "not_selected",
+	"selected", "short_scoreboard", "sleeping", "tex_throttle", "wait"}
+
+var (
+	sassGuard = regexp.MustCompile(`^@!?(P\d)\s`)
+	sassSetp  = regexp.MustCompile(`^ISETP\.\S+ (P\d), PT, ([^;]*)$`)
+)
+
+// On the H100 an instruction guarded by the predicate that the ISETP just
+// before it writes waits for it far longer than an ISETP that takes the
+// predicate as an operand: Nsight Compute's wait samples per machine
+// instruction, over the calibration launches, scaled to warp-cycles. The
+// profile's ALU latency gives the operand's wait, the ALU latency plus
+// timing.guard_cycles the guard's (each within 1.5 cycles).
+func TestGuardLatencyMatchesSASSSamples(t *testing.T) {
+	ls, err := ncu.Read("../../testdata/perf/ncu/calib.O3.csv.gz")
+	require.NoError(t, err)
+	byCase := map[string]*ncu.Launch{}
+	for _, l := range ls {
+		byCase[l.Case] = l
+	}
+	var guard, operand [2]float64 // wait cycles, executions
+	for c, ss := range readSourceSamples(t) {
+		l := byCase[c]
+		require.NotNil(t, l, c)
+		cycles := 0.0
+		for _, r := range ncuStallRatios {
+			v, _ := l.Value("smsp__average_warps_issue_stalled_" + r + "_per_issue_active.ratio")
+			cycles += v
+		}
+		cycles *= float64(l.Int("smsp__inst_executed.sum"))
+		samples := 0.0
+		for _, row := range ss.sass {
+			samples += row.samples["all"]
+		}
+		if samples == 0 {
+			continue
+		}
+		for i := 1; i < len(ss.sass); i++ {
+			prev, row := ss.sass[i-1], ss.sass[i]
+			m := sassSetp.FindStringSubmatch(prev.text)
+			if m == nil || row.execs == 0 || row.execs != prev.execs {
+				continue
+			}
+			w := row.samples["wait"] * cycles / samples
+			if g := sassGuard.FindStringSubmatch(row.text); g != nil && g[1] == m[1] {
+				guard[0] += w
+				guard[1] += row.execs
+			} else if strings.HasPrefix(row.text, "ISETP") && strings.HasSuffix(row.text, ", "+m[1]) {
+				operand[0] += w
+				operand[1] += row.execs
+			}
+		}
+	}
+	require.Positive(t, guard[1])
+	require.Positive(t, operand[1])
+	gw, ow := guard[0]/guard[1], operand[0]/operand[1]
+	tc := gpu.MustLookup("h100").Timing
+	alu := float64(tc.Pipes["alu"].Latency)
+	t.Logf("H100: guarded by the ISETP before: %.1f cycles' wait (%.0f executions); its predicate as an operand: %.1f (%.0f)", gw, guard[1], ow, operand[1])
+	assert.InDelta(t, gw, alu+float64(tc.GuardCycles)-1, 1.5, "guard: alu latency %v + guard_cycles %d - 1", alu, tc.GuardCycles)
+	assert.InDelta(t, ow, alu-1, 1.5, "operand: alu latency %v - 1", alu)
 }
