@@ -16,7 +16,9 @@
 //     SM's rotation stands, as the H100 deals them (smspOf, nextRot);
 //     instruction fetch by line into a per-SM instruction cache
 //     (gpu.Timing.Fetch: no_instruction); per warp a scoreboard of its
-//     registers, predicates and carry flag (from vm.InstInfo), fixed
+//     registers, predicates and carry flag (from vm.InstInfo; a predicate
+//     that guards an instruction gpu.Timing.GuardCycles later than it can
+//     be an operand), fixed
 //     latencies per pipe with their throughputs, the MIO, LSU and texture
 //     queues with their throttles, barriers (completed one after another
 //     by the SM's barrier unit: gpu.Timing.BarrierUnitCycles), branches,
@@ -29,7 +31,8 @@
 //     for its return address to load from L1;
 //   - ptxas's scheduling: each basic block is list scheduled over its
 //     dependencies before the run (reorder.go), so that loads issue early as
-//     in the machine code; functional results are unchanged;
+//     in the machine code and register-only work goes ahead of a barrier;
+//     functional results are unchanged;
 //   - memory latencies from the hierarchy (memspace/hier in windowed mode):
 //     what the SM serves itself at once, L2 and DRAM at the end of each
 //     window;

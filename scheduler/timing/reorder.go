@@ -17,9 +17,12 @@ import (
 // list scheduler over their dependencies (registers, predicates, the carry
 // flag, memory order), longest latency path first, and the timed run
 // executes that kernel. Reordering within dependencies does not change
-// what the kernel computes; control flow, calls, barriers, warp-wide
-// instructions and clock reads stay where they are and delimit the blocks,
-// so that every branch target and reconvergence point keeps its PC.
+// what the kernel computes; control flow, calls, warp-wide instructions and
+// clock reads stay where they are and delimit the blocks, so that every
+// branch target and reconvergence point keeps its PC. A barrier orders
+// memory only: what computes in registers moves across it, and it is
+// placed after everything ready before it (ptxas computes a loop's next
+// addresses and its test before the BAR.SYNC its warps wait at).
 
 // fence reports whether in must keep its place (it delimits blocks).
 func fence(in *vm.Inst, info *vm.InstInfo) bool {

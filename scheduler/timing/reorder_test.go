@@ -203,3 +203,30 @@ func TestScheduleKeepsRegisterPressure(t *testing.T) {
 	assert.Equal(t, ahead(32), ahead(0), "no count: 32")
 	assert.Equal(t, ahead(32), ahead(16), "fewer registers than 32: 32")
 }
+
+// ptxas issues what only computes in registers ahead of a barrier it does
+// not depend on (the tree of latency.cu's level probe computes the next
+// step's addresses before the BAR.SYNC); memory stays on its side. In
+// tileLoads the output address after bar.sync (mul.wide, add.s64) moves
+// above it, the shared load and what uses it stay below.
+func TestScheduleMovesArithmeticAboveBarrier(t *testing.T) {
+	l, _, _ := ptxLaunch(t, tileLoads, 1, 32, 4096)
+	prof := gpu.MustLookup("h100")
+	cfg, err := Resolve(prof)
+	require.NoError(t, err)
+	tab, err := sasscost.Load(cfg.SASS)
+	require.NoError(t, err)
+	k, _, _ := schedule(l.Kernel, newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), 0)
+	bar := -1
+	var after []string
+	for pc, in := range k.Entry.Code {
+		switch {
+		case in.Op == vm.OpBar:
+			bar = pc
+		case bar >= 0 && in.Op != vm.OpRet && in.Op != vm.OpExit && in.Op != vm.OpNop:
+			after = append(after, in.Op.String())
+		}
+	}
+	require.GreaterOrEqual(t, bar, 0)
+	assert.Equal(t, []string{"ld", "add.f", "add.f", "st"}, after, "after the barrier: the shared load, the sums and the store")
+}
