@@ -73,11 +73,11 @@ type inst struct {
 
 // program is a kernel's instructions by kernel-wide id.
 type program struct {
-	insts    []inst
+	insts []inst
 	// guardCycles is timing.guard_cycles (the list scheduler's view).
 	guardCycles uint32
-	maxRegs  int
-	maxPreds int
+	maxRegs     int
+	maxPreds    int
 	// lines is how many instruction-cache lines the kernel's code spans,
 	// entryLine the line of its first instruction (0 lines: no fetch
 	// model). lastLine[l] says whether line l is the last of a function.
