@@ -462,17 +462,42 @@ func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int
 	}
 	// Heights: latency to the block's end along dependencies.
 	// A predicate that guards a successor is needed guard_cycles sooner.
-	height := make([]uint32, n)
-	for i := n - 1; i >= 0; i-- {
-		var h uint32
-		for _, s := range succ[i] {
-			hs := height[s]
-			if g := f.Code[b+s].Guard; g != vm.NoReg && slices.Contains(f.Info[b+i].Writes.Preds, g) {
-				hs += prog.guardCycles
-			}
-			h = max(h, hs)
+	// The branch that ends the block (outside it) needs its guard at the
+	// block's end: the last instruction that writes it goes first, as soon
+	// as its operands allow (ptxas computes a loop's exit test early), a
+	// path longer than any other in the block.
+	term := int32(vm.NoReg)
+	if e < len(f.Code) && f.Code[e].Op == vm.OpBra {
+		term = f.Code[e].Guard
+	}
+	last := -1
+	for i := n - 1; i >= 0 && term != vm.NoReg && last < 0; i-- {
+		if slices.Contains(f.Info[b+i].Writes.Preds, term) {
+			last = i
 		}
-		height[i] = h + schedLatency(&prog.insts[f.Info[b+i].ID])
+	}
+	height := make([]uint32, n)
+	heights := func(extra uint32) uint32 {
+		var top uint32
+		for i := n - 1; i >= 0; i-- {
+			var h uint32
+			for _, s := range succ[i] {
+				hs := height[s]
+				if g := f.Code[b+s].Guard; g != vm.NoReg && slices.Contains(f.Info[b+i].Writes.Preds, g) {
+					hs += prog.guardCycles
+				}
+				h = max(h, hs)
+			}
+			if i == last {
+				h = max(h, extra)
+			}
+			height[i] = h + schedLatency(&prog.insts[f.Info[b+i].ID])
+			top = max(top, height[i])
+		}
+		return top
+	}
+	if top := heights(0); last >= 0 {
+		heights(top + prog.guardCycles)
 	}
 	ready := make([]int, 0, n)
 	for i := 0; i < n; i++ {

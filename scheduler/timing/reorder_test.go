@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
 	"github.com/ptxvm/ptxvm/vm"
@@ -229,4 +230,53 @@ func TestScheduleMovesArithmeticAboveBarrier(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, bar, 0)
 	assert.Equal(t, []string{"ld", "add.f", "add.f", "st"}, after, "after the barrier: the shared load, the sums and the store")
+}
+
+// The test of the branch that ends a block goes first, as soon as its
+// operands allow: the branch waits timing.guard_cycles for its guard, and
+// ptxas computes a loop's exit test early (floyd_block's ISETPs stand
+// eight and more instructions before their BRA).
+func TestScheduleHoistsBranchTest(t *testing.T) {
+	src := `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<3>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r6, 0;
+	mov.u32 %r7, 0;
+$loop:
+	ld.global.u32 %r3, [%rd2];
+	mul.lo.s32 %r4, %r3, %r3;
+	add.s32 %r5, %r4, %r1;
+	mul.lo.s32 %r6, %r5, %r6;
+	add.s32 %r7, %r7, 1;
+	setp.lt.u32 %p1, %r7, 8;
+	@%p1 bra $loop;
+	st.global.u32 [%rd2], %r6;
+	ret;
+}`
+	l, _, _ := ptxLaunch(t, src, 1, 32, 4)
+	prof := gpu.MustLookup("h100")
+	cfg, err := Resolve(prof)
+	require.NoError(t, err)
+	tab, err := sasscost.Load(cfg.SASS)
+	require.NoError(t, err)
+	k, _, _ := schedule(l.Kernel, newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), 0)
+	setp, load := -1, -1
+	for pc, in := range k.Entry.Code {
+		switch {
+		case in.Op == vm.OpSetp:
+			setp = pc
+		case in.Op == vm.OpLd && in.Space == memspace.Global:
+			load = pc
+		}
+	}
+	require.True(t, setp >= 0 && load >= 0)
+	assert.Less(t, setp, load, "the branch's test before the load's chain")
 }
