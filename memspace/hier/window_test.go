@@ -223,9 +223,9 @@ func TestAtomicAddressesAndPartialWrites(t *testing.T) {
 			same++
 		}
 	}
-	assert.Equal(t, uint64(20000+4*same), h.mem.sliceFree[sl], "a partial sector: 4 cycles each")
+	assert.InDelta(t, float64(20000+4*same), h.mem.sliceFree[sl], 1e-9, "a partial sector: 4 cycles each")
 	s.SetCycle(30000)
 	whole := acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + 8192 + uint64(4*l) })
 	s.Observe(whole)
-	assert.Equal(t, uint64(30000+128/cfg.Latency.L2BytesPerCycle), h.mem.sliceFree[h.mem.sliceOf((base+8192)>>7)], "a whole line: its bytes at the slice's bandwidth")
+	assert.InDelta(t, float64(30000+128/cfg.Latency.L2BytesPerCycle), h.mem.sliceFree[h.mem.sliceOf((base+8192)>>7)], 1e-9, "a whole line: its bytes at the slice's bandwidth")
 }
