@@ -96,7 +96,10 @@
 //     a line homed in the other partition that misses there is looked up
 //     again at home over the fabric (ncu's lts__t_sectors_srcunit_ltcfabric:
 //     half of l2_ws_4MiB's first-pass misses), writes go on to the home
-//     slice; so a working set that every SM reads stops fitting well below
+//     slice (in timing mode a far write takes the bandwidth of both: the
+//     padded transpose, which ncu counts at 74-78 of the 80 slices'
+//     sectors a cycle, is bound there from 2048 up); so a working set
+//     that every SM reads stops fitting well below
 //     50 MiB (l2_ws: 24 MiB fits, 32 MiB half, 40 MiB not; our hit rates
 //     66.7, 52.6, 20.7 % against ncu's 66.5, 53.8, 9.2 %);
 //   - DRAM reads 64 B units (DRAMConfig.AccessBytes): a stride-16 u32 copy
@@ -108,7 +111,7 @@
 //     slices covering every slice once (rotated by a hash of the run), so
 //     every slice homes the same share of a large range: the naive
 //     transposes, bound by the slices' byte-masked writes, take the H100's
-//     3 cycles a sector at every size (4-6 % slow; a per-line hash: 6-14 %).
+//     3 cycles a sector at every size (6-7 % slow; a per-line hash: 6-14 %).
 //
 // Known differences from ncu (the README's ground-truth section has the
 // match rate of every counter):
