@@ -230,17 +230,7 @@ func TestCTATurnaroundMatchesH100(t *testing.T) {
 // 20,000 cycles, where charging every arrival would make it about 40,000.
 func TestBarrierUnitCountsCompletions(t *testing.T) {
 	const rounds, unit = 10, 1000
-	src := `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.reg .pred %p<3>;
-	.reg .b32 %r<4>;
-	.reg .b64 %rd<4>;
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	mov.u32 %r1, %tid.x;
+	src := outKernel(`	mov.u32 %r1, %tid.x;
 	setp.lt.u32 %p1, %r1, 32;
 	mov.u32 %r2, 0;
 $loop:
@@ -253,7 +243,7 @@ $loop:
 	@%p2 bra $loop;
 	st.global.u32 [%rd2], %r2;
 	ret;
-}`
+`)
 	prof := *gpu.MustLookup("h100")
 	prof.Timing.BarrierUnitCycles = unit
 	l, _, _ := ptxLaunch(t, src, 1, 64, 64)
@@ -270,41 +260,17 @@ $loop:
 // operand) takes no longer.
 func TestGuardCycles(t *testing.T) {
 	const rounds = 200
-	loop := `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.reg .pred %p<3>;
-	.reg .b32 %r<4>;
-	.reg .b64 %rd<3>;
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	mov.u32 %r2, 0;
+	loop := outKernel(`	mov.u32 %r2, 0;
 $loop:
 	add.s32 %r2, %r2, 1;
 	setp.lt.u32 %p2, %r2, ` + fmt.Sprint(rounds) + `;
 	@%p2 bra $loop;
 	st.global.u32 [%rd2], %r2;
 	ret;
-}`
-	var chain strings.Builder
-	chain.WriteString(`.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.reg .pred %p<3>;
-	.reg .b32 %r<4>;
-	.reg .b64 %rd<3>;
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	mov.u32 %r2, %tid.x;
 `)
-	for range rounds {
-		chain.WriteString("\tsetp.ne.u32 %p1, %r2, 0;\n\tselp.u32 %r2, 2, 0, %p1;\n")
-	}
-	chain.WriteString("\tst.global.u32 [%rd2], %r2;\n\tret;\n}")
+	chain := outKernel("\tmov.u32 %r2, %tid.x;\n" +
+		strings.Repeat("\tsetp.ne.u32 %p1, %r2, 0;\n\tselp.u32 %r2, 2, 0, %p1;\n", rounds) +
+		"\tst.global.u32 [%rd2], %r2;\n\tret;\n")
 	cycles := func(src string, guard int) float64 {
 		prof := *gpu.MustLookup("h100")
 		prof.Timing.GuardCycles = guard
@@ -315,5 +281,5 @@ $loop:
 	}
 	perRound := (cycles(loop, 7) - cycles(loop, 1)) / rounds
 	assert.InDelta(t, 6, perRound, 0.5, "loop: cycles a round from guard_cycles 1 to 7")
-	assert.InDelta(t, cycles(chain.String(), 1), cycles(chain.String(), 7), 2, "setp/selp chain: the predicate is an operand")
+	assert.InDelta(t, cycles(chain, 1), cycles(chain, 7), 2, "setp/selp chain: the predicate is an operand")
 }

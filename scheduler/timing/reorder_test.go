@@ -65,18 +65,25 @@ L2:
 	ret;
 }`
 
+// scheduled is launch l's kernel as the timed run schedules it for the
+// H100 (schedule), with the instructions it folds and merges.
+func scheduled(t *testing.T, l *vm.Launch) (*vm.Kernel, []int32, []merged) {
+	t.Helper()
+	prof := gpu.MustLookup("h100")
+	cfg, err := Resolve(prof)
+	require.NoError(t, err)
+	tab, err := sasscost.Load(cfg.SASS)
+	require.NoError(t, err)
+	return schedule(l.Kernel, newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), 0)
+}
+
 // If-conversion predicates the instructions a short forward branch skips
 // and drops the branch, so both loads move above the first shared store;
 // the kernel computes the same bytes as in functional mode.
 func TestIfConversionHoistsGuardedLoads(t *testing.T) {
 	l, dev, buf := ptxLaunch(t, tileLoads, 1, 32, 4096)
 	prof := gpu.MustLookup("h100")
-	cfg, err := Resolve(prof)
-	require.NoError(t, err)
-	tab, err := sasscost.Load(cfg.SASS)
-	require.NoError(t, err)
-	prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
-	k, folded, _ := schedule(l.Kernel, prog, 0)
+	k, folded, _ := scheduled(t, l)
 	assert.Len(t, folded, 2, "both bounds checks are converted")
 	f := k.Entry
 	var loads, firstSTS int = 0, -1
@@ -101,7 +108,7 @@ func TestIfConversionHoistsGuardedLoads(t *testing.T) {
 		binary.LittleEndian.PutUint32(in[4*i:], math.Float32bits(val(i)))
 	}
 	require.NoError(t, dev.MemcpyHtoD(buf, in))
-	_, err = Run(context.Background(), l, prof, Options{})
+	_, err := Run(context.Background(), l, prof, Options{})
 	require.NoError(t, err)
 	out := make([]byte, 4096)
 	require.NoError(t, dev.MemcpyDtoH(out, buf))
@@ -212,12 +219,7 @@ func TestScheduleKeepsRegisterPressure(t *testing.T) {
 // above it, the shared load and what uses it stay below.
 func TestScheduleMovesArithmeticAboveBarrier(t *testing.T) {
 	l, _, _ := ptxLaunch(t, tileLoads, 1, 32, 4096)
-	prof := gpu.MustLookup("h100")
-	cfg, err := Resolve(prof)
-	require.NoError(t, err)
-	tab, err := sasscost.Load(cfg.SASS)
-	require.NoError(t, err)
-	k, _, _ := schedule(l.Kernel, newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), 0)
+	k, _, _ := scheduled(t, l)
 	bar := -1
 	var after []string
 	for pc, in := range k.Entry.Code {
@@ -237,17 +239,7 @@ func TestScheduleMovesArithmeticAboveBarrier(t *testing.T) {
 // ptxas computes a loop's exit test early (floyd_block's ISETPs stand
 // eight and more instructions before their BRA).
 func TestScheduleHoistsBranchTest(t *testing.T) {
-	src := `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.reg .pred %p<3>;
-	.reg .b32 %r<10>;
-	.reg .b64 %rd<3>;
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	mov.u32 %r1, %tid.x;
+	src := outKernel(`	mov.u32 %r1, %tid.x;
 	mov.u32 %r6, 0;
 	mov.u32 %r7, 0;
 $loop:
@@ -260,14 +252,9 @@ $loop:
 	@%p1 bra $loop;
 	st.global.u32 [%rd2], %r6;
 	ret;
-}`
+`)
 	l, _, _ := ptxLaunch(t, src, 1, 32, 4)
-	prof := gpu.MustLookup("h100")
-	cfg, err := Resolve(prof)
-	require.NoError(t, err)
-	tab, err := sasscost.Load(cfg.SASS)
-	require.NoError(t, err)
-	k, _, _ := schedule(l.Kernel, newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), 0)
+	k, _, _ := scheduled(t, l)
 	setp, load := -1, -1
 	for pc, in := range k.Entry.Code {
 		switch {

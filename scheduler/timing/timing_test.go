@@ -29,6 +29,23 @@ func ptxLaunch(t *testing.T, src string, grid, block uint32, n uint64) (*vm.Laun
 	return l, dev, buf
 }
 
+// outKernel is the tests' inline PTX: a kernel k(out) with %p<4>, %r<16>
+// and %rd<8> declared, whose body starts with out's global address in
+// %rd2.
+func outKernel(body string) string {
+	return `.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd2, %rd1;
+` + body + `}`
+}
+
 // %clock64 reads the simulated cycle: around a global load and its use it
 // advances by at least the load's latency from DRAM, and thread 0 of the
 // second block starts later than thread 0 of the first on the same SM's
