@@ -74,7 +74,8 @@ type inst struct {
 // program is a kernel's instructions by kernel-wide id.
 type program struct {
 	insts []inst
-	// guardCycles is timing.guard_cycles (the list scheduler's view).
+	// guardCycles is timing.guard_cycles: how much later a guard may be
+	// read than an operand (the cycle loop and the list scheduler).
 	guardCycles uint32
 	maxRegs     int
 	maxPreds    int

@@ -466,7 +466,7 @@ func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int
 	// block's end: the last instruction that writes it goes first, as soon
 	// as its operands allow (ptxas computes a loop's exit test early), a
 	// path longer than any other in the block.
-	term := int32(vm.NoReg)
+	term := vm.NoReg
 	if e < len(f.Code) && f.Code[e].Op == vm.OpBra {
 		term = f.Code[e].Guard
 	}

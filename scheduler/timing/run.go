@@ -98,13 +98,12 @@ type InstStats struct {
 // run is the state of one timed launch shared by its SMs (read-only while
 // they advance).
 type run struct {
-	cfg         *gpu.Timing
-	prog        *program
-	lrr         bool
-	gtorr       bool
-	pipeCycles  [sasscost.NumPipes]float64
-	issueGap    uint32 // IssueCycles in 1/256
-	guardCycles uint64 // GuardCycles
+	cfg        *gpu.Timing
+	prog       *program
+	lrr        bool
+	gtorr      bool
+	pipeCycles [sasscost.NumPipes]float64
+	issueGap   uint32 // IssueCycles in 1/256
 	// offLat is, by queue (qMIO, qLSU, qTex; qNone: a constant or
 	// parameter load), the latency of a memory instruction none of whose
 	// lanes executes (guard false): its unit still takes it, and what
@@ -152,7 +151,6 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	lat := &prof.Memory.Latency
 	r.offLat = [4]uint32{qNone: lat.Const, qMIO: lat.Shared, qLSU: lat.L1Hit, qTex: lat.Tex}
 	r.issueGap = uint32(cfg.IssueCycles*256 + 0.5)
-	r.guardCycles = uint64(cfg.GuardCycles)
 	if debug {
 		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)
 	}

@@ -303,7 +303,7 @@ func (s *sm) look(w *warp, t uint64) {
 		for i, p := range in.preds {
 			v := w.pred[p]
 			if p == in.guard && i < in.npread && v != never {
-				v += s.r.guardCycles
+				v += uint64(s.r.prog.guardCycles)
 			}
 			if v > dep {
 				dep, why, cause = v, w.predSB[p], -1
