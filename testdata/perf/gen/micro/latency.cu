@@ -291,16 +291,8 @@ static void levels(unsigned sms)
 
 int main(int argc, char** argv)
 {
-    const char* path = argc > 1 ? argv[1] : "latency.jsonl";
-    g_out = fopen(path, "w");
-    if (!g_out) {
-        perror(path);
-        return 2;
-    }
-    cudaDeviceProp p;
-    if (!ok(cudaGetDeviceProperties(&p, 0), "device", "props")) return 1;
-    unsigned sms = p.multiProcessorCount;
-    line("{\"probe\": \"device\", \"name\": \"%s\", \"sms\": %u}", p.name, sms);
+    unsigned sms = probe_open(argc, argv, "latency.jsonl");
+    if (!sms) return probe_close();
 
     dram<1>("w1", sms, 1);
     dram<1>("w8", sms, 8);
@@ -315,6 +307,5 @@ int main(int argc, char** argv)
     trees("b8", sms, 8);
 
     levels(sms);
-    fclose(g_out);
-    return g_errors ? 3 : 0;
+    return probe_close();
 }

@@ -1,5 +1,6 @@
 // probe.h — what the probe programs (sched.cu, latency.cu, turnaround.cu)
-// share: their JSON-lines output and the error record of a failing launch.
+// share: their JSON-lines output, the error record of a failing launch,
+// and the opening and closing of main.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -42,4 +43,30 @@ __device__ __forceinline__ unsigned smid()
     unsigned r;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
     return r;
+}
+
+// probe_open opens the output (argv[1], or def) and writes the device
+// record; it returns the GPU's SM count, 0 when it could not start (main
+// returns probe_close() then too).
+static unsigned probe_open(int argc, char** argv, const char* def)
+{
+    const char* path = argc > 1 ? argv[1] : def;
+    g_out = fopen(path, "w");
+    if (!g_out) {
+        perror(path);
+        ++g_errors;
+        return 0;
+    }
+    cudaDeviceProp p;
+    if (!ok(cudaGetDeviceProperties(&p, 0), "device", "props")) return 0;
+    line("{\"probe\": \"device\", \"name\": \"%s\", \"sms\": %u}", p.name, (unsigned)p.multiProcessorCount);
+    return p.multiProcessorCount;
+}
+
+// probe_close closes the output; main's exit status: 3 if a probe
+// failed, 0 if none did.
+static int probe_close()
+{
+    if (g_out) fclose(g_out);
+    return g_errors ? 3 : 0;
 }

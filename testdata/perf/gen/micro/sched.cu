@@ -289,16 +289,8 @@ static void skips_all(unsigned sms)
 
 int main(int argc, char** argv)
 {
-    const char* path = argc > 1 ? argv[1] : "sched.jsonl";
-    g_out = fopen(path, "w");
-    if (!g_out) {
-        perror(path);
-        return 2;
-    }
-    cudaDeviceProp p;
-    if (!ok(cudaGetDeviceProperties(&p, 0), "device", "props")) return 1;
-    unsigned sms = p.multiProcessorCount;
-    line("{\"probe\": \"device\", \"name\": \"%s\", \"sms\": %u}", p.name, sms);
+    unsigned sms = probe_open(argc, argv, "sched.jsonl");
+    if (!sms) return probe_close();
 
     placement("branch_uniform_shape", 1056, 256, 0);
     placement("b256_refill", sms * 8 * 4, 256, 20000);
@@ -325,6 +317,5 @@ int main(int argc, char** argv)
     skips_all<32, 64>(sms);
     skips_all<32, 256>(sms);
     skips_all<32, 1024>(sms);
-    fclose(g_out);
-    return g_errors ? 3 : 0;
+    return probe_close();
 }

@@ -110,16 +110,8 @@ static void turnaround(const char* name, unsigned sms, unsigned perSM, unsigned 
 
 int main(int argc, char** argv)
 {
-    const char* path = argc > 1 ? argv[1] : "turnaround.jsonl";
-    g_out = fopen(path, "w");
-    if (!g_out) {
-        perror(path);
-        return 2;
-    }
-    cudaDeviceProp p;
-    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) return 1;
-    unsigned sms = p.multiProcessorCount;
-    line("{\"probe\": \"device\", \"name\": \"%s\", \"sms\": %u}", p.name, sms);
+    unsigned sms = probe_open(argc, argv, "turnaround.jsonl");
+    if (!sms) return probe_close();
     for (unsigned spin : {0u, 2000u}) {
         char name[64];
         snprintf(name, sizeof name, "one_b32_spin%u", spin);
@@ -131,6 +123,5 @@ int main(int argc, char** argv)
         snprintf(name, sizeof name, "eight_b256_spin%u", spin);
         turnaround(name, sms, 8, 256, spin);
     }
-    fclose(g_out);
-    return g_errors ? 3 : 0;
+    return probe_close();
 }
