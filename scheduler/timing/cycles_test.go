@@ -31,6 +31,20 @@ var cycleTestAlso = map[string]bool{
 	"perf/access.O3/store_fill_stride2_32MiB": true,
 }
 
+// timedGPULaunch runs an ncu-profiled corpus launch in timing mode with
+// the register count ncu reported.
+func timedGPULaunch(t *testing.T, l *ncu.Launch, prof *gpu.Profile) *scheduler.Result {
+	t.Helper()
+	sp, err := spec.Load(l.SpecPath())
+	require.NoError(t, err)
+	p, err := sp.Prepare(vm.NewDevice(), nil)
+	require.NoError(t, err)
+	defer p.Launch.Release()
+	res, err := scheduler.RunTimed(context.Background(), p.Launch, prof, scheduler.Options{Registers: l.Int("launch__registers_per_thread")})
+	require.NoError(t, err, l.Name())
+	return res
+}
+
 // The model's cycles against the H100's (sm__cycles_elapsed.max) on the
 // corpus launches of at least 30,000 GPU cycles and at most
 // maxCycleTestInst machine instructions: the cycle error (MAPE) of the
@@ -57,13 +71,7 @@ func TestCyclesAgainstGPU(t *testing.T) {
 		if !ok || !ok2 || real < 30000 || n > maxCycleTestInst && !cycleTestAlso[l.Name()] || l.Table == "repeat.O3" || l.Repeat > 0 {
 			continue
 		}
-		sp, err := spec.Load(l.SpecPath())
-		require.NoError(t, err)
-		p, err := sp.Prepare(vm.NewDevice(), nil)
-		require.NoError(t, err)
-		res, err := scheduler.RunTimed(context.Background(), p.Launch, prof, scheduler.Options{Registers: l.Int("launch__registers_per_thread")})
-		p.Launch.Release()
-		require.NoError(t, err, l.Name())
+		res := timedGPULaunch(t, l, prof)
 		e := (float64(res.Timing.Cycles) - real) / real
 		build := "optimised"
 		if strings.HasSuffix(l.Table, "G") {
@@ -112,13 +120,7 @@ func TestSliceBoundTransposeAgainstGPU(t *testing.T) {
 		delete(want, l.Case)
 		real, ok := l.Value("sm__cycles_elapsed.max")
 		require.True(t, ok)
-		sp, err := spec.Load(l.SpecPath())
-		require.NoError(t, err)
-		p, err := sp.Prepare(vm.NewDevice(), nil)
-		require.NoError(t, err)
-		res, err := scheduler.RunTimed(context.Background(), p.Launch, prof, scheduler.Options{Registers: l.Int("launch__registers_per_thread")})
-		p.Launch.Release()
-		require.NoError(t, err, l.Case)
+		res := timedGPULaunch(t, l, prof)
 		assert.InEpsilon(t, real, float64(res.Timing.Cycles), 0.08, "%s: %.0f GPU cycles, %d in the model", l.Case, real, res.Timing.Cycles)
 	}
 	assert.Empty(t, want, "launches not in the table")

@@ -2,7 +2,6 @@ package timing_test
 
 import (
 	"compress/gzip"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -18,12 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/internal/ncu"
 	"github.com/ptxvm/ptxvm/scheduler/timing"
-	"github.com/ptxvm/ptxvm/vm"
-	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 // sourceSamples is what Nsight Compute's source page holds for one launch
@@ -196,12 +192,7 @@ func TestStallLinesMatchGPU(t *testing.T) {
 			require.NotNil(t, l)
 			gpuLine, gpuReason := top(samples[c])
 			require.NotEmpty(t, gpuLine)
-			sp, err := spec.Load(l.SpecPath())
-			require.NoError(t, err)
-			p, err := sp.Prepare(vm.NewDevice(), nil)
-			require.NoError(t, err)
-			res, err := scheduler.RunTimed(context.Background(), p.Launch, prof, scheduler.Options{Registers: l.Int("launch__registers_per_thread")})
-			require.NoError(t, err)
+			res := timedGPULaunch(t, l, prof)
 			ours := map[string]map[string]float64{}
 			for _, ln := range res.Timing.Lines() {
 				ours[ln.Where] = map[string]float64{}
