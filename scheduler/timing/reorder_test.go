@@ -22,20 +22,7 @@ import (
 // the load, then stored to shared memory. ptxas predicates both loads and
 // issues them before the first STS (testdata/perf/sass/matmul.O3.sass:
 // @!P1 LDG, @!P0 LDG, STS, STS).
-const tileLoads = `
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.reg .pred %p<3>;
-	.reg .b32 %r<8>;
-	.reg .f32 %f<4>;
-	.reg .b64 %rd<8>;
-	.shared .align 4 .b8 tile[1024];
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	mov.u32 %r1, %tid.x;
+var tileLoads = outKernel(`	mov.u32 %r1, %tid.x;
 	mov.u32 %r2, tile;
 	shl.b32 %r3, %r1, 2;
 	add.s32 %r4, %r2, %r3;
@@ -63,7 +50,7 @@ L2:
 	add.s64 %rd7, %rd2, %rd7;
 	st.global.f32 [%rd7+2048], %f3;
 	ret;
-}`
+`, ".reg .f32 %f<4>;", ".shared .align 4 .b8 tile[1024];")
 
 // scheduled is launch l's kernel as the timed run schedules it for the
 // H100 (schedule), with the instructions it folds and merges.

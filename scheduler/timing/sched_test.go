@@ -339,23 +339,12 @@ func TestGuardFalseSharedTakesDataPath(t *testing.T) {
 // the loaded register into %r3, read the clock into %rd4 and end with tail
 // (%rd2 is out, %r1 the thread index).
 func guardFalsePTX(loads int, tail string) string {
-	return `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.shared .align 4 .b32 s[32];
-	.reg .pred %p<2>;
-	.reg .b32 %r<8>;
-	.reg .b64 %rd<8>;
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	mov.u32 %r1, %tid.x;
+	return outKernel(`	mov.u32 %r1, %tid.x;
 	setp.gt.u32 %p1, %r1, 4096;
 	mov.u64 %rd3, %clock64;
-` + strings.Repeat("	@%p1 ld.shared.u32 %r2, [s];\n", loads) + `	add.s32 %r3, %r2, 1;
+`+strings.Repeat("	@%p1 ld.shared.u32 %r2, [s];\n", loads)+`	add.s32 %r3, %r2, 1;
 	mov.u64 %rd4, %clock64;
-` + tail + `
+`+tail+`
 	ret;
-}`
+`, ".shared .align 4 .b32 s[32];")
 }

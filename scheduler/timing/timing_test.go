@@ -30,9 +30,13 @@ func ptxLaunch(t *testing.T, src string, grid, block uint32, n uint64) (*vm.Laun
 }
 
 // outKernel is the tests' inline PTX: a kernel k(out) with %p<4>, %r<16>
-// and %rd<8> declared, whose body starts with out's global address in
-// %rd2.
-func outKernel(body string) string {
+// and %rd<8> declared, and decls (more registers, shared arrays), whose
+// body starts with out's global address in %rd2.
+func outKernel(body string, decls ...string) string {
+	var d strings.Builder
+	for _, x := range decls {
+		d.WriteString("\t" + x + "\n")
+	}
 	return `.version 8.0
 .target sm_90
 .address_size 64
@@ -41,7 +45,7 @@ func outKernel(body string) string {
 	.reg .pred %p<4>;
 	.reg .b32 %r<16>;
 	.reg .b64 %rd<8>;
-	ld.param.u64 %rd1, [out];
+` + d.String() + `	ld.param.u64 %rd1, [out];
 	cvta.to.global.u64 %rd2, %rd1;
 ` + body + `}`
 }
@@ -51,16 +55,7 @@ func outKernel(body string) string {
 // second block starts later than thread 0 of the first on the same SM's
 // schedule only by what the model says.
 func TestClockReadsCycle(t *testing.T) {
-	src := `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.reg .b64 %rd<8>;
-	.reg .b32 %r<4>;
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	mov.u64 %rd3, %clock64;
+	src := outKernel(`	mov.u64 %rd3, %clock64;
 	ld.global.u32 %r1, [%rd2+64];
 	add.s32 %r2, %r1, 1;
 	st.global.u32 [%rd2+128], %r2;
@@ -68,7 +63,7 @@ func TestClockReadsCycle(t *testing.T) {
 	st.global.u64 [%rd2], %rd3;
 	st.global.u64 [%rd2+8], %rd4;
 	ret;
-}`
+`)
 	prof := gpu.MustLookup("h100")
 	l, dev, buf := ptxLaunch(t, src, 1, 32, 256)
 	res, err := Run(context.Background(), l, prof, Options{BlocksPerSM: 1, Workers: 1})
@@ -114,20 +109,11 @@ func TestStallAccounting(t *testing.T) {
 	}
 	assert.InDelta(t, 1, share, 1e-3, "the sources share all stall cycles (up to the rounding of shared waits)")
 
-	lone := `.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
-	.reg .b64 %rd<4>;
-	.reg .f32 %f<4>;
-	ld.param.u64 %rd1, [out];
-	cvta.to.global.u64 %rd2, %rd1;
-	ld.global.f32 %f1, [%rd2];
+	lone := outKernel(`	ld.global.f32 %f1, [%rd2];
 	sqrt.rn.f32 %f2, %f1;
 	st.global.f32 [%rd2], %f2;
 	ret;
-}`
+`, ".reg .f32 %f<4>;")
 	l, _, _ := ptxLaunch(t, lone, 1, 32, 64)
 	r, err := Run(context.Background(), l, gpu.MustLookup("h100"), Options{BlocksPerSM: 1})
 	require.NoError(t, err)
