@@ -1,8 +1,9 @@
 #!/bin/sh
 # sched.sh OUTDIR [PROBE...] — build and run probes of the H100's timing on
 # the GPU machine; PROBE is sched (placement and fetch, sched.cu), latency
-# (load latencies and barriers under load, latency.cu) or turnaround (from
-# a block's end to the next block's start, turnaround.cu); all by default. For
+# (load latencies and barriers under load, latency.cu), turnaround (from
+# a block's end to the next block's start, turnaround.cu) or phases (where
+# reduce_shared's blocks are in their lives, phases.cu); all by default. For
 # each: OUTDIR/PROBE.jsonl.gz (the records), OUTDIR/PROBE.ptx.gz (the
 # probes' PTX, which the timing tests run), OUTDIR/PROBE.sass.gz (their
 # machine code), OUTDIR/PROBE.log.
@@ -11,7 +12,7 @@ out=${1:?usage: sched.sh OUTDIR [PROBE...]}
 shift
 here=$(dirname "$0")
 mkdir -p "$out"
-for p in ${@:-sched latency turnaround}; do
+for p in ${@:-sched latency turnaround phases}; do
 	{
 		nvcc --version | tail -2
 		nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
