@@ -55,19 +55,6 @@ __global__ void phase(unsigned* out, const unsigned* in, unsigned n, u64* rec)
     }
 }
 
-// Percentiles 10, 50, 90 and the mean of v (sorted in place).
-static std::string stats(std::vector<double>& v)
-{
-    char buf[160];
-    if (v.empty()) return "{}";
-    std::sort(v.begin(), v.end());
-    double sum = 0;
-    for (double x : v) sum += x;
-    auto at = [&](double p) { return v[(size_t)(p * (v.size() - 1) + 0.5)]; };
-    snprintf(buf, sizeof buf, "{\"mean\": %.1f, \"p10\": %.0f, \"p50\": %.0f, \"p90\": %.0f}", sum / v.size(), at(0.1), at(0.5), at(0.9));
-    return buf;
-}
-
 static void phases(const char* name, unsigned sms, unsigned perSM, unsigned grid)
 {
     unsigned n = grid * 512;

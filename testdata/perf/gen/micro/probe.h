@@ -1,12 +1,16 @@
-// probe.h — what the probe programs (sched.cu, latency.cu, turnaround.cu)
-// share: their JSON-lines output, the error record of a failing launch,
-// and the opening and closing of main.
+// probe.h — what the probe programs (sched.cu, latency.cu, turnaround.cu,
+// phases.cu, contend.cu) share: their JSON-lines output, the error record
+// of a failing launch, a distribution's summary, and the opening and
+// closing of main.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 typedef unsigned long long u64;
 
@@ -43,6 +47,19 @@ __device__ __forceinline__ unsigned smid()
     unsigned r;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
     return r;
+}
+
+// Percentiles 10, 50, 90 and the mean of v (sorted in place).
+static inline std::string stats(std::vector<double>& v)
+{
+    char buf[160];
+    if (v.empty()) return "{}";
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (double x : v) sum += x;
+    auto at = [&](double p) { return v[(size_t)(p * (v.size() - 1) + 0.5)]; };
+    snprintf(buf, sizeof buf, "{\"mean\": %.1f, \"p10\": %.0f, \"p50\": %.0f, \"p90\": %.0f}", sum / v.size(), at(0.1), at(0.5), at(0.9));
+    return buf;
 }
 
 // probe_open opens the output (argv[1], or def) and writes the device
