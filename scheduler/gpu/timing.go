@@ -89,6 +89,14 @@ type Timing struct {
 	// address); TexCycles the same for a texture request.
 	DataCycles float64 `json:"data_cycles_per_wavefront,omitempty"`
 	TexCycles  float64 `json:"tex_cycles_per_request,omitempty"`
+	// SharedOrder is the order in which the data path serves the
+	// shared-memory loads and stores waiting for it: "arrival" (first
+	// come, first served) or "round_robin" (one operation of each waiting
+	// warp in turn, by warp slot). Two blocks of reduce_shared's tree on
+	// one SM slow each other by 5.9 cycles a level on the H100
+	// (testdata/perf/micro/sched/contend.*); served in arrival order the
+	// model's take turns and hardly do (0.3), in round robin by 6.1.
+	SharedOrder string `json:"shared_order,omitempty"`
 
 	// Fetch is the SM's instruction fetch.
 	Fetch Fetch `json:"fetch"`

@@ -18,6 +18,13 @@ const (
 	GTORR = "gto_rr"
 )
 
+// Orders of the data path's shared-memory operations
+// (gpu.Timing.SharedOrder).
+const (
+	Arrival    = "arrival"
+	RoundRobin = "round_robin"
+)
+
 // maxQueue bounds the queues' depth (their rings are arrays).
 const maxQueue = 64
 
@@ -66,6 +73,8 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	num(&t.TexQueue, d.TexQueue)
 	flt(&t.DataCycles, d.DataCycles)
 	flt(&t.TexCycles, d.TexCycles)
+	str(&t.SharedOrder, d.SharedOrder)
+	str(&t.SharedOrder, Arrival)
 	num(&t.Fetch.LineBytes, d.Fetch.LineBytes)
 	flt(&t.Fetch.MissCycles, d.Fetch.MissCycles)
 	flt(&t.Fetch.SequentialCycles, d.Fetch.SequentialCycles)
@@ -90,6 +99,9 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 	}
 	if c.Scheduler != GTO && c.Scheduler != LRR && c.Scheduler != GTORR {
 		return e("scheduler", "%q is none of %q, %q and %q", c.Scheduler, GTO, LRR, GTORR)
+	}
+	if c.SharedOrder != Arrival && c.SharedOrder != RoundRobin {
+		return e("shared_order", "%q is neither %q nor %q", c.SharedOrder, Arrival, RoundRobin)
 	}
 	lat := &p.Memory.Latency
 	if rt := int(lat.L1Hit + lat.L2HitNear); c.WindowCycles <= 0 || c.WindowCycles > rt {

@@ -23,6 +23,8 @@ func TestResolveChecksTiming(t *testing.T) {
 		{"each scheduler", func(c *gpu.Timing) { c.Scheduler = LRR }, ""},
 		{"gto", func(c *gpu.Timing) { c.Scheduler = GTO }, ""},
 		{"unknown scheduler", func(c *gpu.Timing) { c.Scheduler = "fifo" }, "timing.scheduler"},
+		{"shared operations in arrival order", func(c *gpu.Timing) { c.SharedOrder = Arrival }, ""},
+		{"unknown shared order", func(c *gpu.Timing) { c.SharedOrder = "fifo" }, "timing.shared_order"},
 		{"fetch off", func(c *gpu.Timing) { c.Fetch.LineBytes = -1 }, ""},
 		{"fetch line of 64", func(c *gpu.Timing) { c.Fetch.LineBytes = 64 }, ""},
 		{"fetch line not a power of two", func(c *gpu.Timing) { c.Fetch.LineBytes = 96 }, "timing.fetch.line_bytes"},

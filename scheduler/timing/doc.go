@@ -20,9 +20,12 @@
 //     that guards an instruction gpu.Timing.GuardCycles later than it can
 //     be an operand), fixed
 //     latencies per pipe with their throughputs, the MIO, LSU and texture
-//     queues with their throttles, barriers (completed one after another
-//     by the SM's barrier unit: gpu.Timing.BarrierUnitCycles), branches,
-//     memory barriers;
+//     queues with their throttles, the SM's L1/shared data path (one
+//     wavefront per gpu.Timing.DataCycles; shared-memory operations served
+//     in arrival order or in round robin over warps, gpu.Timing.SharedOrder:
+//     datapath.go), barriers (completed one after another by the SM's
+//     barrier unit: gpu.Timing.BarrierUnitCycles), branches, memory
+//     barriers;
 //   - what each PTX instruction issues, from the SASS cost table (package
 //     sasscost): machine instructions (fractional ones carried per warp),
 //     pipe, latency of expansions such as div.rn.f32, CAS loops per round;

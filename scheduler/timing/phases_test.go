@@ -138,3 +138,73 @@ func TestBlockPhasesMatchH100(t *testing.T) {
 	}
 	assert.Equal(t, 2, n, "1 and 2 blocks per SM")
 }
+
+// contendRecord is one line of contend.jsonl.gz (contend.cu): P blocks
+// per SM, block i starting i·offset cycles after the first, each running
+// 16 of reduce_shared's trees.
+type contendRecord struct {
+	Probe       string `json:"probe"`
+	Name        string `json:"name"`
+	Grid        uint32 `json:"grid"`
+	BlocksPerSM int    `json:"blocks_per_sm"`
+	DynShared   uint64 `json:"dynamic_shared"`
+	Offset      int    `json:"offset"`
+	Trees       int    `json:"trees"`
+	ByPosition  []struct {
+		Cycles phaseStats `json:"cycles"`
+	} `json:"by_position"`
+}
+
+// modelContend runs the contend probe r in the model and returns its
+// blocks' mean cycles a tree level.
+func modelContend(t *testing.T, prof *gpu.Profile, r contendRecord) float64 {
+	cfg := vm.LaunchConfig{Grid: [3]uint32{r.Grid, 1, 1}, Block: [3]uint32{256, 1, 1}, DynSmem: r.DynShared}
+	l, dev, b := probeLaunch(t, "contend", "_Z7contendPjS_Pyji", cfg, buffer(uint64(r.Grid)*16), buffer(4096), buffer(8192), r.Offset, r.Trees)
+	_, err := Run(context.Background(), l, prof, Options{BlocksPerSM: r.BlocksPerSM, Workers: 2})
+	require.NoError(t, err)
+	var sum float64
+	for i, v := range readLE[uint32](t, dev, b[0], int(r.Grid)*4) {
+		if i%4 == 3 {
+			sum += float64(v)
+		}
+	}
+	return sum / float64(r.Grid) / float64(r.Trees*8)
+}
+
+// gpuLevel is the H100's mean cycles a tree level over r's blocks.
+func (r contendRecord) gpuLevel() float64 {
+	var sum float64
+	for _, p := range r.ByPosition {
+		sum += p.Cycles.Mean
+	}
+	return sum / float64(len(r.ByPosition)) / float64(r.Trees*8)
+}
+
+// Two blocks of reduce_shared's tree on one SM slow each other as much in
+// the model as on the H100: 5.9 cycles a level there (72.7 against 66.8
+// alone), with the data path serving their warps in turn
+// (timing.shared_order "round_robin"); in arrival order the model's two
+// trees take turns and lose 0.3. The model's level alone is slower, 87
+// cycles: the loop over trees lets ptxas compute the tree's predicates
+// once, where the model's PTX recomputes them each level.
+func TestTwoTreesSlowEachOtherLikeH100(t *testing.T) {
+	prof := gpu.MustLookup("h100")
+	var alone, two []contendRecord
+	for _, r := range probeRecords(t, "contend.jsonl.gz", "contend", func(r *contendRecord) string { return r.Probe }) {
+		switch {
+		case r.BlocksPerSM == 1:
+			alone = append(alone, r)
+		case r.BlocksPerSM == 2 && (r.Offset == 0 || r.Offset == 128):
+			two = append(two, r)
+		}
+	}
+	require.Len(t, alone, 1)
+	require.Len(t, two, 2)
+	gpu1, model1 := alone[0].gpuLevel(), modelContend(t, prof, alone[0])
+	t.Logf("a tree alone: %.1f cycles a level on the H100, %.1f in the model", gpu1, model1)
+	for _, r := range two {
+		gpu2, model2 := r.gpuLevel(), modelContend(t, prof, r)
+		t.Logf("%s: %.1f cycles a level on the H100 (+%.1f), %.1f in the model (+%.1f)", r.Name, gpu2, gpu2-gpu1, model2, model2-model1)
+		assert.InEpsilon(t, gpu2-gpu1, model2-model1, 0.5, "%s: what the second tree costs a level", r.Name)
+	}
+}

@@ -112,7 +112,13 @@ type sm struct {
 	clock uint64 // what %clock reads: the cycle of the instruction executing
 
 	dataFree float64 // L1/shared data path busy until
-	barFree  float64 // barrier unit busy until
+	// dataEst is when the data path would be free if the pooled
+	// operations had taken it in arrival order: when a queue entry is
+	// taken to leave (round robin).
+	dataEst  float64
+	dpool    []dataOp // shared-memory operations waiting for the data path (round robin)
+	rr       int      // the warp slot the data path serves next, or after
+	barFree  float64  // barrier unit busy until
 	texFree  float64
 	lastSet  uint64 // last cycle given to the hierarchy
 	pend     []pending
@@ -620,7 +626,10 @@ func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
 	switch {
 	case in.queue == qTex:
 		start = uint64(math.Ceil(max(s.texFree, float64(t))))
+	case s.pooled(in):
+		start = uint64(math.Ceil(max(s.dataEst, float64(t))))
 	case in.data:
+		s.flush(t)
 		start = uint64(math.Ceil(max(s.dataFree, float64(t))))
 	}
 	s.lastSet = max(s.lastSet, start)
@@ -648,11 +657,20 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		// sass__inst_executed_shared_*) make most of the rest.
 		wf = 1
 	}
+	if s.pooled(in) {
+		lat := s.st.Outcome.Latency
+		if len(s.st.Accesses) == 0 {
+			lat = s.r.offLat[qMIO]
+		}
+		s.pool(w, in, w.issued-1, wf, uint32(lat))
+		return
+	}
 	switch {
 	case in.queue == qTex:
 		s.texFree = max(s.texFree, float64(start)) + wf*cfg.TexCycles
 	case in.data:
 		s.dataFree = max(s.dataFree, float64(start)) + wf*cfg.DataCycles
+		s.dataEst = max(s.dataEst, s.dataFree)
 	}
 	if len(s.st.Accesses) == 0 {
 		// Guard false in every lane (ptxas's predicated if: reduce_shared's
@@ -848,7 +866,8 @@ func (s *sm) advance(start, end uint64) {
 	s.complete()
 	t := max(start, s.next)
 	for t < end && s.err == nil && len(s.ctas) > 0 {
-		next := uint64(never)
+		s.serve(t)
+		next := s.poolDue()
 		for _, p := range s.parts {
 			if len(p.warps) > 0 {
 				next = min(next, s.cycle(p, t))

@@ -1,0 +1,124 @@
+package timing
+
+import (
+	"math"
+
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// The SM's L1/shared data path serves one wavefront per DataCycles. In
+// arrival order (gpu.Timing.SharedOrder "arrival") an operation takes the
+// path when everything queued before it has passed (sm.dataFree, set at
+// issue). In round robin ("round_robin") the shared-memory loads and
+// stores wait in a pool instead, and each time the path is free it takes
+// one of the operations that have arrived, of the warp that comes next
+// after the last one served (by warp slot): the warps of two blocks whose
+// bursts overlap are served in turn, so both blocks finish late, as two
+// trees of reduce_shared on one H100 SM do, where in arrival order the
+// first would go through untouched and the blocks would settle into
+// taking turns.
+
+// dataOp is a shared-memory operation waiting in the pool.
+type dataOp struct {
+	w      *warp
+	age    uint64 // w.age when it issued: the slot may hold another warp by the time it is served
+	in     *inst
+	slot   int     // w's warp slot
+	arrive uint64  // the cycle it issued
+	wf     float64 // its wavefronts
+	lat    uint32  // its latency once it takes the path
+}
+
+// pooled reports whether in waits in the pool: a shared-memory load or
+// store (not an atomic, not the first of a vector load ptxas merged, whose
+// merged loads take its readiness) on an SM that serves them in round
+// robin.
+func (s *sm) pooled(in *inst) bool {
+	return s.r.roundRobin && in.data && in.queue == qMIO && in.info.Class == vm.ClassLSUShared && in.vecN <= 1
+}
+
+// pool puts the operation warp w issued at cycle t in the pool; its
+// results are not ready until serve gives it the path.
+func (s *sm) pool(w *warp, in *inst, t uint64, wf float64, lat uint32) {
+	s.dataEst = max(s.dataEst, float64(t)) + wf*s.r.cfg.DataCycles
+	s.writeback(w, in, never, in.sb)
+	s.dpool = append(s.dpool, dataOp{w: w, age: w.age, in: in, slot: w.w.Slot(), arrive: t, wf: wf, lat: lat})
+}
+
+// serve gives the data path, up to cycle t, to the pooled operations in
+// round robin over the warps that have one waiting, and makes their
+// results ready.
+func (s *sm) serve(t uint64) { s.serveUntil(t, false) }
+
+// flush gives the data path to every pooled operation that arrived by
+// cycle t, however long they take: an operation served in arrival order
+// (a global or local access) that arrives at t queues behind them.
+func (s *sm) flush(t uint64) { s.serveUntil(t, true) }
+
+func (s *sm) serveUntil(t uint64, all bool) {
+	for len(s.dpool) > 0 {
+		cur := s.poolNext()
+		if all && s.dpool[0].arrive > t || !all && cur > t {
+			return
+		}
+		// The pool is in the order the operations arrived; the first of
+		// the warp at or after slot rr is served.
+		best, bestKey, n := 0, math.MaxInt, len(s.slots)
+		for i := range s.dpool {
+			op := &s.dpool[i]
+			if op.arrive > cur || all && op.arrive > t {
+				break
+			}
+			k := op.slot - s.rr
+			if k < 0 {
+				k += n
+			}
+			if k < bestKey {
+				best, bestKey = i, k
+				if k == 0 {
+					break
+				}
+			}
+		}
+		op := s.dpool[best]
+		copy(s.dpool[best:], s.dpool[best+1:])
+		s.dpool = s.dpool[:len(s.dpool)-1]
+		s.rr = op.slot + 1
+		if s.rr == n {
+			s.rr = 0
+		}
+		s.dataFree = float64(cur) + op.wf*s.r.cfg.DataCycles
+		w := op.w
+		if !w.live || w.age != op.age {
+			continue
+		}
+		at := cur + uint64(op.lat)
+		s.writeback(w, op.in, at, op.in.sb)
+		if w.eligAt == never && w.why == op.in.sb {
+			w.next = nil // look again: its operands are on their way
+		}
+		w.part.wake = min(w.part.wake, at)
+		s.wake = min(s.wake, at)
+	}
+}
+
+// poolNext is the cycle serve can next give the path to a pooled
+// operation (never: the pool is empty).
+func (s *sm) poolNext() uint64 {
+	if len(s.dpool) == 0 {
+		return never
+	}
+	return max(uint64(math.Ceil(s.dataFree)), s.dpool[0].arrive)
+}
+
+// poolDue is the earliest cycle a pooled operation's results can be
+// ready: the cycle loop need not stop before it, since serve gives the
+// path, in the order it would have, to every operation whose turn came
+// meanwhile (no operation arrives while no warp issues), and none of
+// their results is due before then.
+func (s *sm) poolDue() uint64 {
+	if len(s.dpool) == 0 {
+		return never
+	}
+	return s.poolNext() + uint64(s.r.offLat[qMIO])
+}
