@@ -1,10 +1,6 @@
 package timing
 
-import (
-	"math"
-
-	"github.com/ptxvm/ptxvm/vm"
-)
+import "math"
 
 // The SM's L1/shared data path serves one wavefront per DataCycles. In
 // arrival order (gpu.Timing.SharedOrder "arrival") an operation takes the
@@ -27,14 +23,6 @@ type dataOp struct {
 	arrive uint64  // the cycle it issued
 	wf     float64 // its wavefronts
 	lat    uint32  // its latency once it takes the path
-}
-
-// pooled reports whether in waits in the pool: a shared-memory load or
-// store (not an atomic, not the first of a vector load ptxas merged, whose
-// merged loads take its readiness) on an SM that serves them in round
-// robin.
-func (s *sm) pooled(in *inst) bool {
-	return s.r.roundRobin && in.data && in.queue == qMIO && in.info.Class == vm.ClassLSUShared && in.vecN <= 1
 }
 
 // pool puts the operation warp w issued at cycle t in the pool; its
@@ -92,6 +80,11 @@ func (s *sm) serveUntil(t uint64, all bool) {
 		if !w.live || w.age != op.age {
 			continue
 		}
+		// Its registers are ready at at, whatever wrote them since it
+		// issued: the warp's pooled operations are served in the order it
+		// issued them, so the last to write a register sets it last; an
+		// instruction of another kind that writes it meanwhile, which
+		// nothing in ptxas's output for these kernels does, is delayed.
 		at := cur + uint64(op.lat)
 		s.writeback(w, op.in, at, op.in.sb)
 		if w.eligAt == never && w.why == op.in.sb {

@@ -66,6 +66,10 @@ type inst struct {
 	// and its value is ready with that register's. -1 otherwise.
 	vecReg int32
 	vecN   uint8 // for the first load of such a vector load: its 32-bit words
+	// pooled: a shared-memory load or store that waits for the data path
+	// in the SM's pool, served in round robin over warps
+	// (gpu.Timing.SharedOrder; poolShared, datapath.go).
+	pooled bool
 	// line and lineEnd are the instruction-cache lines its machine code
 	// spans (layOut).
 	line, lineEnd uint32
@@ -259,6 +263,18 @@ const atHand = ^uint32(0) - 1
 func (p *program) fold(id int32) {
 	in := &p.insts[id]
 	*in = inst{info: in.info, form: in.form, folded: true, vecReg: -1, guard: -1, line: in.line, lineEnd: in.lineEnd}
+}
+
+// poolShared marks the instructions that wait for the data path in the
+// SM's pool when it serves shared memory in round robin: the shared-memory
+// loads and stores, but not atomics nor the first of a vector load ptxas
+// merged (its merged loads take their readiness from its register when
+// they run, so it is served in arrival order). After merge.
+func (p *program) poolShared() {
+	for i := range p.insts {
+		in := &p.insts[i]
+		in.pooled = in.data && in.queue == qMIO && in.info.Class == vm.ClassLSUShared && in.vecN <= 1
+	}
 }
 
 // merge makes instruction id a load merged into the vector load that

@@ -109,10 +109,7 @@ type run struct {
 	// lanes executes (guard false): its unit still takes it, and what
 	// waits on its registers waits that long.
 	offLat [4]uint32
-	// roundRobin: the data path serves shared-memory operations in round
-	// robin over warps (gpu.Timing.SharedOrder), from a pool.
-	roundRobin bool
-	done       *atomic.Uint64
+	done   *atomic.Uint64
 }
 
 // Run runs every block of l on gpu with the cycle loop and returns what it
@@ -148,12 +145,14 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	for _, m := range vec {
 		r.prog.merge(m.id, m.lead, m.reg)
 	}
+	if cfg.SharedOrder == RoundRobin {
+		r.prog.poolShared()
+	}
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}
 	lat := &prof.Memory.Latency
 	r.offLat = [4]uint32{qNone: lat.Const, qMIO: lat.Shared, qLSU: lat.L1Hit, qTex: lat.Tex}
-	r.roundRobin = cfg.SharedOrder == RoundRobin
 	r.issueGap = uint32(cfg.IssueCycles*256 + 0.5)
 	if debug {
 		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)

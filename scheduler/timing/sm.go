@@ -626,7 +626,7 @@ func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
 	switch {
 	case in.queue == qTex:
 		start = uint64(math.Ceil(max(s.texFree, float64(t))))
-	case s.pooled(in):
+	case in.pooled:
 		start = uint64(math.Ceil(max(s.dataEst, float64(t))))
 	case in.data:
 		s.flush(t)
@@ -657,12 +657,12 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		// sass__inst_executed_shared_*) make most of the rest.
 		wf = 1
 	}
-	if s.pooled(in) {
+	if in.pooled {
 		lat := s.st.Outcome.Latency
 		if len(s.st.Accesses) == 0 {
 			lat = s.r.offLat[qMIO]
 		}
-		s.pool(w, in, w.issued-1, wf, uint32(lat))
+		s.pool(w, in, w.issued-1, wf, uint32(lat)) // issue sets w.issued to its cycle + 1
 		return
 	}
 	switch {
