@@ -84,7 +84,7 @@ func TestCyclesAgainstGPU(t *testing.T) {
 	for _, w := range all[:min(5, len(all))] {
 		t.Logf("largest: %s %+.0f%%", w.name, 100*w.e)
 	}
-	// What the calibration reached on these launches (18.7% optimised,
+	// What the calibration reached on these launches (18.8% optimised,
 	// 9.7% debug), and about 3 points more: the most each may reach.
 	bound := map[string]float64{"optimised": 0.21, "debug": 0.13}
 	for build, es := range errs {
