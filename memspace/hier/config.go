@@ -198,6 +198,11 @@ type LatencyConfig struct {
 	// utilisation (at most 0.9), as in a queue whose server is busy a
 	// fraction ρ of the time. 0: the latency does not grow.
 	DRAMLoadCycles float64 `json:"dram_load_cycles,omitempty"`
+	// DRAMWriteLoadCycles is the growth with the part of that utilisation
+	// that writes make (dirty evictions, write-through stores): a read
+	// waits DRAMWriteLoadCycles·ρw/(1−ρ) more, ρw the writes'
+	// utilisation. 0: writes load the DRAM as reads do.
+	DRAMWriteLoadCycles float64 `json:"dram_write_load_cycles,omitempty"`
 	// DRAMJitter spreads DRAM reads' latencies: each read's latency
 	// moves by up to DRAMJitter cycles either way (uniformly, by a hash of
 	// the line and the cycle, so the same on every run), as the H100's
@@ -369,6 +374,14 @@ func (c *Config) Validate() error {
 	}
 	if err := pos("latency.l2_slice_bytes_per_cycle", c.Latency.L2BytesPerCycle); err != nil {
 		return err
+	}
+	for _, k := range []struct {
+		name string
+		v    float64
+	}{{"latency.dram_load_cycles", c.Latency.DRAMLoadCycles}, {"latency.dram_write_load_cycles", c.Latency.DRAMWriteLoadCycles}} {
+		if !(k.v >= 0 && k.v <= 1e6) {
+			return e(k.name, "%g is not in 0..1e6", k.v)
+		}
 	}
 	if j := c.Latency.DRAMJitter; j < 0 || j > int(c.Latency.DRAM) {
 		return e("latency.dram_jitter", "%d is not in 0..latency.dram (%d)", j, c.Latency.DRAM)

@@ -1,6 +1,7 @@
 package hier
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,6 +111,8 @@ func TestConfigErrors(t *testing.T) {
 		{"DRAM", mod(func(c *Config) { c.DRAM.BytesPerCycle = 0 }), "dram"},
 		{"DRAM jitter beyond the latency", mod(func(c *Config) { c.Latency.DRAMJitter = int(c.Latency.DRAM) + 1 }), "dram_jitter"},
 		{"negative DRAM jitter", mod(func(c *Config) { c.Latency.DRAMJitter = -1 }), "dram_jitter"},
+		{"negative DRAM load term", mod(func(c *Config) { c.Latency.DRAMLoadCycles = -1 }), "dram_load_cycles"},
+		{"NaN DRAM write-load term", mod(func(c *Config) { c.Latency.DRAMWriteLoadCycles = math.NaN() }), "dram_write_load_cycles"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

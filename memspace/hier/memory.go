@@ -55,9 +55,10 @@ type Memory struct {
 	pend pendingFills // timing mode: sectors valid in the tags whose data is still coming
 
 	// Timing mode: the DRAM's recent utilisation, a moving average over
-	// about loadWindow cycles, and the cycle it was last updated.
-	util   float64
-	utilAt uint64
+	// about loadWindow cycles, the part of it that writes make, and the
+	// cycle they were last updated.
+	util, wutil float64
+	utilAt      uint64
 }
 
 // loadWindow is the cycles over which the DRAM's utilisation is averaged.
@@ -95,6 +96,27 @@ func (m *Memory) sliceOf(line uint64) int {
 	run := line / n
 	h := (run ^ run>>17) * 0xC2B2AE3D27D4EB4F
 	return int((line + h>>32) % n)
+}
+
+// Dirty leaves the L2 as a kernel that wrote bytes bytes from base up, in
+// order, leaves a write-back cache: the lines it wrote last fill their
+// sets at their home slices, every sector dirty, to be written to DRAM
+// when the next reads evict them. Nothing is counted and nothing waits.
+// (cudaMemset before a kernel does this; ncu's cache control, which
+// flushes the caches before each pass, does not.)
+func (m *Memory) Dirty(base, bytes uint64) {
+	shift := m.g.sectorShift + m.g.lineShift
+	all := uint8(1)<<(1<<m.g.lineShift) - 1
+	for line := base >> shift; line < (base+bytes)>>shift; line++ {
+		l2 := m.slices[m.sliceOf(line)]
+		e, victim := l2.lookup(line)
+		if e == nil {
+			e, _, _, _ = l2.alloc(line, prioNormal, victim)
+		} else {
+			l2.touch(e)
+		}
+		e.valid, e.dirty = all, all
+	}
 }
 
 // Partition returns the L2 partition of slice i.
@@ -234,7 +256,7 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, n
 		e, old, odirty, evicted = l2.alloc(t.line, prio, victim)
 		if evicted && odirty != 0 {
 			c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
-			m.dram(old, odirty, now)
+			m.dram(old, odirty, now, true)
 		}
 	}
 	op := t.op & opMask
@@ -277,7 +299,7 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, n
 	if op != opRead && home {
 		if t.op&flagWriteThrough != 0 {
 			c[DRAMWriteSectors] += n
-			m.dram(t.line, t.mask, start)
+			m.dram(t.line, t.mask, start, true)
 		} else {
 			e.dirty |= t.mask
 		}
@@ -322,19 +344,20 @@ func (m *Memory) fill(slice int, t txn, hit uint8, c *Counts, now uint64) uint32
 		}
 	}
 	c[DRAMReadSectors] += uint64(bits.OnesCount8(fetch))
-	return uint32(max(0, int64(m.cfg.Latency.DRAM)+m.loadLatency(t.line, m.dram(t.line, fetch, now), now)))
+	return uint32(max(0, int64(m.cfg.Latency.DRAM)+m.loadLatency(t.line, m.dram(t.line, fetch, now, false), now)))
 }
 
 // loadLatency is what a read waits beyond the DRAM's unloaded latency:
 // wait, its wait for its channel, plus what the DRAM's recent utilisation
-// adds (Latency.DRAMLoadCycles), plus the read's jitter
+// adds (Latency.DRAMLoadCycles, and Latency.DRAMWriteLoadCycles for the
+// part of it that writes make), plus the read's jitter
 // (Latency.DRAMJitter). Cycles; negative when the jitter takes off more
 // than the rest adds.
 func (m *Memory) loadLatency(line uint64, wait uint32, now uint64) int64 {
 	lat := float64(wait)
-	if k := m.cfg.Latency.DRAMLoadCycles; k != 0 {
+	if k, kw := m.cfg.Latency.DRAMLoadCycles, m.cfg.Latency.DRAMWriteLoadCycles; k != 0 || kw != 0 {
 		rho := min(m.util, 0.9)
-		lat += k * rho / (1 - rho)
+		lat += (k*rho + kw*min(m.wutil, rho)) / (1 - rho)
 	}
 	if j := m.cfg.Latency.DRAMJitter; j > 0 {
 		// u in [0, 1) from the line and the cycle.
@@ -346,15 +369,21 @@ func (m *Memory) loadLatency(line uint64, wait uint32, now uint64) int64 {
 }
 
 // dram queues the sectors of mask of line on their channels from cycle now
-// and returns the extra cycles the last one waits.
-func (m *Memory) dram(line uint64, mask uint8, now uint64) uint32 {
+// (a write if write) and returns the extra cycles the last one waits.
+func (m *Memory) dram(line uint64, mask uint8, now uint64, write bool) uint32 {
 	// Utilisation: decays linearly over the window, each sector adds its
 	// share of the channels' time.
 	if now > m.utilAt {
-		m.util *= max(0, 1-float64(now-m.utilAt)/loadWindow)
+		f := max(0, 1-float64(now-m.utilAt)/loadWindow)
+		m.util *= f
+		m.wutil *= f
 		m.utilAt = now
 	}
-	m.util += float64(bits.OnesCount8(mask)) * m.chanCyc / float64(len(m.chanFree)) / loadWindow
+	u := float64(bits.OnesCount8(mask)) * m.chanCyc / float64(len(m.chanFree)) / loadWindow
+	m.util += u
+	if write {
+		m.wutil += u
+	}
 	var wait uint32
 	for ; mask != 0; mask &= mask - 1 {
 		sec := line<<m.g.lineShift | uint64(bits.TrailingZeros8(mask))

@@ -36,7 +36,16 @@ type Options struct {
 	// Done, if not nil, counts the blocks that have finished (for a
 	// progress display).
 	Done *atomic.Uint64
+	// DirtyL2 is the bytes a kernel wrote just before this launch (at
+	// addresses none of its buffers use) that the L2 still holds dirty,
+	// to be written to DRAM as this launch's misses evict them (0: a clean
+	// L2, as ncu's cache control leaves it before each pass). The
+	// testdata/perf/micro probes flush the L2 with a 128 MB cudaMemset.
+	DirtyL2 uint64
 }
+
+// dirtyBase is where the DirtyL2 lines lie: above any device allocation.
+const dirtyBase = 1 << 44
 
 // Result is what a timed run measured.
 type Result struct {
@@ -161,6 +170,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	h, err := hier.New(&prof.Memory, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
 	if err != nil {
 		return nil, err
+	}
+	if opt.DirtyL2 > 0 {
+		h.Memory().Dirty(dirtyBase, opt.DirtyL2)
 	}
 	nsm := prof.SMs
 	l.NumSMs = nsm
