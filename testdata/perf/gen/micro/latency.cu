@@ -8,8 +8,13 @@
 //    per lane, coalesced, every line read once: the loads miss L1 and L2)
 //    and records, in lane 0, the cycles of each load until its value is
 //    used. Warps per SM 1, 8, 32 and 64, one load in flight per warp, and 8
-//    and 64 with four: from an idle memory system to a saturated one. The line gives percentiles of the per-load cycles,
-//    their mean, and the kernel's elapsed cycles.
+//    and 64 with four: from an idle memory system to a saturated one. The
+//    line gives percentiles of the per-load cycles and their mean, over
+//    all steps and over each warp's first 16, and the kernel's elapsed
+//    time. The L2 is flushed before each launch by a 128 MB cudaMemset
+//    (its dirty lines are written back as the probe's reads evict them),
+//    the memset and 2 ms idle (_idle), or the memset and a 128 MB read,
+//    which leaves it clean (_read): DRAM reads alone.
 // 2. tree: reduce_shared of the calibration (calib.cu) with clocks: each
 //    warp records the cycles of its two global loads, of its eight tree
 //    levels (the barrier before the first included), and its whole life,
@@ -78,8 +83,29 @@ __global__ void dram_lat(unsigned* out, const unsigned* in, unsigned n, unsigned
     if (acc == 0xffffffffu) out[0] = acc;
 }
 
+// How the L2 is flushed before each launch: a 128 MB cudaMemset, which
+// leaves the L2 full of dirty lines that the probe's reads then write back
+// (mixed read and write traffic); the same followed by 2 ms of idle time;
+// or the memset followed by a kernel that reads another 128 MB, which
+// leaves the L2 full of clean lines (the probe's traffic is reads only,
+// as after ncu's cache control).
+enum Flush { FlushWrite, FlushWriteIdle, FlushRead };
+
+__global__ void sweep(unsigned* out, const uint4* in, size_t n)
+{
+    uint4 acc = make_uint4(0, 0, 0, 0);
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        uint4 v = in[i];
+        acc.x ^= v.x;
+        acc.y ^= v.y;
+        acc.z ^= v.z;
+        acc.w ^= v.w;
+    }
+    if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0xdeadbeefu) out[0] = 1;
+}
+
 template <int PER>
-static void dram(const char* name, unsigned sms, unsigned warpsPerSM)
+static void dram(const char* name, unsigned sms, unsigned warpsPerSM, Flush how = FlushWrite)
 {
     const unsigned n = 16u << 20; // 64 MB of u32
     unsigned block = warpsPerSM >= 8 ? 256 : 32 * warpsPerSM;
@@ -97,10 +123,27 @@ static void dram(const char* name, unsigned sms, unsigned warpsPerSM)
     cudaMemcpy(in, h.data(), (size_t)n * 4, cudaMemcpyHostToDevice);
     cudaMemset(lat, 0, (size_t)warps * iters * 4);
     // A 128 MB write between launches flushes the 50 MB L2.
-    unsigned* flush;
+    unsigned *flush, *clean;
     cudaMalloc(&flush, 128u << 20);
+    cudaMalloc(&clean, 128u << 20);
+    cudaMemset(clean, 0, 128u << 20);
+    const char* flushName[] = {"write", "write_idle", "read"};
     for (int rep = 0; rep < 2; ++rep) {
         cudaMemset(flush, rep, 128u << 20);
+        if (how == FlushRead) sweep<<<sms * 8, 256>>>(out, (const uint4*)clean, (128u << 20) / 16);
+        cudaDeviceSynchronize();
+        if (how == FlushWriteIdle) {
+            cudaEvent_t a, b;
+            cudaEventCreate(&a);
+            cudaEventCreate(&b);
+            float ms = 0;
+            cudaEventRecord(a);
+            do {
+                cudaEventRecord(b);
+                cudaEventSynchronize(b);
+                cudaEventElapsedTime(&ms, a, b);
+            } while (ms < 2.0f);
+        }
         cudaEvent_t e0, e1;
         cudaEventCreate(&e0);
         cudaEventCreate(&e1);
@@ -110,14 +153,20 @@ static void dram(const char* name, unsigned sms, unsigned warpsPerSM)
         if (!ok(cudaDeviceSynchronize(), "dram", name)) break;
         float ms = 0;
         cudaEventElapsedTime(&ms, e0, e1);
-        std::vector<unsigned> v((size_t)warps * iters);
+        std::vector<unsigned> v((size_t)warps * iters), first;
         cudaMemcpy(v.data(), lat, v.size() * 4, cudaMemcpyDeviceToHost);
+        // The first 16 steps of every warp, which the model's replay runs.
+        for (unsigned w = 0; w < warps; ++w)
+            for (unsigned k = 0; k < iters && k < 16; ++k)
+                if (v[(size_t)w * iters + k]) first.push_back(v[(size_t)w * iters + k]);
         v.erase(std::remove(v.begin(), v.end(), 0u), v.end());
-        line("{\"probe\": \"dram\", \"name\": \"%s\", \"rep\": %d, \"per\": %d, \"grid\": %u, \"block\": %u, \"n\": %u, \"iters\": %u, "
-             "\"ms\": %.4f, \"samples\": %zu, \"pct\": %s}",
-             name, rep, PER, grid, block, n, iters, ms, v.size(), dist(v).c_str());
+        std::string d16 = dist(first);
+        line("{\"probe\": \"dram\", \"name\": \"%s\", \"flush\": \"%s\", \"rep\": %d, \"per\": %d, \"grid\": %u, \"block\": %u, \"n\": %u, \"iters\": %u, "
+             "\"ms\": %.4f, \"samples\": %zu, \"pct\": %s, \"first16\": {\"pct\": %s}}",
+             name, flushName[how], rep, PER, grid, block, n, iters, ms, v.size(), dist(v).c_str(), d16.c_str());
     }
     cudaFree(flush);
+    cudaFree(clean);
     cudaFree(in);
     cudaFree(out);
     cudaFree(lat);
@@ -300,6 +349,14 @@ int main(int argc, char** argv)
     dram<1>("w64", sms, 64);
     dram<4>("w8x4", sms, 8);
     dram<4>("w64x4", sms, 64);
+    // The same after an L2 flush that leaves no dirty lines, and after the
+    // memset and 2 ms of idle time.
+    dram<1>("w32_read", sms, 32, FlushRead);
+    dram<1>("w64_read", sms, 64, FlushRead);
+    dram<4>("w8x4_read", sms, 8, FlushRead);
+    dram<4>("w64x4_read", sms, 64, FlushRead);
+    dram<1>("w64_idle", sms, 64, FlushWriteIdle);
+    dram<4>("w64x4_idle", sms, 64, FlushWriteIdle);
 
     trees("b1", sms, 1);
     trees("b2", sms, 2);
