@@ -189,9 +189,10 @@ type LatencyConfig struct {
 	// L2PartialWriteCycles is the cycles the home slice spends per sector
 	// a store writes in part (fewer bytes than the sector: byte-masked
 	// writes); 0: they cost their bytes like whole ones. A far write's
-	// near slice takes its bytes only. (H100: 2.5, so that the naive
-	// transpose's byte-masked writes, half of them far, take 3.0 slice
-	// cycles a sector, as they do on the GPU at every size.)
+	// near slice takes its bytes only. (H100: 2.325, fitted with
+	// calibrate fit on the naive transposes and the strided store fills,
+	// where it was 2.5, chosen so that the naive transpose's byte-masked
+	// writes, half of them far, took 3.0 slice cycles a sector.)
 	L2PartialWriteCycles float64 `json:"l2_partial_write_cycles,omitempty"`
 	// DRAMLoadCycles scales the DRAM latency's growth with load: a read
 	// from DRAM waits DRAMLoadCycles·ρ/(1−ρ) more, ρ the DRAM's recent
