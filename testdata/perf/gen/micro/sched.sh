@@ -4,7 +4,8 @@
 # (load latencies and barriers under load, latency.cu), turnaround (from
 # a block's end to the next block's start, turnaround.cu), phases (where
 # reduce_shared's blocks are in their lives, phases.cu) or contend (how
-# its trees on one SM slow each other, contend.cu); all by default. For
+# its trees on one SM slow each other, contend.cu) or burst (where a
+# one-wave transpose's blocks spend their lives, burst.cu); all by default. For
 # each: OUTDIR/PROBE.jsonl.gz (the records), OUTDIR/PROBE.ptx.gz (the
 # probes' PTX, which the timing tests run), OUTDIR/PROBE.sass.gz (their
 # machine code), OUTDIR/PROBE.log.
@@ -13,7 +14,7 @@ out=${1:?usage: sched.sh OUTDIR [PROBE...]}
 shift
 here=$(dirname "$0")
 mkdir -p "$out"
-for p in ${@:-sched latency turnaround phases contend}; do
+for p in ${@:-sched latency turnaround phases contend burst}; do
 	{
 		nvcc --version | tail -2
 		nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
