@@ -107,7 +107,12 @@ func (m *Memory) sliceOf(line uint64) int {
 func (m *Memory) Dirty(base, bytes uint64) {
 	shift := m.g.sectorShift + m.g.lineShift
 	all := uint8(1)<<(1<<m.g.lineShift) - 1
-	for line := base >> shift; line < (base+bytes)>>shift; line++ {
+	// Lines written before the last two L2s' worth are evicted by then.
+	end := base + bytes
+	if keep := 2 * uint64(m.cfg.L2.SizeBytes); bytes > keep {
+		base = end - keep
+	}
+	for line := base >> shift; line < end>>shift; line++ {
 		l2 := m.slices[m.sliceOf(line)]
 		e, victim := l2.lookup(line)
 		if e == nil {
