@@ -59,7 +59,11 @@
 // a warp's memory instruction executes, call h.SM(i).SetCycle(now); Observe
 // serves the access through L1, L2 and DRAM at once and returns its latency
 // (Config.Latency: L1 hit, L2 hit near or far partition, DRAM, with queues
-// at L2 slices and DRAM channels; the defaults are uncalibrated).
+// at L2 slices and DRAM channels and a DRAM latency that grows with the
+// recent utilisation, for the H100 with its write-backs' share only; the
+// defaults are uncalibrated). Memory.Dirty starts a launch with the L2 as
+// a large write before it leaves it (dirty lines written back as they are
+// evicted).
 //
 // Windowed mode (a cycle loop whose SMs run in parallel, each up to the end
 // of a window of cycles): New(..., hier.Windowed); before a warp's memory
