@@ -2,8 +2,10 @@ package timing_test
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,7 +111,11 @@ func TestCyclesAgainstGPU(t *testing.T) {
 // instruction against the model's 18.8), which the DRAM's read-load term
 // covered (−1.5%) before it was dropped, since streams of reads alone show
 // no such growth on the H100 (TestDRAMReadLatencyUnderLoadMatchesH100); it
-// is held within 15%.
+// is held within 15%. The naive transpose at 1024, bound by its
+// byte-masked writes' merges at the home slices
+// (l2_partial_write_cycles, fitted on the naive transposes and the strided
+// store fills: 2.325), comes within 5% (+1.9%; +7.2% at the 2.5 before
+// the fit).
 func TestSliceBoundTransposeAgainstGPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -117,8 +123,11 @@ func TestSliceBoundTransposeAgainstGPU(t *testing.T) {
 	ls, err := ncu.Read("../../testdata/perf/ncu/calib.O3.csv.gz")
 	require.NoError(t, err)
 	prof := gpu.MustLookup("h100")
-	bound := map[string]float64{"transpose_padded_1024": 0.15, "transpose_padded_2048": 0.08}
-	want := map[string]bool{"transpose_padded_1024": true, "transpose_padded_2048": true}
+	bound := map[string]float64{"transpose_padded_1024": 0.15, "transpose_padded_2048": 0.08, "transpose_naive_1024": 0.05}
+	want := map[string]bool{}
+	for c := range bound {
+		want[c] = true
+	}
 	for _, l := range ls {
 		if !want[l.Case] || l.Repeat > 0 {
 			continue
@@ -128,6 +137,52 @@ func TestSliceBoundTransposeAgainstGPU(t *testing.T) {
 		require.True(t, ok)
 		res := timedGPULaunch(t, l, prof)
 		assert.InEpsilon(t, real, float64(res.Timing.Cycles), bound[l.Case], "%s: %.0f GPU cycles, %d in the model", l.Case, real, res.Timing.Cycles)
+	}
+	assert.Empty(t, want, "launches not in the table")
+}
+
+// The reductions' reads alone keep the H100's DRAM 60 to 80% busy, and
+// their warps wait on them about as long per instruction as on the GPU:
+// long_scoreboard within 15% of ncu's figure for the calibration's 32M
+// launch (reduce_shfl 20.2, reduce_shared 10.3 warp-cycles per issued
+// instruction), run here at an eighth of its blocks (8,448, eight waves;
+// the ratio is the streaming's steady state). With the DRAM latency's
+// growth charged on all the traffic (dram_load_cycles 150, no write term)
+// the model gave 26.7 and 13.0 here, 27.8 and 13.2 on the full launches.
+func TestReadStreamsWaitAsOnH100(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	ls, err := ncu.Read("../../testdata/perf/ncu/calib.O3.csv.gz")
+	require.NoError(t, err)
+	prof := gpu.MustLookup("h100")
+	const stall = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
+	want := map[string]bool{"reduce_shfl_32M": true, "reduce_shared_32M": true}
+	for _, l := range ls {
+		if !want[l.Case] || l.Repeat > 0 {
+			continue
+		}
+		delete(want, l.Case)
+		gpuStall, ok := l.Value(stall)
+		require.True(t, ok)
+		sp, err := spec.Load(l.SpecPath())
+		require.NoError(t, err)
+		// An eighth of the blocks: out and in shrink with the grid, n
+		// with in.
+		const blocks = 8448
+		require.Equal(t, "u32", sp.Buffers[1].Type)
+		sp.Grid[0] = blocks
+		sp.Buffers[0].Count = blocks
+		sp.Buffers[1].Count = blocks * 512
+		sp.Args[2].Value = json.Number(strconv.Itoa(blocks * 512))
+		p, err := sp.Prepare(vm.NewDevice(), nil)
+		require.NoError(t, err)
+		res, err := scheduler.RunTimed(context.Background(), p.Launch, prof, scheduler.Options{Registers: l.Int("launch__registers_per_thread")})
+		p.Launch.Release()
+		require.NoError(t, err, l.Name())
+		got := res.Timing.Metrics()[stall]
+		t.Logf("%s: long_scoreboard %.2f per issue (H100 %.2f), %d cycles", l.Case, got, gpuStall, res.Timing.Cycles)
+		assert.InEpsilon(t, gpuStall, got, 0.15, "%s: warp-cycles waiting on global loads per issued instruction", l.Case)
 	}
 	assert.Empty(t, want, "launches not in the table")
 }
