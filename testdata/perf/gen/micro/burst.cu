@@ -122,18 +122,7 @@ static void burst(const char* name, unsigned sms, unsigned n)
          "\"start\": %s, \"loads\": %s, \"stores\": %s, \"life\": %s, \"span\": %s}",
          name, n, grid, bySM.size(), ms, stats(start).c_str(), stats(loads).c_str(), stats(stores).c_str(),
          stats(life).c_str(), stats(span).c_str());
-    std::vector<unsigned>& s0 = bySM.begin()->second;
-    u64 base = r[4 * s0[0] + 1];
-    std::string blocks;
-    for (size_t x = 0; x < s0.size(); ++x) {
-        unsigned b = s0[x];
-        char buf[96];
-        snprintf(buf, sizeof buf, "%s[%u, %llu, %llu, %llu]", x ? ", " : "", b, r[4 * b + 1] - base,
-                 r[4 * b + 2] - base, r[4 * b + 3] - base);
-        blocks += buf;
-    }
-    line("{\"probe\": \"burst_sm\", \"name\": \"%s\", \"sm\": %u, \"blocks\": [%s]}", name, bySM.begin()->first,
-         blocks.c_str());
+    sm_timeline("burst_sm", name, bySM, r);
     cudaFree(in);
     cudaFree(out);
     cudaFree(rec);

@@ -129,17 +129,7 @@ static void phases(const char* name, unsigned sms, unsigned perSM, unsigned grid
          stats(gap).c_str(), len > 0 ? seen / len : 0.0);
     // SM 0's blocks, for a timeline: block, t0, t1, t2 relative to the
     // SM's first start.
-    std::vector<unsigned>& s0 = bySM.begin()->second;
-    u64 base = r[4 * s0[0] + 1];
-    std::string blocks;
-    for (size_t x = 0; x < s0.size(); ++x) {
-        unsigned b = s0[x];
-        char buf[96];
-        snprintf(buf, sizeof buf, "%s[%u, %llu, %llu, %llu]", x ? ", " : "", b, r[4 * b + 1] - base, r[4 * b + 2] - base,
-                 r[4 * b + 3] - base);
-        blocks += buf;
-    }
-    line("{\"probe\": \"phases_sm\", \"name\": \"%s\", \"sm\": %u, \"blocks\": [%s]}", name, bySM.begin()->first, blocks.c_str());
+    sm_timeline("phases_sm", name, bySM, r);
     cudaFree(flush);
     cudaFree(in);
     cudaFree(out);

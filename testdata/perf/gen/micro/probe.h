@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,26 @@ static inline std::string stats(std::vector<double>& v)
     auto at = [&](double p) { return v[(size_t)(p * (v.size() - 1) + 0.5)]; };
     snprintf(buf, sizeof buf, "{\"mean\": %.1f, \"p10\": %.0f, \"p50\": %.0f, \"p90\": %.0f}", sum / v.size(), at(0.1), at(0.5), at(0.9));
     return buf;
+}
+
+// sm_timeline writes {"probe": probe, "name", "sm", "blocks"}: the blocks
+// of the first SM of bySM (in the order given) as [block, t0, t1, t2],
+// the clocks relative to its first block's t0, from rec[4 * block + 1..3].
+static inline void sm_timeline(const char* probe, const char* name,
+                               std::map<unsigned, std::vector<unsigned>>& bySM, const std::vector<u64>& rec)
+{
+    std::vector<unsigned>& s0 = bySM.begin()->second;
+    u64 base = rec[4 * s0[0] + 1];
+    std::string blocks;
+    for (size_t x = 0; x < s0.size(); ++x) {
+        unsigned b = s0[x];
+        char buf[96];
+        snprintf(buf, sizeof buf, "%s[%u, %llu, %llu, %llu]", x ? ", " : "", b, rec[4 * b + 1] - base,
+                 rec[4 * b + 2] - base, rec[4 * b + 3] - base);
+        blocks += buf;
+    }
+    line("{\"probe\": \"%s\", \"name\": \"%s\", \"sm\": %u, \"blocks\": [%s]}", probe, name, bySM.begin()->first,
+         blocks.c_str());
 }
 
 // probe_open opens the output (argv[1], or def) and writes the device
