@@ -63,7 +63,8 @@
 // recent utilisation, for the H100 with its write-backs' share only; the
 // defaults are uncalibrated). Memory.Dirty starts a launch with the L2 as
 // a large write before it leaves it (dirty lines written back as they are
-// evicted).
+// evicted); Memory.Params puts the kernel's parameter lines in L2, where
+// the launch that writes them leaves them.
 //
 // Windowed mode (a cycle loop whose SMs run in parallel, each up to the end
 // of a window of cycles): New(..., hier.Windowed); before a warp's memory
@@ -73,6 +74,8 @@
 // group waits for L2 data, SM.Group names it. At the window's end, from one
 // goroutine, h.Resolve() serves all SMs' traffic in cycle order (ties by SM
 // number) and SM.Completions gives each waiting group's completion cycle.
+// A hit on an L1 or constant-cache line whose fill is still on its way
+// makes its group wait for that fill.
 // A window shorter than L1Hit + L2HitNear loses nothing: every completion
 // falls after the window's end. Counts and completions do not depend on how
 // many goroutines ran the SMs.

@@ -106,21 +106,41 @@ func (m *Memory) sliceOf(line uint64) int {
 // flushes the caches before each pass, does not.)
 func (m *Memory) Dirty(base, bytes uint64) {
 	shift := m.g.sectorShift + m.g.lineShift
-	all := uint8(1)<<(1<<m.g.lineShift) - 1
 	// Lines written before the last two L2s' worth are evicted by then.
 	end := base + bytes
 	if keep := 2 * uint64(m.cfg.L2.SizeBytes); bytes > keep {
 		base = end - keep
 	}
 	for line := base >> shift; line < end>>shift; line++ {
-		l2 := m.slices[m.sliceOf(line)]
-		e, victim := l2.lookup(line)
-		if e == nil {
-			e, _, _, _ = l2.alloc(line, prioNormal, victim)
-		} else {
-			l2.touch(e)
-		}
-		e.valid, e.dirty = all, all
+		m.place(line, true)
+	}
+}
+
+// Params leaves in L2 the lines of a kernel's parameter buffer of bytes
+// bytes (constant bank 0), as the launch that writes them there leaves
+// them: a block's first parameter load misses its SM's constant cache and
+// finds the line in L2, not in DRAM (after ncu's cache control too, which
+// flushes before the launch). Nothing is counted and nothing waits.
+func (m *Memory) Params(bytes uint64) {
+	shift := m.g.sectorShift + m.g.lineShift
+	for line := keyParam >> shift; line <= (keyParam+max(bytes, 1)-1)>>shift; line++ {
+		m.place(line, false)
+	}
+}
+
+// place puts every sector of line in its home slice, dirty or clean.
+func (m *Memory) place(line uint64, dirty bool) {
+	all := uint8(1)<<(1<<m.g.lineShift) - 1
+	l2 := m.slices[m.sliceOf(line)]
+	e, victim := l2.lookup(line)
+	if e == nil {
+		e, _, _, _ = l2.alloc(line, prioNormal, victim)
+	} else {
+		l2.touch(e)
+	}
+	e.valid, e.dirty = all, 0
+	if dirty {
+		e.dirty = all
 	}
 }
 

@@ -348,7 +348,7 @@ func (s *SM) loadLines(a *memspace.Access, c *Counts, hitC, missC, fetched Count
 		c[hitC] += uint64(bits.OnesCount8(hit))
 		c[missC] += uint64(bits.OnesCount8(mask &^ hit))
 		if hit != 0 && s.windowed {
-			lat = max(lat, s.inFlight(line, hit))
+			lat = max(lat, s.inFlight(line, hit, s.cfg.Latency.L1Hit))
 		}
 		if fetch != 0 {
 			if fetched < NumCounters {
@@ -477,12 +477,17 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 	s.grpWave += n
 	before := len(s.out)
 	defer s.endRequest(before)
-	var l2 uint32
+	var l2, pend uint32
 	misses := 0
 	for _, addr := range seen[:n] {
 		cl := (key | addr) >> s.ccSh
 		if hit, _ := s.cc.read(cl, 1, 1, hint{allocate: true, prio: prioNormal}); hit != 0 {
 			c[ConstHit]++
+			if s.windowed {
+				// A line another warp's miss is still fetching: this
+				// warp waits for it too.
+				pend = max(pend, s.inFlight(cl, 1, s.cfg.Latency.Const))
+			}
 			continue
 		}
 		c[ConstMiss]++
@@ -493,9 +498,14 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 		for i := 0; i < s.ls.n; i++ {
 			l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opRead, inst: a.Origin.Inst, konst: true}))
 		}
+		if s.windowed {
+			// Keyed by the constant cache's line, whose address key sets
+			// bit 63 (bit 57 after the shift): never an L1 line's number.
+			s.startFill(cl, 1)
+		}
 	}
 	// Misses are served one after another from the next level.
-	return s.cfg.Latency.Const + s.cfg.Latency.PerWavefront*uint32(max(0, n-1)) + uint32(misses)*s.cfg.Latency.ConstMiss + l2
+	return max(pend, s.cfg.Latency.Const+s.cfg.Latency.PerWavefront*uint32(max(0, n-1))+uint32(misses)*s.cfg.Latency.ConstMiss+l2)
 }
 
 // texture counts a texture fetch: requests per group of lanes with texels
@@ -587,7 +597,7 @@ func (s *SM) partialWrite(a *memspace.Access, line uint64, mask uint8, key uint6
 }
 
 // startFill records that the current group fetches sectors mask of line
-// into L1 (windowed mode).
+// into L1, or a line into the constant cache (windowed mode).
 func (s *SM) startFill(line uint64, mask uint8) {
 	if s.inflight == nil {
 		s.inflight = map[uint64]*fill{}
@@ -603,9 +613,10 @@ func (s *SM) startFill(line uint64, mask uint8) {
 
 // inFlight handles a hit on sectors of line that may still be on their
 // way from L2 (windowed mode): a hit on a fill not yet resolved makes the
-// current group wait for it; on a resolved one that has not arrived, the
-// returned latency covers its arrival.
-func (s *SM) inFlight(line uint64, hit uint8) uint32 {
+// current group wait for it (and take at least own, its access's latency);
+// on a resolved one that has not arrived, the returned latency covers its
+// arrival.
+func (s *SM) inFlight(line uint64, hit uint8, own uint32) uint32 {
 	f := s.inflight[line]
 	if f == nil || f.mask&hit == 0 {
 		return 0
@@ -616,7 +627,7 @@ func (s *SM) inFlight(line uint64, hit uint8) uint32 {
 	}
 	if f.ready == 0 {
 		if f.group != s.group {
-			s.deps = append(s.deps, groupDep{s.group, f.group, s.now + uint64(s.cfg.Latency.L1Hit)})
+			s.deps = append(s.deps, groupDep{s.group, f.group, s.now + uint64(own)})
 			s.grpWaits = true
 		}
 		return 0

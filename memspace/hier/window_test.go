@@ -173,6 +173,56 @@ func TestWindowedCold(t *testing.T) {
 	assert.Empty(t, s.inflight, "arrived fills are forgotten")
 }
 
+// A kernel parameter's line that one warp's miss is still fetching into the
+// constant cache makes every warp that reads it meanwhile wait for the fill,
+// as an L1 line in flight does: the H100 starts all of an SM's first blocks
+// within about 160 cycles (testdata/perf/micro/sched/burst.*), and they all
+// wait for the parameters (ncu's imc_miss on the transposes at 1024:
+// TestColdParametersStallAsOnH100 in scheduler/timing). Once the fill is
+// dated, a read before it arrives waits for the rest; one after is a
+// constant-cache hit.
+func TestWindowedConstantFillWaits(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.Latency.DRAMJitter = 0
+	h, err := New(cfg, Launch{Occupancy: 8}, Windowed)
+	require.NoError(t, err)
+	lat := cfg.Latency
+	s := h.SM(0)
+	param := acc(memspace.Param, memspace.Load, 8, all, func(int) uint64 { return 0x210 })
+	s.SetCycle(1000)
+	own := lat.Const + lat.ConstMiss
+	assert.Equal(t, own, s.Observe(param).Latency, "the miss's own part")
+	require.True(t, s.Waits())
+	g := s.Group()
+	s.SetCycle(1010)
+	assert.Equal(t, lat.Const, s.Observe(param).Latency, "a hit in the tags...")
+	assert.True(t, s.Waits(), "... on a line in flight: it waits for the fill")
+	g2 := s.Group()
+	s.SetCycle(1011)
+	other := acc(memspace.Param, memspace.Load, 4, all, func(int) uint64 { return 0x210 + 64 })
+	s.Observe(other)
+	assert.True(t, s.Waits(), "another line misses on its own")
+	h.Resolve()
+	var first, second uint64
+	for _, c := range s.Completions() {
+		switch c.Group {
+		case g:
+			first = c.Cycle
+		case g2:
+			second = c.Cycle
+		}
+	}
+	require.NotZero(t, first)
+	assert.Greater(t, first, 1000+uint64(own+lat.L2HitNear), "the miss went to L2 or beyond")
+	assert.Equal(t, first, second, "the second reader gets the line when the first does")
+	s.SetCycle(first - 50)
+	assert.Equal(t, uint32(50), s.Observe(param).Latency, "dated: the rest of the wait")
+	assert.False(t, s.Waits())
+	s.SetCycle(first + 1)
+	assert.Equal(t, lat.Const, s.Observe(param).Latency, "arrived: a hit")
+}
+
 // Atomics of many lanes on one line occupy its L2 slice per lane when the
 // profile says so: the second of two back-to-back atomics waits.
 func TestAtomicLanesSerialise(t *testing.T) {
