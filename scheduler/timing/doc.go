@@ -38,7 +38,9 @@
 //     functional results are unchanged;
 //   - memory latencies from the hierarchy (memspace/hier in windowed mode):
 //     what the SM serves itself at once, L2 and DRAM at the end of each
-//     window;
+//     window; a parameter load that misses the SM's constant cache holds
+//     its warp until the line arrives (ImcMiss: ptxas reads parameters as
+//     constant operands);
 //   - the stall accounting: every cycle of every resident warp is one of
 //     Nsight Compute's stall reasons (Stall), per instruction too, and the
 //     plain-words report of where they went (StallSources);

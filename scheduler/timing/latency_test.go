@@ -221,11 +221,15 @@ type turnaroundRecord struct {
 }
 
 // A block's slot on an SM is taken by the next block about 420 cycles
-// after the block ends on the H100 (440 for blocks of 8 warps, 510-540 for
+// after the block ends on the H100 (440 for blocks of 8 warps, 540 for
 // 32): from its last barrier to the next block's first clock read on the
 // same SM, one block per SM (turnaround.cu). The model's is
-// timing.cta_retire_cycles + cta_launch_cycles and the few instructions
-// around them.
+// timing.cta_retire_cycles + cta_launch_cycles (328) + cta_launch_warp_cycles
+// per warp and the few instructions around them, within 5% (423, 442 and
+// 541). (cta_launch_cycles was 285 when a parameter load that missed the
+// constant cache let the first block's other loads hit at once: its
+// barrier came before its parameters, and the long first gap that made
+// raised the mean by about 40 cycles.)
 func TestCTATurnaroundMatchesH100(t *testing.T) {
 	prof := gpu.MustLookup("h100")
 	recs := probeRecords(t, "turnaround.jsonl.gz", "turnaround", func(r *turnaroundRecord) string { return r.Probe })
@@ -260,7 +264,7 @@ func TestCTATurnaroundMatchesH100(t *testing.T) {
 			require.Positive(t, gaps)
 			mean := sum / float64(gaps)
 			t.Logf("%s: %.0f cycles from a block's end to the next one's start on the H100, %.0f in the model", r.Name, r.GapMean, mean)
-			assert.InEpsilon(t, r.GapMean, mean, 0.15)
+			assert.InEpsilon(t, r.GapMean, mean, 0.05)
 		})
 	}
 	assert.Equal(t, 3, n, "blocks of 1, 8 and 32 warps, one per SM")

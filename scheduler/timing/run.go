@@ -171,6 +171,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	if err != nil {
 		return nil, err
 	}
+	h.Memory().Params(l.Kernel.ParamSize)
 	if opt.DirtyL2 > 0 {
 		h.Memory().Dirty(dirtyBase, opt.DirtyL2)
 	}

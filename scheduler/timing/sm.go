@@ -74,6 +74,9 @@ type warp struct {
 	// it arrived (fetched).
 	fline  uint32
 	fready uint64
+	// imc is the register a parameter load that missed the constant cache
+	// writes, or -1: the warp issues nothing until it is ready (ImcMiss).
+	imc int32
 
 	reg    []uint64 // when each register's pending value is ready
 	regSB  []Stall  // and what kind of wait that is
@@ -208,7 +211,7 @@ func (s *sm) admit(index int, start uint64) error {
 		w.predSB = resizeS(w.predSB, pr.maxPreds)
 		w.readyAt, w.readyW = start, NoInstruction
 		w.mark, w.eligAt, w.why = start, start, NoInstruction
-		w.cause, w.waitID = -1, -1
+		w.cause, w.waitID, w.imc = -1, -1, -1
 		w.start = start
 		b.warps = append(b.warps, w)
 		p.warps = append(p.warps, w)
@@ -318,6 +321,15 @@ func (s *sm) look(w *warp, t uint64) {
 		if in.carryR || in.carryW {
 			if w.carry > dep {
 				dep, why, cause = w.carry, Wait, -1
+			}
+		}
+		if w.imc >= 0 {
+			v := w.reg[w.imc]
+			if v > dep {
+				dep, why, cause = v, ImcMiss, -1
+			}
+			if v <= t {
+				w.imc = -1
 			}
 		}
 		if dep > w.readyAt {
@@ -576,6 +588,13 @@ func (s *sm) issue(w *warp, t uint64) {
 	switch in.kind {
 	case kindMem:
 		s.memDone(w, in, p, start)
+		if in.info.Class == vm.ClassLSUParam && len(in.regs) > in.nread {
+			// A parameter that missed the constant cache holds the warp
+			// (ptxas reads parameters as constant operands).
+			if r := in.regs[in.nread]; w.reg[r] > start+uint64(s.r.offLat[qNone]) {
+				w.imc = r
+			}
+		}
 	case kindPlain, kindMembar:
 		s.writeback(w, in, start+lat, in.sb)
 	}
@@ -747,7 +766,7 @@ func (s *sm) complete() {
 				w.reg[r] = at
 			}
 		}
-		if w.live && w.eligAt == never && w.why == in.sb {
+		if w.live && w.eligAt == never && (w.why == in.sb || w.why == ImcMiss) {
 			w.next = nil
 			w.part.wake = min(w.part.wake, at)
 		}

@@ -42,13 +42,18 @@ const (
 	// DispatchStall: the dispatcher could not take the instruction (not
 	// modelled: always 0).
 	DispatchStall
+	// ImcMiss: waiting for a constant-cache miss at issue. ptxas reads
+	// kernel parameters as constant operands (ULDC, c[0x0][...]), which
+	// hold the warp where they miss; here a parameter load whose line the
+	// SM's constant cache does not yet have (the launch's first blocks).
+	ImcMiss
 	NumStalls
 )
 
 var stallNames = [NumStalls]string{
 	"selected", "not_selected", "wait", "long_scoreboard", "short_scoreboard", "math_pipe_throttle",
 	"mio_throttle", "lg_throttle", "tex_throttle", "barrier", "membar", "branch_resolving",
-	"no_instruction", "dispatch_stall",
+	"no_instruction", "dispatch_stall", "imc_miss",
 }
 
 // String is the reason's Nsight Compute name (long_scoreboard, ...).
@@ -95,6 +100,8 @@ func (s Stall) Words() string {
 		return "wait for instructions to be fetched"
 	case DispatchStall:
 		return "wait for the dispatcher"
+	case ImcMiss:
+		return "wait for kernel parameters to reach the constant cache"
 	}
 	return "?"
 }
