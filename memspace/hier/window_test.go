@@ -175,9 +175,9 @@ func TestWindowedCold(t *testing.T) {
 
 // A kernel parameter's line that one warp's miss is still fetching into the
 // constant cache makes every warp that reads it meanwhile wait for the fill,
-// as an L1 line in flight does: the H100 starts all of an SM's first blocks
-// within about 160 cycles (testdata/perf/micro/sched/burst.*), and they all
-// wait for the parameters (ncu's imc_miss on the transposes at 1024:
+// as an L1 line in flight does: the H100 starts most of an SM's first
+// blocks within about 160 cycles (testdata/perf/micro/sched/burst.*), and
+// they wait for the parameters together (ncu's imc_miss on the transposes at 1024:
 // TestColdParametersStallAsOnH100 in scheduler/timing). Once the fill is
 // dated, a read before it arrives waits for the rest; one after is a
 // constant-cache hit.
@@ -221,6 +221,35 @@ func TestWindowedConstantFillWaits(t *testing.T) {
 	assert.False(t, s.Waits())
 	s.SetCycle(first + 1)
 	assert.Equal(t, lat.Const, s.Observe(param).Latency, "arrived: a hit")
+}
+
+// Memory.Params leaves the parameter lines in L2: a block's first
+// parameter load misses the constant cache and hits in L2 (near or far
+// partition), reading nothing from DRAM; without it the line comes from
+// DRAM.
+func TestParamsAreInL2(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.Latency.DRAMJitter = 0
+	param := acc(memspace.Param, memspace.Load, 8, all, func(int) uint64 { return 0x210 })
+	for _, placed := range []bool{true, false} {
+		h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+		require.NoError(t, err)
+		if placed {
+			h.Memory().Params(0x228)
+		}
+		s := h.SM(0)
+		s.SetCycle(1000)
+		got := s.Observe(param).Latency
+		own := cfg.Latency.Const + cfg.Latency.ConstMiss
+		if placed {
+			assert.Contains(t, []uint32{own + cfg.Latency.L2HitNear, own + cfg.Latency.L2HitFar}, got, "an L2 hit")
+			assert.Zero(t, h.Counts()[DRAMReadSectors], "nothing read from DRAM")
+		} else {
+			assert.Greater(t, got, own+cfg.Latency.L2HitFar, "from DRAM")
+			assert.NotZero(t, h.Counts()[DRAMReadSectors])
+		}
+	}
 }
 
 // Atomics of many lanes on one line occupy its L2 slice per lane when the

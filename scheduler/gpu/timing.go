@@ -95,7 +95,7 @@ type Timing struct {
 	// warp in turn, by warp slot). Two blocks of reduce_shared's tree on
 	// one SM slow each other by 5.9 cycles a level on the H100
 	// (testdata/perf/micro/sched/contend.*); served in arrival order the
-	// model's take turns and hardly do (0.3), in round robin by 6.1.
+	// model's take turns and hardly do (0.3), in round robin by 5.8.
 	SharedOrder string `json:"shared_order,omitempty"`
 
 	// Fetch is the SM's instruction fetch.

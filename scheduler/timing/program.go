@@ -66,6 +66,10 @@ type inst struct {
 	// and its value is ready with that register's. -1 otherwise.
 	vecReg int32
 	vecN   uint8 // for the first load of such a vector load: its 32-bit words
+	// paramReg: for a parameter load, the register it writes (a miss in
+	// the SM's constant cache holds the warp until it is ready: ImcMiss);
+	// -1 otherwise.
+	paramReg int32
 	// pooled: a shared-memory load or store that waits for the data path
 	// in the SM's pool, served in round robin over warps
 	// (gpu.Timing.SharedOrder; poolShared, datapath.go).
@@ -202,6 +206,10 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			in.guard = g
 		}
 		in.carryR, in.carryW = info.Reads.Carry, info.Writes.Carry
+		in.paramReg = -1
+		if cl == vm.ClassLSUParam && len(in.regs) > in.nread {
+			in.paramReg = in.regs[in.nread]
+		}
 	}
 	if cfg.Fetch.LineBytes > 0 {
 		p.layOut(k, cfg.Fetch.LineBytes)

@@ -588,12 +588,10 @@ func (s *sm) issue(w *warp, t uint64) {
 	switch in.kind {
 	case kindMem:
 		s.memDone(w, in, p, start)
-		if in.info.Class == vm.ClassLSUParam && len(in.regs) > in.nread {
-			// A parameter that missed the constant cache holds the warp
-			// (ptxas reads parameters as constant operands).
-			if r := in.regs[in.nread]; w.reg[r] > start+uint64(s.r.offLat[qNone]) {
-				w.imc = r
-			}
+		// A parameter that missed the constant cache holds the warp
+		// (ptxas reads parameters as constant operands).
+		if r := in.paramReg; r >= 0 && w.reg[r] > start+uint64(s.r.offLat[qNone]) {
+			w.imc = r
 		}
 	case kindPlain, kindMembar:
 		s.writeback(w, in, start+lat, in.sb)
