@@ -14,7 +14,10 @@ type Problem struct {
 	// pull it at no more than the cost of one row's whole error (the
 	// prior's weight is Lambda/Scale²).
 	Prior, Scale []float64
-	Lambda       float64
+	// Fixed marks the forms whose cost is known exactly (one machine
+	// instruction whatever surrounds it): they keep their prior.
+	Fixed  []bool
+	Lambda float64
 	Rows         []Row
 }
 
@@ -52,6 +55,9 @@ func (p *Problem) Solve(sweeps int) []float64 {
 	for range sweeps {
 		change := 0.0
 		for j := 0; j < n; j++ {
+			if j < len(p.Fixed) && p.Fixed[j] {
+				continue
+			}
 			d := p.Lambda / (p.Scale[j] * p.Scale[j])
 			num, den := d*p.Prior[j], d
 			for _, e := range cols[j] {

@@ -112,6 +112,10 @@ type Cost struct {
 	// for the atomics the hardware lacks, e.g. shared f32 add: a round per
 	// lane that shares an address with an earlier one).
 	PerRound float64 `json:"per_round,omitempty"`
+	// Fixed, in the priors, says the form's slots are known exactly (one
+	// machine instruction whatever surrounds it, read off the SASS): the
+	// fit keeps them.
+	Fixed bool `json:"fixed,omitempty"`
 }
 
 // Table maps PTX forms (Form) to their cost. Forms it does not list cost

@@ -187,14 +187,29 @@ func Read(csvPath string) ([]*Launch, error) {
 	return out, nil
 }
 
-// ReadAll reads every table under testdata.
-func ReadAll(testdata string) ([]*Launch, error) {
+// PublicCorpus is the corpus of kernels nobody on the project wrote
+// (testdata/public): a check of the timing model that nothing is fitted or
+// tested against, whose PTX a clone does not have (it is rebuilt from the
+// projects' sources). ReadAll leaves it out; ReadWithPublic reads it too.
+const PublicCorpus = "public"
+
+// ReadAll reads every table under testdata but the public corpus's.
+func ReadAll(testdata string) ([]*Launch, error) { return read(testdata, false) }
+
+// ReadWithPublic reads every table under testdata, the public corpus's
+// too (for the calibration tool's report).
+func ReadWithPublic(testdata string) ([]*Launch, error) { return read(testdata, true) }
+
+func read(testdata string, public bool) ([]*Launch, error) {
 	tables, err := Tables(testdata)
 	if err != nil {
 		return nil, err
 	}
 	var out []*Launch
 	for _, t := range tables {
+		if !public && filepath.Base(filepath.Dir(filepath.Dir(t))) == PublicCorpus {
+			continue
+		}
 		ls, err := Read(t)
 		if err != nil {
 			return nil, err

@@ -11,18 +11,24 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/internal/ncu"
 	"github.com/ptxvm/ptxvm/scheduler/timing"
+	"github.com/ptxvm/ptxvm/vm/compare"
 )
 
 // outcome is one launch run by the timing model beside ncu's figures.
 type outcome struct {
 	name    string
 	kernel  string
+	family  string
+	split   split
+	ws      float64 // bytes of the launch's buffers
+	waves   float64 // blocks over what the SMs hold at once
 	real    float64 // sm__cycles_elapsed.max
 	model   float64
 	roof    float64 // roofline estimate
@@ -36,7 +42,13 @@ type outcome struct {
 
 // calibration set: the launches of at least minCycles real cycles.
 func calibrationSet(testdata string, minCycles float64, only string, maxInst float64) ([]*ncu.Launch, error) {
-	all, err := ncu.ReadAll(testdata)
+	return launchSet(testdata, minCycles, only, maxInst, nil, nil)
+}
+
+// launchSet is calibrationSet restricted to the launches whose split is in
+// want (nil: every split).
+func launchSet(testdata string, minCycles float64, only string, maxInst float64, fs *families, want map[split]bool) ([]*ncu.Launch, error) {
+	all, err := ncu.ReadWithPublic(testdata)
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +63,11 @@ func calibrationSet(testdata string, minCycles float64, only string, maxInst flo
 		}
 		if l.Table == "repeat.O3" {
 			continue // the same launches as calib.O3, measured again
+		}
+		if fs != nil && want != nil {
+			if _, s := fs.of(l); !want[s] {
+				continue
+			}
 		}
 		out = append(out, l)
 	}
@@ -114,7 +131,7 @@ func parseSet(s string) (map[string]float64, error) {
 var progress bool
 
 // runSet runs every launch with profile p, jobs at a time.
-func runSet(ls []*ncu.Launch, p *gpu.Profile, jobs int) []*outcome {
+func runSet(ls []*ncu.Launch, p *gpu.Profile, jobs int, fs *families) []*outcome {
 	out := make([]*outcome, len(ls))
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
@@ -134,7 +151,7 @@ func runSet(ls []*ncu.Launch, p *gpu.Profile, jobs int) []*outcome {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i] = runOne(ls[i], p)
+			out[i] = runOne(ls[i], p, fs)
 			if progress {
 				fmt.Fprintf(os.Stderr, "  %s: %.1fs\n", ls[i].Name(), out[i].wall.Seconds())
 			}
@@ -144,8 +161,11 @@ func runSet(ls []*ncu.Launch, p *gpu.Profile, jobs int) []*outcome {
 	return out
 }
 
-func runOne(l *ncu.Launch, p *gpu.Profile) *outcome {
-	o := &outcome{name: l.Name(), real_: map[string]float64{}}
+func runOne(l *ncu.Launch, p *gpu.Profile, fs *families) *outcome {
+	o := &outcome{name: l.Name(), real_: map[string]float64{}, split: splitNone}
+	if fs != nil {
+		o.family, o.split = fs.of(l)
+	}
 	o.real, _ = l.Value("sm__cycles_elapsed.max")
 	o.ncuInst, _ = l.Value("smsp__inst_executed.sum")
 	pp, err := prepare(l, p)
@@ -155,6 +175,10 @@ func runOne(l *ncu.Launch, p *gpu.Profile) *outcome {
 	}
 	defer pp.p.Launch.Release()
 	o.kernel = l.Corpus + ":" + pp.p.Launch.Kernel.Name
+	o.ws = workingSet(pp)
+	if held := float64(p.SMs * max(pp.occ.BlocksPerSM, 1)); held > 0 {
+		o.waves = float64(pp.p.Launch.NumCTAs()) / held
+	}
 	t0 := time.Now()
 	res, err := timing.Run(context.Background(), pp.p.Launch, p, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Registers: pp.regs, Workers: 1, MaxInst: 1 << 33})
 	o.wall = time.Since(t0)
@@ -194,6 +218,7 @@ func cmdCycles(args []string) error {
 	testdata := fs.String("testdata", "testdata", "corpus root")
 	minCycles := fs.Float64("min", 30000, "calibration launches: at least this many real cycles")
 	only := fs.String("only", "", "comma-separated launch-name substrings")
+	splitFlag := fs.String("split", "", "comma-separated splits to run: train, held_out, public, unassigned (default: all)")
 	profile := fs.String("gpu", "h100", "GPU profile (name or file)")
 	set := fs.String("set", "", "profile settings to try: path=value,... (memory.latency.l1_hit=38,...)")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "launches run at once")
@@ -202,7 +227,15 @@ func cmdCycles(args []string) error {
 	fs.BoolVar(&progress, "progress", false, "print each launch as it finishes (stderr)")
 	fs.IntVar(&stallsShown, "stalls", 4, "with -v: the stall reasons shown per launch (the largest of model and GPU first)")
 	_ = fs.Parse(args)
-	ls, err := calibrationSet(*testdata, *minCycles, *only, *maxInst)
+	fams, err := loadFamilies(*testdata)
+	if err != nil {
+		return err
+	}
+	want, err := parseSplits(*splitFlag)
+	if err != nil {
+		return err
+	}
+	ls, err := launchSet(*testdata, *minCycles, *only, *maxInst, fams, want)
 	if err != nil {
 		return err
 	}
@@ -218,15 +251,38 @@ func cmdCycles(args []string) error {
 		return err
 	}
 	t0 := time.Now()
-	outs := runSet(ls, p, *jobs)
+	outs := runSet(ls, p, *jobs, fams)
 	printOutcomes(os.Stdout, outs, *verbose)
 	printGroups(os.Stdout, outs)
-	if ps, err := pairs(*testdata); err == nil {
-		within, n := printPairs(os.Stdout, ps, outs)
+	printSizeClasses(os.Stdout, outs, p)
+	if *verbose {
+		printFamilies(os.Stdout, outs)
+	}
+	if ps, err := allPairs(*testdata); err == nil {
+		// Pair launches outside the set (under -min cycles) run too, for
+		// their ratios only.
+		extra, err := missingPairLaunches(*testdata, ps, outs)
+		if err != nil {
+			return err
+		}
+		within, n := printPairs(os.Stdout, ps, append(outs, runSet(extra, p, *jobs, fams)...))
 		fmt.Printf("%d of %d pair ratios within 15%% of the GPU's\n", within, n)
 	}
 	fmt.Printf("(%d launches in %.0f s)\n", len(outs), time.Since(t0).Seconds())
 	return nil
+}
+
+// workingSet is the bytes of a launch's buffers and symbols (what it
+// allocates; the launches of the corpora touch all of it).
+func workingSet(pp *prepared) float64 {
+	var b float64
+	for _, x := range pp.p.Spec.Buffers {
+		b += float64(x.Count) * float64(compare.ElemSize(x.Type))
+	}
+	for _, x := range pp.p.Spec.Symbols {
+		b += float64(x.Count) * float64(compare.ElemSize(x.Type))
+	}
+	return b
 }
 
 // score is the cycle MAPE over the launches that ran.
@@ -257,25 +313,130 @@ func printOutcomes(w *os.File, outs []*outcome, verbose bool) {
 				100*(o.model-o.real)/o.real, o.roof, o.issued, o.ncuInst, o.wall.Seconds(), stallLine(o))
 		}
 	}
-	var model, roof, train, held []float64
-	var reals []float64
+	var model, roof, reals []float64
 	for _, o := range ok {
 		model = append(model, relErr(o.model, o.real))
 		roof = append(roof, relErr(o.roof, o.real))
 		reals = append(reals, o.real)
-		if heldOut(o.kernel) {
-			held = append(held, relErr(o.model, o.real))
-		} else {
-			train = append(train, relErr(o.model, o.real))
-		}
 	}
 	c := bestConstant(reals)
-	var cons []float64
-	for _, r := range reals {
-		cons = append(cons, relErr(c, r))
+	fmt.Fprintf(w, "cycle MAPE over %d launches: model %.1f%% (median %.1f%%, within 15%%: %.0f%%), constant guess %.0f cycles %.1f%%, roofline %.1f%%\n",
+		len(ok), 100*mean(model), 100*median(model), 100*within(model, 0.15), c, 100*mean(constErrs(reals)), 100*mean(roof))
+	for _, sp := range splits {
+		var m, r, rs []float64
+		for _, o := range ok {
+			if o.split == sp {
+				m = append(m, relErr(o.model, o.real))
+				r = append(r, relErr(o.roof, o.real))
+				rs = append(rs, o.real)
+			}
+		}
+		if len(m) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  %-10s %3d launches, %2d families: model MAPE %5.1f%% (median %.1f%%, within 15%%: %.0f%%), constant guess %.1f%%, roofline %.1f%%\n",
+			sp, len(m), countFamilies(ok, sp), 100*mean(m), 100*median(m), 100*within(m, 0.15), 100*mean(constErrs(rs)), 100*mean(r))
 	}
-	fmt.Fprintf(w, "cycle MAPE over %d launches: model %.1f%% (fitted %d: %.1f%%, held out %d: %.1f%%; median %.1f%%, within 15%%: %.0f%%), constant guess %.0f cycles %.1f%%, roofline %.1f%%\n",
-		len(ok), 100*mean(model), len(train), 100*mean(train), len(held), 100*mean(held), 100*median(model), 100*within(model, 0.15), c, 100*mean(cons), 100*mean(roof))
+}
+
+// constErrs is the relative error of the best constant guess for reals on
+// each (the constant is chosen on the same launches: the baseline's best
+// case).
+func constErrs(reals []float64) []float64 {
+	c := bestConstant(reals)
+	var out []float64
+	for _, r := range reals {
+		out = append(out, relErr(c, r))
+	}
+	return out
+}
+
+func countFamilies(outs []*outcome, sp split) int {
+	seen := map[string]bool{}
+	for _, o := range outs {
+		if o.err == nil && o.split == sp {
+			seen[o.family] = true
+		}
+	}
+	return len(seen)
+}
+
+// printSizeClasses prints the model's MAPE per split and size class:
+// whether the launch's buffers fit in the L2, and whether its blocks fit
+// on the SMs at once (one wave) or not.
+func printSizeClasses(w *os.File, outs []*outcome, p *gpu.Profile) {
+	l2 := float64(p.Memory.L2.SizeBytes)
+	type key struct {
+		sp    split
+		fits  bool
+		waves bool
+	}
+	errs := map[key][]float64{}
+	for _, o := range outs {
+		if o.err != nil {
+			continue
+		}
+		k := key{o.split, o.ws <= l2, o.waves > 1}
+		errs[k] = append(errs[k], relErr(o.model, o.real))
+	}
+	fmt.Fprintln(w, "by size class (working set = the launch's buffers; L2 holds", fmt.Sprintf("%.0f MiB):", l2/(1<<20)))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "split\tfits in L2, one wave\tfits in L2, many waves\tbeyond L2, one wave\tbeyond L2, many waves\t")
+	for _, sp := range splits {
+		row := string(sp) + "\t"
+		any := false
+		for _, fits := range []bool{true, false} {
+			for _, many := range []bool{false, true} {
+				e := errs[key{sp, fits, many}]
+				if len(e) == 0 {
+					row += "-\t"
+					continue
+				}
+				any = true
+				row += fmt.Sprintf("%.1f%% (%d)\t", 100*mean(e), len(e))
+			}
+		}
+		if any {
+			fmt.Fprintln(tw, row)
+		}
+	}
+	_ = tw.Flush()
+}
+
+// printFamilies prints the model's MAPE per family, worst first.
+func printFamilies(w *os.File, outs []*outcome) {
+	type fam struct {
+		name string
+		sp   split
+		errs []float64
+	}
+	by := map[string]*fam{}
+	for _, o := range outs {
+		if o.err != nil {
+			continue
+		}
+		k := string(o.split) + "/" + o.family
+		if by[k] == nil {
+			by[k] = &fam{name: o.family, sp: o.split}
+		}
+		by[k].errs = append(by[k].errs, relErr(o.model, o.real))
+	}
+	var fs []*fam
+	for _, f := range by {
+		fs = append(fs, f)
+	}
+	sort.Slice(fs, func(i, j int) bool {
+		if fs[i].sp != fs[j].sp {
+			return fs[i].sp < fs[j].sp
+		}
+		return mean(fs[i].errs) > mean(fs[j].errs)
+	})
+	fmt.Fprintln(w, "by family:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, f := range fs {
+		fmt.Fprintf(tw, "  %s\t%s\t%d launches\tMAPE %.1f%%\n", f.sp, f.name, len(f.errs), 100*mean(f.errs))
+	}
+	_ = tw.Flush()
 }
 
 // printGroups prints the cycle MAPE per build: optimised code (-O3, fast

@@ -87,7 +87,13 @@ func cmdFit(args []string) error {
 	maxInst := fs.Float64("max-inst", 20e6, "fit on the launches of at most this many machine instructions (ncu's count; 0: all)")
 	fs.BoolVar(&progress, "progress", false, "print each launch as it finishes (stderr)")
 	_ = fs.Parse(args)
-	ls, err := calibrationSet(*testdata, *minCycles, *only, *maxInst)
+	fams, err := loadFamilies(*testdata)
+	if err != nil {
+		return err
+	}
+	// Only the training families: the held-out ones and the public
+	// corpus never steer a parameter.
+	ls, err := launchSet(*testdata, *minCycles, *only, *maxInst, fams, map[split]bool{splitTrain: true})
 	if err != nil {
 		return err
 	}
@@ -114,15 +120,14 @@ func cmdFit(args []string) error {
 	for _, q := range ps {
 		cur[q.path] = value(base, q.path)
 	}
-	// The objective: cycle MAPE over the launches whose kernels are not
-	// held out.
+	// The objective: cycle MAPE over the training launches.
 	eval := func(set map[string]float64) (float64, []*outcome, error) {
 		p, err := withParams(base, set)
 		if err != nil {
 			return 0, nil, err
 		}
-		outs := runSet(ls, p, *jobs)
-		s, _ := score(outs, func(k string) bool { return !heldOut(k) })
+		outs := runSet(ls, p, *jobs, fams)
+		s, _ := score(outs, nil)
 		return s, outs, nil
 	}
 	t0 := time.Now()

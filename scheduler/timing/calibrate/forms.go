@@ -61,6 +61,8 @@ func cmdForms(args []string) error {
 	only := fs.String("only", "", "comma-separated launch-name substrings to run (default: all)")
 	jobs := fs.Int("j", runtime.GOMAXPROCS(0), "launches run at once")
 	maxInst := fs.Float64("max-inst", 50e6, "leave out launches of more than this many machine instructions (ncu's count; 0: none)")
+	minInst := fs.Float64("min-inst", 0, "leave out launches of fewer machine instructions than this (with -add: to add the large ones only)")
+	add := fs.Bool("add", false, "keep the launches and kernels already in -out, adding or replacing those run now")
 	_ = fs.Parse(args)
 	launches, err := ncu.ReadAll(*testdata)
 	if err != nil {
@@ -77,7 +79,7 @@ func cmdForms(args []string) error {
 			continue
 		}
 		n, ok := l.Value("smsp__inst_executed.sum")
-		if !ok || *maxInst > 0 && n > *maxInst || l.Table == "repeat.O3" {
+		if !ok || *maxInst > 0 && n > *maxInst || n < *minInst || l.Table == "repeat.O3" {
 			continue
 		}
 		wg.Add(1)
@@ -104,6 +106,31 @@ func cmdForms(args []string) error {
 		}()
 	}
 	wg.Wait()
+	if *add {
+		old, err := readForms(*out)
+		if err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		for _, l := range data.Launches {
+			have[l.Name] = true
+		}
+		for _, l := range old.Launches {
+			if !have[l.Name] {
+				data.Launches = append(data.Launches, l)
+			}
+		}
+		for _, k := range old.Kernels {
+			if _, ok := kernels[k.Kernel]; !ok {
+				kernels[k.Kernel] = k
+			}
+		}
+		for f, c := range old.Classes {
+			if _, ok := data.Classes[f]; !ok {
+				data.Classes[f] = c
+			}
+		}
+	}
 	sort.Slice(data.Launches, func(i, j int) bool { return data.Launches[i].Name < data.Launches[j].Name })
 	for _, k := range kernels {
 		data.Kernels = append(data.Kernels, k)

@@ -8,16 +8,39 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/internal/ncu"
 )
 
+// pair is a ratio a user reads to choose between two kernels: the cycles
+// of one launch over another's, launches named as ncu.Launch.Name gives
+// them.
+type pair struct {
+	name, num, den string
+}
+
 // pairs reads the ratio pairs of the perf corpus (manifest.json "pairs":
-// name → [numerator case, denominator case]).
-func pairs(testdata string) (map[string][2]string, error) {
-	b, err := os.ReadFile(filepath.Join(testdata, "perf", "manifest.json"))
+// name → [numerator case, denominator case], launches of table calib.O3).
+func pairs(testdata string) ([]pair, error) {
+	return manifestPairs(testdata, "perf", "calib.O3", "")
+}
+
+// allPairs is pairs and, when testdata/public is there, the public
+// corpus's pairs (table O3; names prefixed "public:").
+func allPairs(testdata string) ([]pair, error) {
+	ps, err := pairs(testdata)
+	if err != nil {
+		return nil, err
+	}
+	if pub, err := manifestPairs(testdata, publicCorpus, "O3", "public:"); err == nil {
+		ps = append(ps, pub...)
+	}
+	return ps, nil
+}
+
+func manifestPairs(testdata, corpus, table, prefix string) ([]pair, error) {
+	b, err := os.ReadFile(filepath.Join(testdata, corpus, "manifest.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -27,23 +50,47 @@ func pairs(testdata string) (map[string][2]string, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	return m.Pairs, nil
+	var out []pair
+	for k, v := range m.Pairs {
+		out = append(out, pair{prefix + k, corpus + "/" + table + "/" + v[0], corpus + "/" + table + "/" + v[1]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
 }
 
-// pairLaunches returns the calibration launches (perf calib.O3) the pairs
-// name.
-func pairLaunches(testdata string, ps map[string][2]string) ([]*ncu.Launch, error) {
-	all, err := ncu.ReadAll(testdata)
+// pairLaunches returns the launches the pairs name.
+func pairLaunches(testdata string, ps []pair) ([]*ncu.Launch, error) {
+	all, err := ncu.ReadWithPublic(testdata)
 	if err != nil {
 		return nil, err
 	}
 	want := map[string]bool{}
 	for _, p := range ps {
-		want[p[0]], want[p[1]] = true, true
+		want[p.num], want[p.den] = true, true
 	}
 	var out []*ncu.Launch
 	for _, l := range all {
-		if l.Corpus == "perf" && l.Table == "calib.O3" && want[l.Case] && l.Repeat == 0 {
+		if want[l.Name()] {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// missingPairLaunches returns the launches the pairs name that outs has
+// not run.
+func missingPairLaunches(testdata string, ps []pair, outs []*outcome) ([]*ncu.Launch, error) {
+	ls, err := pairLaunches(testdata, ps)
+	if err != nil {
+		return nil, err
+	}
+	ran := map[string]bool{}
+	for _, o := range outs {
+		ran[o.name] = true
+	}
+	var out []*ncu.Launch
+	for _, l := range ls {
+		if !ran[l.Name()] && l.Repeat == 0 {
 			out = append(out, l)
 		}
 	}
@@ -51,24 +98,19 @@ func pairLaunches(testdata string, ps map[string][2]string) ([]*ncu.Launch, erro
 }
 
 // printPairs prints, for each pair, the GPU's cycle ratio and the model's.
-func printPairs(w io.Writer, ps map[string][2]string, outs []*outcome) (within int, n int) {
+func printPairs(w io.Writer, ps []pair, outs []*outcome) (within int, n int) {
 	by := map[string]*outcome{}
 	for _, o := range outs {
 		if o.err == nil {
-			by[strings.TrimPrefix(o.name, "perf/calib.O3/")] = o
+			by[o.name] = o
 		}
 	}
-	var names []string
-	for k := range ps {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	fmt.Fprintln(w, "| pair | GPU cycles | model cycles | GPU ratio | model ratio | error |")
 	fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: |")
-	for _, k := range names {
-		a, b := by[ps[k][0]], by[ps[k][1]]
+	for _, p := range ps {
+		a, b := by[p.num], by[p.den]
 		if a == nil || b == nil {
-			fmt.Fprintf(w, "| %s | (not run) | | | | |\n", k)
+			fmt.Fprintf(w, "| %s | (not run) | | | | |\n", p.name)
 			continue
 		}
 		gr, mr := a.real/b.real, a.model/b.model
@@ -77,7 +119,7 @@ func printPairs(w io.Writer, ps map[string][2]string, outs []*outcome) (within i
 		if math.Abs(e) <= 0.15 {
 			within++
 		}
-		fmt.Fprintf(w, "| %s | %.0f / %.0f | %.0f / %.0f | %.2f | %.2f | %+.0f%% |\n", k, a.real, b.real, a.model, b.model, gr, mr, 100*e)
+		fmt.Fprintf(w, "| %s | %.0f / %.0f | %.0f / %.0f | %.2f | %.2f | %+.0f%% |\n", p.name, a.real, b.real, a.model, b.model, gr, mr, 100*e)
 	}
 	return within, n
 }
@@ -89,7 +131,7 @@ func cmdPairs(args []string) error {
 	jobs := fs.Int("j", 2, "launches run at once")
 	fs.BoolVar(&progress, "progress", false, "print each launch as it finishes (stderr)")
 	_ = fs.Parse(args)
-	ps, err := pairs(*testdata)
+	ps, err := allPairs(*testdata)
 	if err != nil {
 		return err
 	}
@@ -101,7 +143,7 @@ func cmdPairs(args []string) error {
 	if err != nil {
 		return err
 	}
-	outs := runSet(ls, p, *jobs)
+	outs := runSet(ls, p, *jobs, nil)
 	within, n := printPairs(os.Stdout, ps, outs)
 	fmt.Printf("%d of %d pair ratios within 15%% of the GPU's\n", within, n)
 	return nil

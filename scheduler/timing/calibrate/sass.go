@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"os"
 	"sort"
@@ -24,12 +23,12 @@ func readForms(path string) (*formData, error) {
 	return &d, nil
 }
 
-// heldOut says whether a kernel is one of the held-out fifth (by a hash of
-// its name, so that every launch of a kernel is on one side).
-func heldOut(kernel string) bool {
-	h := fnv.New32a()
-	h.Write([]byte(kernel))
-	return h.Sum32()%5 == 0
+// fittable says whether the SASS fit may use a kernel's launches: not a
+// held-out family's, not the public corpus's. Kernels of no family (the
+// small instruction-form kernels of the corpora) are fitted.
+func fittable(fams *families, kernel string) bool {
+	s := fams.ofFormKernel(kernel)
+	return s != splitHeld && s != splitPublic
 }
 
 func cmdSASS(args []string) error {
@@ -40,7 +39,12 @@ func cmdSASS(args []string) error {
 	lambda := fs.Float64("lambda", 0.01, "weight of the priors")
 	static := fs.Float64("static", 0, "weight of a kernel's static SASS size against a launch's dynamic count (0: not used; static code holds slow paths that rarely run, and held-out errors grow with it)")
 	worst := fs.Int("worst", 0, "print the launches with the largest errors")
+	testdata := fs.String("testdata", "testdata", "corpus root (for testdata/families.json)")
 	_ = fs.Parse(args)
+	fams, err := loadFamilies(*testdata)
+	if err != nil {
+		return err
+	}
 	d, err := readForms(*in)
 	if err != nil {
 		return err
@@ -73,26 +77,26 @@ func cmdSASS(args []string) error {
 		}
 		return t, p.Forms
 	}
-	// Held out: fit on four fifths of the kernels, check on the rest.
-	tr, _ := fit(func(k string) bool { return !heldOut(k) })
+	// The table is fitted on the training families (and the kernels of no
+	// family) only; the held-out families and the public corpus check it.
+	tr, _ := fit(func(k string) bool { return fittable(fams, k) })
 	fmt.Println("machine instructions per launch (smsp__inst_executed.sum, smsp__thread_inst_executed.sum), error of the estimate:")
-	report(d, pt, tr)
+	report(d, tr, fams)
 	if *worst > 0 {
-		printWorst(d, tr, *worst)
+		printWorst(d, tr, *worst, fams)
 	}
-	all, _ := fit(func(string) bool { return true })
-	b, err := all.Marshal()
+	b, err := tr.Marshal()
 	if err != nil {
 		return err
 	}
-	fmt.Printf("table fitted on all %d launches and %d kernels → %s\n", len(d.Launches), len(d.Kernels), *out)
+	fmt.Printf("table fitted on the training launches (%d launches and %d kernels in the data) → %s\n", len(d.Launches), len(d.Kernels), *out)
 	return os.WriteFile(*out, b, 0o644)
 }
 
 // roundSuffix names the column of a form's cost per further round.
 const roundSuffix = "#round"
 
-const tableNote = "Machine instructions (SASS) per PTX form on the H100, fitted by `go run ./scheduler/timing/calibrate sass` to ncu's smsp__inst_executed.sum of every corpus launch and to each kernel's SASS size, drawn toward the priors of scheduler/sasscost/priors.json (written from reading the corpus's SASS). Forms prefixed g: are those of PTX compiled with -G."
+const tableNote = "Machine instructions (SASS) per PTX form on the H100, fitted by `go run ./scheduler/timing/calibrate sass` to ncu's smsp__inst_executed.sum of the launches of the training families (testdata/families.json; held-out families and the public corpus never), forms marked fixed in the priors kept as they are, drawn toward the priors of scheduler/sasscost/priors.json (written from reading the corpus's SASS). Forms prefixed g: are those of PTX compiled with -G."
 
 // priorCost is the prior of form f: the priors' entry, the optimised
 // form's for a debug form, or its class's.
@@ -127,11 +131,13 @@ func problem(d *formData, pt *sasscost.Table, lambda, static float64, train func
 			c := priorCost(pt, d, base)
 			p.Prior = append(p.Prior, c.PerRound)
 			p.Scale = append(p.Scale, max(0.5, c.PerRound))
+			p.Fixed = append(p.Fixed, false)
 			return j
 		}
 		c := priorCost(pt, d, f)
 		p.Prior = append(p.Prior, c.Slots)
 		p.Scale = append(p.Scale, max(0.5, c.Slots))
+		p.Fixed = append(p.Fixed, c.Fixed)
 		return j
 	}
 	var forms []string
@@ -191,10 +197,10 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // report prints the error of the machine-instruction estimates of table t
-// (and of the PTX counts themselves) on the training and held-out launches.
-func report(d *formData, pt, t *sasscost.Table) {
+// (and of the PTX counts themselves) on each split's launches.
+func report(d *formData, t *sasscost.Table, fams *families) {
 	type acc struct{ n, ptx, inst, thread []float64 }
-	var train, held acc
+	by := map[split]*acc{}
 	for _, l := range d.Launches {
 		if l.Inst <= 0 {
 			continue
@@ -206,21 +212,27 @@ func report(d *formData, pt, t *sasscost.Table) {
 			inst += s*float64(c[0]) + t.Forms[f].PerRound*float64(c[2])
 			thr += s * float64(c[1])
 		}
-		a := &train
-		if heldOut(l.Kernel) {
-			a = &held
+		sp := fams.ofFormKernel(l.Kernel)
+		if by[sp] == nil {
+			by[sp] = &acc{}
 		}
+		a := by[sp]
 		a.ptx = append(a.ptx, relErr(ptx, l.Inst))
 		a.inst = append(a.inst, relErr(inst, l.Inst))
 		if l.ThreadInst > 0 {
 			a.thread = append(a.thread, relErr(thr, l.ThreadInst))
 		}
 	}
-	for _, x := range []struct {
-		name string
-		a    *acc
-	}{{"fitted", &train}, {"held out", &held}} {
-		fmt.Printf("  %-9s %3d launches: inst MAPE %5.1f%% (median %4.1f%%, within 10%%: %3.0f%%); thread inst MAPE %5.1f%%; PTX counts as they are: %5.1f%%\n",
+	for _, sp := range splits {
+		a := by[sp]
+		if a == nil {
+			continue
+		}
+		x := struct {
+			name string
+			a    *acc
+		}{string(sp), a}
+		fmt.Printf("  %-10s %3d launches: inst MAPE %5.1f%% (median %4.1f%%, within 10%%: %3.0f%%); thread inst MAPE %5.1f%%; PTX counts as they are: %5.1f%%\n",
 			x.name, len(x.a.inst), 100*mean(x.a.inst), 100*median(x.a.inst), 100*within(x.a.inst, 0.1), 100*mean(x.a.thread), 100*mean(x.a.ptx))
 	}
 }
@@ -260,7 +272,7 @@ func within(v []float64, tol float64) float64 {
 	return float64(n) / float64(len(v))
 }
 
-func printWorst(d *formData, t *sasscost.Table, n int) {
+func printWorst(d *formData, t *sasscost.Table, n int, fams *families) {
 	type e struct {
 		name string
 		est  float64
@@ -273,7 +285,7 @@ func printWorst(d *formData, t *sasscost.Table, n int) {
 		for f, c := range l.Forms {
 			inst += t.Forms[f].Slots*float64(c[0]) + t.Forms[f].PerRound*float64(c[2])
 		}
-		es = append(es, e{l.Name, inst, l.Inst, heldOut(l.Kernel)})
+		es = append(es, e{l.Name, inst, l.Inst, !fittable(fams, l.Kernel)})
 	}
 	sort.Slice(es, func(i, j int) bool { return relErr(es[i].est, es[i].real) > relErr(es[j].est, es[j].real) })
 	for _, x := range es[:min(n, len(es))] {
