@@ -317,8 +317,22 @@ func (in *Inst) ClockKind() uint64 { return in.Imm }
 // CallSite is the call an OpCall makes, in the function f it belongs to.
 func (in *Inst) CallSite(f *Func) *CallSite { return &f.Calls[in.Imm] }
 
-// AtomOp is the operation of atom/red (atomAdd ...).
+// AtomOp is the operation of atom/red (AtomAdd ...).
 func (in *Inst) AtomOp() uint64 { return in.Imm }
+
+// The operations of atom/red, as AtomOp returns them.
+const (
+	AtomAnd  = atomAnd
+	AtomOr   = atomOr
+	AtomXor  = atomXor
+	AtomCas  = atomCas
+	AtomExch = atomExch
+	AtomAdd  = atomAdd
+	AtomInc  = atomInc
+	AtomDec  = atomDec
+	AtomMin  = atomMin
+	AtomMax  = atomMax
+)
 
 // RegList is the register list of a vector atomic in f: the destinations,
 // then the values.

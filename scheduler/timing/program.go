@@ -77,6 +77,9 @@ type inst struct {
 	// line and lineEnd are the instruction-cache lines its machine code
 	// spans (layOut).
 	line, lineEnd uint32
+	// agg: an atomic ptxas warp-aggregates (sasscost.Aggregates): the
+	// memory system sees only its lowest executing lane.
+	agg bool
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -87,6 +90,9 @@ type program struct {
 	guardCycles uint32
 	maxRegs     int
 	maxPreds    int
+	// agg says, by kernel-wide id, which instructions are warp-aggregated
+	// atomics (nil if none).
+	agg []bool
 	// lines is how many instruction-cache lines the kernel's code spans,
 	// entryLine the line of its first instruction (0 lines: no fetch
 	// model). lastLine[l] says whether line l is the last of a function.
@@ -109,6 +115,11 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 	}
 	p := &program{insts: make([]inst, len(k.Insts)), guardCycles: uint32(cfg.GuardCycles)}
 	ro := map[*vm.Func][]bool{}
+	type uniformity struct {
+		v    vm.Varying
+		read []bool
+	}
+	uni := map[*vm.Func]*uniformity{}
 	for _, f := range k.Funcs {
 		ro[f] = sasscost.ReadOnly(f)
 		p.maxRegs = max(p.maxRegs, int(f.NumRegs))
@@ -206,6 +217,20 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			in.guard = g
 		}
 		in.carryR, in.carryW = info.Reads.Carry, info.Writes.Carry
+		if cl == vm.ClassAtomic {
+			u := uni[info.Func]
+			if u == nil {
+				u = &uniformity{v: info.Func.Varying(), read: sasscost.ReadRegs(info.Func)}
+				uni[info.Func] = u
+			}
+			if sasscost.Aggregates(info.Func, int(info.PC), &u.v, u.read, debug) {
+				in.agg = true
+				if p.agg == nil {
+					p.agg = make([]bool, len(k.Insts))
+				}
+				p.agg[id] = true
+			}
+		}
 		in.paramReg = -1
 		if cl == vm.ClassLSUParam && len(in.regs) > in.nread {
 			in.paramReg = in.regs[in.nread]

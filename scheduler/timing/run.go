@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/sasscost"
@@ -200,6 +201,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	for i := range sms {
 		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i%workers]}
 		s.vm.Observer = s.hs
+		if r.prog.agg != nil {
+			s.vm.Observer = &aggregating{next: s.hs, agg: r.prog.agg}
+		}
 		s.vm.Clock = func() uint64 { return s.clock }
 		if n := r.prog.lines; n > 0 {
 			// The launch brings the entry's first line.
@@ -388,4 +392,22 @@ func union(sp [][2]uint64) uint64 {
 		}
 	}
 	return total
+}
+
+// aggregating passes the accesses of warp-aggregated atomics
+// (program.agg) on with only their lowest executing lane, as ptxas's
+// machine code makes them (sasscost.Aggregates), and every other access as
+// it is.
+type aggregating struct {
+	next memspace.Observer
+	agg  []bool
+}
+
+func (o *aggregating) Observe(a *memspace.Access) memspace.Outcome {
+	if id := int(a.Origin.Inst); id >= 0 && id < len(o.agg) && o.agg[id] && a.Mask&(a.Mask-1) != 0 {
+		b := *a
+		b.Mask &= -b.Mask
+		return o.next.Observe(&b)
+	}
+	return o.next.Observe(a)
 }
