@@ -29,6 +29,8 @@ and the microbenchmark chains under ncu (micro/ncu_ops.csv.gz).
 
 --dry-run: no nvcc, no GPU (inputs and specs only; kernels unresolved).
 --compile-only: compiles and resolves kernels, runs nothing on a GPU.
+--only a,b on a corpus with a manifest.json: records those cases and merges
+them into it (class Merge): the other cases, their ncu rows and timings stay.
 """
 
 from __future__ import annotations
@@ -233,7 +235,7 @@ def compile_all(out, mods, jobs):
                 f.write(f"// {tool[0]} {' '.join(tool[1:-1])} of ptxas -arch={ARCH} {m}.{v}.ptx\n" + sass)
         return key, "ok" if rc == 0 else f"disassembly failed (exit {rc})"
 
-    keys = sorted({(c.module, v) for c in C.CASES for v in c.variants})
+    keys = sorted({(c.module, v) for c in C.CASES for v in c.variants if c.module in mods})
     status = {}
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
         for key, st in ex.map(one, keys):
@@ -729,16 +731,18 @@ def micro_results(out, tool, micro_info):
 # ---------------------------------------------------------------------------
 # Main
 
-def make_tar(out, tar_path, only=None, exclude=()):
+def make_tar(out, tar_path, only=None, exclude=(), cases=None):
     """gzip tarball of the generated tree (top folder: the out directory's
     name; never gen/ or build/, nor the .ncu-rep reports: --reports-tar). only: the top-level
-    entries to include (None: all)."""
+    entries to include (None: all); cases: the case folders to include (None: all)."""
     base = os.path.basename(os.path.normpath(out))
     skip_top = {"gen", "build"} | set(exclude)
 
     def filt(ti):
         parts = ti.name.split("/")
         if len(parts) > 1 and (parts[1] in skip_top or (only is not None and parts[1] not in only)):
+            return None
+        if cases is not None and len(parts) > 2 and parts[1] == "cases" and parts[2] not in cases:
             return None
         if "__pycache__" in parts or ".tmp" in parts or ti.name.endswith(".ncu-rep"):
             return None
@@ -921,6 +925,184 @@ def opcode_mix(out, tag, entries_launches):
     return len(res["launches"])
 
 
+# ---------------------------------------------------------------------------
+# --only on an existing corpus: merge, not replace
+#
+# A run with --only records the named cases and leaves the rest of the
+# corpus as it was: manifest.json keeps every other case (the selected ones
+# are replaced or added, "pairs" is the case list's, and the run is listed
+# in "only_runs"); each ncu table (calib.O3, repeat.O3, calib.G, ...) keeps
+# its rows but those of the selected cases, which the new rows replace
+# (appended; the tables are renumbered and every manifest reference with
+# them); timing/events.json keeps the other specs' timings. The tarball
+# then holds what such a run changes (manifest.json, the selected cases,
+# ptx/ptxas/sass of their modules, ncu/, timing/, logs/).
+
+class Merge:
+    """The state of an --only run over an existing corpus (None when the
+    corpus has no manifest: the run writes a fresh one as before)."""
+
+    def __init__(self, out, selected):
+        self.out = out
+        self.names = {c.name for c in selected}
+        self.old = json.load(open(os.path.join(out, "manifest.json")))
+        self.date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.tables = {}     # table name -> rows merged (for the run's record)
+        self.ptx_before = {}
+        self.ptx_changed = []
+
+    def snapshot_ptx(self, mods):
+        for m in mods:
+            for v in VARIANTS:
+                p = os.path.join(self.out, "ptx", f"{m}.{v}.ptx")
+                if os.path.exists(p):
+                    self.ptx_before[f"{m}.{v}"] = open(p, "rb").read()
+
+    def note_ptx(self):
+        for k, before in sorted(self.ptx_before.items()):
+            p = os.path.join(self.out, "ptx", k + ".ptx")
+            if os.path.exists(p) and open(p, "rb").read() != before:
+                self.ptx_changed.append(k)
+        if self.ptx_changed:
+            log(f"  PTX changed by this compile (other cases of these modules were measured with the old): "
+                f"{', '.join(self.ptx_changed)}")
+
+    def table(self, src, dst):
+        """Merge ncu/<src>.csv (+ .launches.json), just written for the
+        selected cases, into ncu/<dst>.csv(.gz): the rows of the selected
+        cases there are dropped, the new ones appended, every row renumbered
+        (the ID column, launches.json, the old manifest's references)."""
+        d = os.path.join(self.out, "ncu")
+        sc, sl = os.path.join(d, src + ".csv"), os.path.join(d, src + ".launches.json")
+        if not os.path.exists(sl):
+            return {}
+        new_l = json.load(open(sl))
+        new_h, new_u, new_r = _read_ncu_csv(sc) if os.path.exists(sc) else (None, None, [])
+        dc, dl = os.path.join(d, dst + ".csv"), os.path.join(d, dst + ".launches.json")
+        old_text = read_text(dc)
+        old_l = json.load(open(dl)) if os.path.exists(dl) else []
+        old_h, old_u, old_r = _read_ncu_csv(dc) if old_text is not None else (None, None, [])
+        header = list(old_h or new_h or [])
+        for h in new_h or []:
+            if h not in header:
+                header.append(h)
+        units = None
+        if old_u is not None or new_u is not None:
+            ou = dict(zip(old_h or [], old_u or []))
+            nu = dict(zip(new_h or [], new_u or []))
+            units = [ou.get(h, nu.get(h, "")) for h in header]
+        old_by_id = {r[0]: r for r in old_r}
+        new_by_id = {r[0]: r for r in new_r}
+        rows, launches, remap = [], [], {}
+
+        def put(row, hdr, entry):
+            idx = len(rows)
+            m = dict(zip(hdr, row))
+            r = [m.get(h, "") for h in header]
+            r[0] = str(idx)
+            rows.append(r)
+            e = dict(entry)
+            e["launch"] = idx
+            launches.append(e)
+            return idx
+
+        for e in old_l:
+            if e.get("case") in self.names:
+                continue
+            row = old_by_id.get(str(e["launch"]))
+            if row is None:
+                continue
+            remap[e["launch"]] = put(row, old_h, e)
+        new_map = {}
+        for e in new_l:
+            row = new_by_id.get(str(e["launch"]))
+            if row is None:
+                continue
+            e = dict(e, merged=self.date)
+            new_map[e["launch"]] = put(row, new_h, e)
+        with open(dc, "w", newline="") as f:
+            w = csv.writer(f, quoting=csv.QUOTE_ALL, lineterminator="\n")
+            w.writerow(header)
+            if units is not None:
+                w.writerow(units)
+            w.writerows(rows)
+        if os.path.exists(dc + ".gz"):
+            os.remove(dc + ".gz")
+        write_json(dl, launches)
+        for p in (sc, sl):
+            if os.path.exists(p):
+                os.remove(p)
+        # The old manifest's references to this table.
+        ref = f"ncu/{dst}.csv"
+        for c in self.old.get("cases", []):
+            if c["name"] in self.names:
+                continue
+            for v, n in (c.get("ncu") or {}).items():
+                if n.get("csv", "").startswith(ref) and n.get("launch") in remap:
+                    n["launch"] = remap[n["launch"]]
+                    n["csv"] = ref
+            if dst.startswith("repeat."):
+                for v, lst in (c.get("ncu_repeat") or {}).items():
+                    c["ncu_repeat"][v] = [remap[i] for i in lst if i in remap]
+        self.tables[dst] = {"kept": len(remap), "added": len(new_map)}
+        log(f"  merged ncu/{src} into ncu/{dst}: {len(remap)} rows kept, {len(new_map)} added")
+        return new_map
+
+    def events(self, src, dst):
+        if not os.path.exists(src):
+            return
+        new = json.load(open(src))
+        old = json.load(open(dst)) if os.path.exists(dst) else {k: v for k, v in new.items()
+                                                                  if k not in ("specs", "errors")}
+        specs = {s["spec"] for s in new.get("specs", [])} | {e.get("spec") for e in new.get("errors", [])}
+        old["specs"] = [s for s in old.get("specs", []) if s["spec"] not in specs] + new.get("specs", [])
+        old["errors"] = [e for e in old.get("errors", []) if e.get("spec") not in specs] + new.get("errors", [])
+        old.setdefault("merged", []).append({"date": self.date, "specs": len(new.get("specs", [])),
+                                             "elapsed_s": new.get("elapsed_s")})
+        write_json(dst, old)
+        os.remove(src)
+
+    def manifest(self, m):
+        """The corpus's manifest with the run's cases (m) merged in."""
+        out = dict(self.old)
+        by = {e["name"]: e for e in m["cases"]}
+        cases = [by.pop(e["name"], e) for e in out.get("cases", [])]
+        order = {c.name: i for i, c in enumerate(C.CASES)}
+        for e in sorted(by.values(), key=lambda e: order.get(e["name"], 1 << 30)):
+            # a new case goes after the last case that comes before it in the case list
+            at = len(cases)
+            for i, x in enumerate(cases):
+                if order.get(x["name"], -1) > order.get(e["name"], 0):
+                    at = i
+                    break
+            cases.insert(at, e)
+        out["cases"] = cases
+        out["pairs"] = C.PAIRS
+        if m.get("compile"):
+            out["compile"] = dict(out.get("compile", {}), **m["compile"])
+        run = {k: m[k] for k in ("generator", "date_utc", "toolchain", "phase_seconds", "phase_errors",
+                                 "elapsed_s", "ncu", "micro", "dry_run") if k in m}
+        run["cases"] = sorted(self.names)
+        run["ncu_tables_merged"] = self.tables
+        run["ptx_changed"] = self.ptx_changed
+        runs = [r for r in out.get("only_runs", []) if r.get("date_utc") != m.get("date_utc")]
+        out["only_runs"] = runs + [run]
+        return out
+
+
+def _read_ncu_csv(path):
+    """(header, units or None, rows) of an ncu table (.csv or .csv.gz)."""
+    text = read_text(path[:-3] if path.endswith(".gz") else path)
+    rows = list(csv.reader(io.StringIO(text or "")))
+    if not rows:
+        return None, None, []
+    header, rest = rows[0], rows[1:]
+    units = None
+    if rest and rest[0] and rest[0][0] == "":
+        units, rest = rest[0], rest[1:]
+    return header, units, [r for r in rest if r]
+
+
 def argv_of(args):
     return [a for a in sys.argv[1:]]
 
@@ -958,6 +1140,16 @@ def main(argv=None):
     timings = {}
     if args.supplement:
         return supplement(out, args, deadline, timings)
+    # --only on an existing corpus merges into it (class Merge); the
+    # microbenchmarks belong to no case and are not run.
+    merge = None
+    if args.only and os.path.exists(os.path.join(out, "manifest.json")):
+        merge = Merge(out, selected)
+        skip.add("micro")
+        log(f"  --only on the corpus in {out}: {len(selected)} case(s) merged into it")
+
+    def save():
+        write_json(os.path.join(out, "manifest.json"), merge.manifest(manifest) if merge else manifest)
     if not args.only:
         for d in GENERATED:
             shutil.rmtree(os.path.join(out, d), ignore_errors=True)
@@ -987,7 +1179,11 @@ def main(argv=None):
     compile_status, ptx_info, ptxas_info = {}, {}, {}
     if not dry:
         with Phase("compile", timings):
+            if merge:
+                merge.snapshot_ptx(mods)
             compile_status = compile_all(out, mods, args.jobs)
+            if merge:
+                merge.note_ptx()
             for (m, v), st in compile_status.items():
                 if st == "ok":
                     ptx_info[(m, v)] = NG.parse_ptx(open(os.path.join(out, "ptx", f"{m}.{v}.ptx")).read())
@@ -1040,14 +1236,14 @@ def main(argv=None):
         for v in c.variants:
             entries_by[(c.name, v)] = {"case": c.name, "variant": v, "spec": os.path.join(out, r[v]["spec"]),
                                        "kernel": r[v]["kernel"], "plain": c.kernel, "prio": c.prio}
-    write_json(os.path.join(out, "manifest.json"), manifest)
+    save()
     case_of = {e["name"]: e for e in manifest["cases"]}
 
     if dry or args.compile_only:
         if micro_thread:
             micro_thread.join()
             manifest["micro"] = micro_status
-        finish(out, manifest, args, timings)
+        finish(out, manifest, args, timings, merge)
         return 0
 
     with Phase("run", timings):
@@ -1060,7 +1256,7 @@ def main(argv=None):
             if st != "ok":
                 log(f"  FAIL {e['name']} [{v}]: {st[:300]}")
         log(f"  {sum(1 for x in res.values() if x == 'ok')}/{len(todo)} specs ok")
-    write_json(os.path.join(out, "manifest.json"), manifest)
+    save()
 
     if micro_thread:
         with Phase("micro", timings):
@@ -1071,7 +1267,7 @@ def main(argv=None):
             micro_status["results"], micro_status["errors"] = n, ne
             log(f"  micro: compile {micro_status['compile'][:200]}, {n} results, {ne} errors")
         manifest["micro"] = micro_status
-        write_json(os.path.join(out, "manifest.json"), manifest)
+        save()
 
     ncu = Ncu(out, deadline)
     ninfo = {"flags": NCU_BASE_FLAGS, "settings": "--clock-control none; default --cache-control all "
@@ -1091,14 +1287,20 @@ def main(argv=None):
     def profile(key, name, ents, setname, extra):
         if key in skip or not ents or sets.get(setname) is None:
             return
-        launches, errors = ncu.collect(name, ents, sets[setname], extra, deadline - stop_before[key],
+        # Merging: the rows go to ncu/only.<name>, then into ncu/<name>.
+        tname = "only." + name if merge else name
+        launches, errors = ncu.collect(tname, ents, sets[setname], extra, deadline - stop_before[key],
                                        chunk_max=100)
+        rowmap = merge.table(tname, name) if merge else None
         ninfo["errors"][name] = errors
         for en in ents:
             if "row" in en:
-                case_of[en["case"]].setdefault("ncu", {})[en["variant"]] = {
-                    "csv": f"ncu/{name}.csv", "launch": en.pop("row"), "metrics": setname}
-        write_json(os.path.join(out, "manifest.json"), manifest)
+                row = en.pop("row")
+                row = rowmap.get(row) if rowmap is not None else row
+                if row is not None:
+                    case_of[en["case"]].setdefault("ncu", {})[en["variant"]] = {
+                        "csv": f"ncu/{name}.csv", "launch": row, "metrics": setname}
+        save()
 
     with Phase("ncu", timings):
         if calib_o3 or access_o3:
@@ -1125,12 +1327,16 @@ def main(argv=None):
                     x = dict(en)
                     x["repeat"] = r
                     rep.append(x)
-            launches, errors = ncu.collect("repeat.O3", rep, sets["REPEAT"], [],
+            tname = "only.repeat.O3" if merge else "repeat.O3"
+            launches, errors = ncu.collect(tname, rep, sets["REPEAT"], [],
                                            deadline - stop_before["repeat"], chunk_max=120)
+            rowmap = merge.table(tname, "repeat.O3") if merge else None
             ninfo["errors"]["repeat.O3"] = errors
             for x in rep:
                 if "row" in x:
-                    case_of[x["case"]].setdefault("ncu_repeat", {}).setdefault("O3", []).append(x["row"])
+                    row = rowmap.get(x["row"]) if rowmap is not None else x["row"]
+                    if row is not None:
+                        case_of[x["case"]].setdefault("ncu_repeat", {}).setdefault("O3", []).append(row)
     with Phase("source", timings):
         if "source" not in skip and sets.get("TIMING") is not None:
             src = {}
@@ -1149,8 +1355,9 @@ def main(argv=None):
             listf = os.path.join(tdir, ".list")
             with open(listf, "w") as f:
                 f.write("\n".join(e["spec"] for e in calib_o3 + calib_g) + "\n")
+            evout = os.path.join(tdir, "events.only.json" if merge else "events.json")
             rc, o = run([sys.executable, os.path.join(HERE, "timing.py"), "--list", listf, "--reps", "10",
-                         "--out", os.path.join(tdir, "events.json"), "--root", out,
+                         "--out", evout, "--root", out,
                          "--budget", str(deadline - stop_before["events"] - time.time() - 3)],
                         timeout=max(10.0, deadline - stop_before["events"] - time.time()))
             os.remove(listf)
@@ -1158,6 +1365,8 @@ def main(argv=None):
                 f.write(o)
             log(f"  events: exit {rc}")
             ninfo["events_exit"] = rc
+            if merge:
+                merge.events(evout, os.path.join(tdir, "events.json"))
     ninfo["dropped"] = ncu.dropped
     ninfo["fatal"] = ninfo.get("fatal") or ncu.fatal
     with open(os.path.join(out, "ncu", "ncu.log"), "a") as f:
@@ -1174,7 +1383,7 @@ def main(argv=None):
             with tarfile.open(args.reports_tar, "w:gz") as tf:
                 for p in reps:
                     tf.add(p, arcname=os.path.basename(p))
-    finish(out, manifest, args, timings)
+    finish(out, manifest, args, timings, merge)
     return 0
 
 
@@ -1287,7 +1496,7 @@ def fix_paths(obj, out):
             fix_paths(v, out)
 
 
-def finish(out, manifest, args, timings):
+def finish(out, manifest, args, timings, merge=None):
     if not manifest.get("dry_run") and not args.compile_only:
         manifest["hashed_outputs_above_bytes"] = HASH_ABOVE
         manifest["compacted_outputs"] = compact(out)
@@ -1295,8 +1504,18 @@ def finish(out, manifest, args, timings):
     manifest["elapsed_s"] = round(time.time() - T0, 1)
     manifest["phase_seconds"] = timings
     manifest["phase_errors"] = PHASE_ERRORS
-    write_json(os.path.join(out, "manifest.json"), manifest)
-    if args.tar:
+    final = manifest
+    if merge:
+        final = merge.manifest(manifest)
+        if not manifest.get("dry_run") and not args.compile_only:
+            fix_paths(final, out)
+    write_json(os.path.join(out, "manifest.json"), final)
+    if args.tar and merge:
+        # What an --only run changes: its cases and the corpus-wide files.
+        size = make_tar(out, args.tar, only={"manifest.json", "cases", "ptx", "ptxas", "sass", "ncu", "timing",
+                                             "logs"}, cases=merge.names)
+        log(f"tar {args.tar}: {size / 2**20:.2f} MiB" + ("  ** OVER 16 MiB **" if size > TAR_LIMIT else ""))
+    elif args.tar:
         for path, size in write_tars(out, args.tar):
             log(f"tar {path}: {size / 2**20:.2f} MiB" + ("  ** OVER 16 MiB **" if size > TAR_LIMIT else ""))
     cases = manifest["cases"]

@@ -346,7 +346,7 @@ def mission_matmul(kernel, n, prio, sc=()):
              pairs=[f"matmul_naive_vs_tiled_{n}"]))
 
 
-for n in (256, 512, 1024):
+for n in (256, 512, 1024, 2048):
     mission_matmul("matmul_naive", n, 0, ("O3", "G") if n == 512 else ("O3",) if n == 1024 else ())
 for n in (256, 512, 1024, 2048):
     mission_matmul("matmul_tiled", n, 0, ("O3", "G") if n == 512 else ("O3",) if n == 1024 else ())
@@ -372,6 +372,18 @@ for k in ("shared", "shfl"):
              [B("out"), B("in"), U32(NRED)], ["out"],
              f"block sums of 32M u32 (two per thread, then {'a shared-memory tree' if k == 'shared' else 'warp shuffles'})",
              "reduction", prio=1, pairs=["reduce_shfl_vs_shared"]))
+
+# Sums into one counter (issue 23): a warp shuffle reduction and one atomicAdd
+# per warp, against the block's shared-memory tree and one atomicAdd per
+# block; one element a thread, 1M and 64M u32.
+for tag, n in (("1M", 1 << 20), ("64M", 1 << 26)):
+    for k, how in (("warpatomic", "a warp shuffle reduction, then one atomicAdd per warp"),
+                   ("sharedatomic", "a shared-memory tree per block, then one atomicAdd per block")):
+        add(Case(f"reduce_{k}_{tag}", "calib", "reduce_atomic", f"reduce_{k}", [n // 256], [256],
+                 [Buf("out", "u32", 1), Buf("in", "u32", n, fill=iota(0, 1))],
+                 [B("out"), B("in"), U32(n)], ["out"],
+                 f"sum of {tag} u32 into one global counter: {how}", "reduction", prio=1,
+                 pairs=[f"reduce_warpatomic_vs_shared_{tag}"]))
 
 SW = 4096
 add(Case("stencil5_4096", "calib", "calib", "stencil5", [SW // 32, SW // 8], [32, 8],
@@ -443,6 +455,7 @@ PAIRS = {
     "matmul_naive_vs_tiled_256": ("matmul_naive_256", "matmul_tiled_256"),
     "matmul_naive_vs_tiled_512": ("matmul_naive_512", "matmul_tiled_512"),
     "matmul_naive_vs_tiled_1024": ("matmul_naive_1024", "matmul_tiled_1024"),
+    "matmul_naive_vs_tiled_2048": ("matmul_naive_2048", "matmul_tiled_2048"),
     "transpose_naive_vs_padded_1024": ("transpose_naive_1024", "transpose_padded_1024"),
     "transpose_naive_vs_padded_2048": ("transpose_naive_2048", "transpose_padded_2048"),
     "transpose_naive_vs_padded_4096": ("transpose_naive_4096", "transpose_padded_4096"),
@@ -452,6 +465,8 @@ PAIRS = {
     "copy_stride32_vs_stride1": ("copy_perm_stride32", "copy_perm_stride1"),
     "const_vs_global_broadcast": ("bcast_const", "bcast_global"),
     "reduce_shfl_vs_shared": ("reduce_shfl_32M", "reduce_shared_32M"),
+    "reduce_warpatomic_vs_shared_1M": ("reduce_warpatomic_1M", "reduce_sharedatomic_1M"),
+    "reduce_warpatomic_vs_shared_64M": ("reduce_warpatomic_64M", "reduce_sharedatomic_64M"),
     "branch_divergent_vs_uniform": ("branch_divergent", "branch_uniform"),
     "hist_contended_vs_uncontended": ("hist_global_16bins", "hist_global_64kbins"),
 }

@@ -10,6 +10,9 @@
    then check.py on the result: every ncu row maps to its launch.
 5. If nvcc is on PATH: micro/micro.cu compiles, and every benchmark kernel's
    loop holds the instruction it measures (nothing folded away by ptxas).
+6. If nvcc is on PATH: --only on the corpus step 4 left merges into it
+   (one new case, one case again): the other cases, their ncu rows and
+   their references stay, the re-run case's rows are replaced, not added.
 """
 
 import json
@@ -109,6 +112,46 @@ def test_pipeline(tmp):
     check(p.returncode == 0, "check.py: " + p.stdout[-1500:])
 
 
+def test_merge(tmp):
+    out = os.path.join(tmp, "fake")
+    if not os.path.exists(os.path.join(out, "manifest.json")):
+        check(False, "merge: no corpus from the pipeline test")
+        return
+    before = json.load(open(os.path.join(out, "manifest.json")))
+    n_calib = len(json.load(open(os.path.join(out, "ncu", "calib.O3.launches.json"))))
+    env = dict(os.environ, RUNSPEC_FAKE="1", PATH=os.path.join(HERE, "test") + os.pathsep + os.environ["PATH"],
+               PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "gen.py"), "--out", out, "--only",
+                        "reduce_warpatomic_1M,matmul_naive_256", "--jobs", "2", "--budget", "900",
+                        "--tar", os.path.join(tmp, "only.tgz")],
+                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check(p.returncode == 0, "merge run exit " + str(p.returncode) + ": " + p.stdout[-1500:])
+    man = json.load(open(os.path.join(out, "manifest.json")))
+    names = [e["name"] for e in man["cases"]]
+    want = [e["name"] for e in before["cases"]] + ["reduce_warpatomic_1M"]
+    check(sorted(names) == sorted(want), f"merge: cases {names}")
+    check(len(names) == len(set(names)), "merge: a case twice")
+    check(man.get("only_runs") and man["only_runs"][-1]["cases"] == ["matmul_naive_256", "reduce_warpatomic_1M"],
+          "merge: only_runs")
+    launches = json.load(open(os.path.join(out, "ncu", "calib.O3.launches.json")))
+    check(len(launches) == n_calib + 1, f"merge: calib.O3 has {len(launches)} launches, want {n_calib + 1}")
+    by_row = {x["launch"]: x for x in launches}
+    for e in man["cases"]:
+        for v, n in e.get("ncu", {}).items():
+            if "calib.O3" in n["csv"]:
+                x = by_row.get(n["launch"])
+                check(x is not None and x["case"] == e["name"], f"merge: {e['name']} [{v}] points at row "
+                      f"{n['launch']} ({x and x['case']})")
+    import tarfile
+    with tarfile.open(os.path.join(tmp, "only.tgz")) as tf:
+        cases = {m.name.split("/")[2] for m in tf.getmembers() if m.name.count("/") >= 2
+                 and m.name.split("/")[1] == "cases"}
+    check(cases == {"reduce_warpatomic_1M", "matmul_naive_256"}, f"merge: the tarball's cases {cases}")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "check.py"), "--root", out],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    check(p.returncode == 0, "check.py after the merge: " + p.stdout[-1500:])
+
+
 def test_micro(tmp):
     exe = os.path.join(tmp, "micro")
     p = subprocess.run(["nvcc", "-O3", "-arch=sm_90", "-std=c++17", os.path.join(HERE, "micro", "micro.cu"),
@@ -145,6 +188,7 @@ def main():
         if shutil.which("nvcc") and "--quick" not in sys.argv:
             test_micro(tmp)
             test_pipeline(tmp)
+            test_merge(tmp)
         else:
             print("nvcc not on PATH (or --quick): pipeline and micro checks skipped")
     finally:
