@@ -66,18 +66,24 @@ DEFAULT_OUT = os.path.dirname(HERE)
 SASS_GZIP = False      # sass/<module>.<variant>.sass (plain) or .sass.gz
 
 
-def configure(name, cases_module, kernels_dir, variants, default_out, sass_gzip=False):
+def configure(name, cases_module, kernels_dir, variants, default_out, sass_gzip=False,
+              ncu_metrics=None, ncu_extra_flags=()):
     """Point the pipeline at another corpus: its case list (a module with
     CASES, TARGET_MODULES, TARGET_ARCHS), kernel sources, compile variants
     ({name: nvcc flags}, the first is profiled first), output directory, and
-    whether SASS listings are written gzip-compressed (.sass.gz)."""
-    global C, KERNELS_DIR, VARIANTS, CORPUS, DEFAULT_OUT, SASS_GZIP
+    whether SASS listings are written gzip-compressed (.sass.gz).
+    ncu_metrics replaces the Nsight Compute metric list (default NCU_METRICS)
+    and ncu_extra_flags are added to NCU_FLAGS (e.g. --print-metric-instances
+    values for instanced metrics)."""
+    global C, KERNELS_DIR, VARIANTS, CORPUS, DEFAULT_OUT, SASS_GZIP, NCU_METRICS, NCU_FLAGS
     C = cases_module
     KERNELS_DIR = kernels_dir
     VARIANTS = dict(variants)
     CORPUS = name
     DEFAULT_OUT = default_out
     SASS_GZIP = sass_gzip
+    NCU_METRICS = list(ncu_metrics) if ncu_metrics is not None else list(_NCU_METRICS_DEFAULT)
+    NCU_FLAGS = list(_NCU_FLAGS_DEFAULT) + list(ncu_extra_flags)
 NCU_METRICS = [
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
@@ -115,6 +121,8 @@ NCU_METRICS = [
 ]
 NCU_FLAGS = ["--csv", "--page", "raw", "--print-units", "base", "--print-kernel-base", "mangled",
              "--clock-control", "none", "--target-processes", "all"]
+_NCU_METRICS_DEFAULT = tuple(NCU_METRICS)
+_NCU_FLAGS_DEFAULT = tuple(NCU_FLAGS)
 TAR_LIMIT = 16 * 1024 * 1024
 GENERATED_DIRS = ("cases", "ptx", "ptx_targets", "ptxas", "sass", "ncu", "logs")
 

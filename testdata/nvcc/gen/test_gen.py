@@ -401,6 +401,25 @@ ptxas info    : Used 30 registers, used 1 barriers, 1024 bytes smem, 368 bytes c
         self.assertTrue(gen._same_kernel("k(float *)", ("c", "p", "_Z1kPf", "k")))
         self.assertFalse(gen._same_kernel("k2", ("c", "p", "_Z1kPf", "k")))
 
+    def test_configure_ncu_lists(self):
+        """configure() can give a corpus its own ncu metrics and extra flags,
+        and a configure() without them restores the defaults."""
+        saved = (gen.C, gen.KERNELS_DIR, gen.VARIANTS, gen.CORPUS, gen.DEFAULT_OUT, gen.SASS_GZIP,
+                 gen.NCU_METRICS, gen.NCU_FLAGS)
+        try:
+            default_metrics, default_flags = list(gen.NCU_METRICS), list(gen.NCU_FLAGS)
+            gen.configure("x", C, gen.KERNELS_DIR, {"O3": ["-O3"]}, "/tmp/x",
+                          ncu_metrics=["a.sum", "b.max"], ncu_extra_flags=["--print-metric-instances", "values"])
+            self.assertEqual(gen.NCU_METRICS, ["a.sum", "b.max"])
+            self.assertEqual(gen.NCU_FLAGS, default_flags + ["--print-metric-instances", "values"])
+            with tempfile.TemporaryDirectory(prefix="ncu-cfg.") as d:
+                self.assertEqual(gen.Ncu(d, 0, 1).metrics, ["a.sum", "b.max"])
+            gen.configure("x", C, gen.KERNELS_DIR, {"O3": ["-O3"]}, "/tmp/x")
+            self.assertEqual((gen.NCU_METRICS, gen.NCU_FLAGS), (default_metrics, default_flags))
+        finally:
+            (gen.C, gen.KERNELS_DIR, gen.VARIANTS, gen.CORPUS, gen.DEFAULT_OUT, gen.SASS_GZIP,
+             gen.NCU_METRICS, gen.NCU_FLAGS) = saved
+
 
 
 # A minimal stand-in for the CuPy API surface runspec uses (checked against
@@ -609,7 +628,7 @@ a = sys.argv[1:]
 if a and a[0] == "--version":
     print("fake ncu 0.0"); sys.exit(0)
 metrics, logf, app, i = [], None, [], 0
-takes = {"--page", "--print-units", "--print-kernel-base", "--clock-control", "--target-processes", "--metrics", "--log-file"}
+takes = {"--page", "--print-units", "--print-kernel-base", "--clock-control", "--target-processes", "--metrics", "--log-file", "--print-metric-instances"}
 while i < len(a):
     if a[i] == "--metrics": metrics = a[i+1].split(","); i += 2
     elif a[i] == "--log-file": logf = a[i+1]; i += 2

@@ -1,0 +1,2 @@
+// cuda-samples 0_Introduction/vectorAdd: vectorAdd.
+#include "../../src/cuda-samples/Samples/0_Introduction/vectorAdd/vectorAdd.cu"

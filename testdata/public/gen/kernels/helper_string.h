@@ -1,0 +1,3 @@
+// Forwarding header (ours): the cuda-samples sources include <helper_string.h> from
+// their Common/ folder; -I points at this folder, so forward to the fetched copy.
+#include "../../src/cuda-samples/Common/helper_string.h"
