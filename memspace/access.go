@@ -26,6 +26,10 @@ type Access struct {
 	// NonCoherent marks ld.global.nc and ldu: reads through the texture/read-
 	// only path.
 	NonCoherent bool
+	// FloatOp marks an atomic or reduction whose operation is floating-
+	// point arithmetic (an L2 slice takes longer over successive updates
+	// of one address); false for every other access.
+	FloatOp bool
 
 	// WordStride, when non-zero, says that each lane's Size bytes are not
 	// contiguous: they are 4-byte words, word k at Addr[lane] + k*WordStride.

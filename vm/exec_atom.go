@@ -21,6 +21,7 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 	acc := &w.acc
 	acc.Space, acc.Size, acc.Mask = in.Space, uint8(in.T.Size()), exec
 	acc.Kind = memspace.Atomic
+	acc.FloatOp = in.T.Float()
 	if in.D == NoReg {
 		acc.Kind = memspace.Reduction
 	}

@@ -177,15 +177,25 @@ type LatencyConfig struct {
 	Store           uint32 `json:"store"`       // until a store has left the SM
 	L2BytesPerCycle int    `json:"l2_slice_bytes_per_cycle"`
 	// L2AtomicCycles is the cycles an L2 slice spends per update of one
-	// address by a global atomic or reduction (the lanes on one address
-	// serialise there), L2AtomicAddrCycles per distinct address of the
+	// address by a global atomic or reduction of integers (the lanes on
+	// one address serialise there, and so do successive transactions on
+	// it), L2AtomicFloatCycles the same for floating-point arithmetic (0:
+	// L2AtomicCycles), L2AtomicAddrCycles per distinct address of the
 	// line; a transaction takes the larger, plus L2AtomicTxnCycles. 0:
-	// atomics cost their bytes.
-	L2AtomicCycles     float64 `json:"l2_atomic_cycles_per_lane,omitempty"`
-	L2AtomicAddrCycles float64 `json:"l2_atomic_cycles_per_address,omitempty"`
+	// atomics cost their bytes. (H100, from the atomics probe,
+	// testdata/perf/micro/sched/atomics.*: every warp of the GPU adding to
+	// one word takes 1.46 slice cycles a lane for integers, 3.5 for
+	// floats, and one lane a transaction 1.5 and 3.5.)
+	L2AtomicCycles      float64 `json:"l2_atomic_cycles_per_lane,omitempty"`
+	L2AtomicFloatCycles float64 `json:"l2_atomic_float_cycles_per_lane,omitempty"`
+	L2AtomicAddrCycles  float64 `json:"l2_atomic_cycles_per_address,omitempty"`
 	// L2AtomicTxnCycles is what each atomic or reduction transaction
-	// costs its slice on top.
-	L2AtomicTxnCycles float64 `json:"l2_atomic_cycles_per_transaction,omitempty"`
+	// costs its slice on top, L2AtomicRepeatCycles what it costs instead
+	// when the slice's last atomic was on the same line (H100: every warp
+	// of the GPU updating one word, a lane each, takes 1.5 slice cycles a
+	// transaction; each on a line of its own, 3.2).
+	L2AtomicTxnCycles    float64 `json:"l2_atomic_cycles_per_transaction,omitempty"`
+	L2AtomicRepeatCycles float64 `json:"l2_atomic_cycles_per_repeat,omitempty"`
 	// L2PartialWriteCycles is the cycles the home slice spends per sector
 	// a store writes in part (fewer bytes than the sector: byte-masked
 	// writes); 0: they cost their bytes like whole ones. A far write's
@@ -379,7 +389,10 @@ func (c *Config) Validate() error {
 	for _, k := range []struct {
 		name string
 		v    float64
-	}{{"latency.dram_load_cycles", c.Latency.DRAMLoadCycles}, {"latency.dram_write_load_cycles", c.Latency.DRAMWriteLoadCycles}} {
+	}{{"latency.dram_load_cycles", c.Latency.DRAMLoadCycles}, {"latency.dram_write_load_cycles", c.Latency.DRAMWriteLoadCycles},
+		{"latency.l2_atomic_cycles_per_lane", c.Latency.L2AtomicCycles}, {"latency.l2_atomic_float_cycles_per_lane", c.Latency.L2AtomicFloatCycles},
+		{"latency.l2_atomic_cycles_per_address", c.Latency.L2AtomicAddrCycles}, {"latency.l2_atomic_cycles_per_transaction", c.Latency.L2AtomicTxnCycles},
+		{"latency.l2_atomic_cycles_per_repeat", c.Latency.L2AtomicRepeatCycles}} {
 		if !(k.v >= 0 && k.v <= 1e6) {
 			return e(k.name, "%g is not in 0..1e6", k.v)
 		}

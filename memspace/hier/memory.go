@@ -19,6 +19,8 @@ type txn struct {
 	// konst marks a constant-cache miss: traffic that does not come from
 	// L1TEX (ncu's srcunit_tex).
 	konst bool
+	// float marks an atomic or reduction of floating-point arithmetic.
+	float bool
 }
 
 // Transaction operations and flags.
@@ -47,6 +49,9 @@ type Memory struct {
 
 	// Timing mode: when each slice and each DRAM channel is next free.
 	sliceFree []float64
+	// lastAtom is, per slice, the line (+1) of the last atomic or
+	// reduction it performed (0: none).
+	lastAtom []uint64
 	chanFree  []float64
 	chanCyc   float64 // cycles one sector occupies a DRAM channel
 
@@ -74,6 +79,7 @@ func newMemory(cfg *Config) *Memory {
 		m.slices[i] = newCache(per, cfg.LineBytes, cfg.L2.Ways, lru, true)
 	}
 	m.sliceFree = make([]float64, cfg.L2.Slices)
+	m.lastAtom = make([]uint64, cfg.L2.Slices)
 	m.chanFree = make([]float64, cfg.DRAM.Channels)
 	m.chanCyc = float64(cfg.SectorBytes) * float64(cfg.DRAM.Channels) / cfg.DRAM.BytesPerCycle
 	m.dramUnit = uint8(max(1, cfg.DRAM.AccessBytes/cfg.SectorBytes))
@@ -345,7 +351,21 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 	busy := float64(int(n)<<m.g.sectorShift) / float64(lat.L2BytesPerCycle)
 	switch op := t.op & opMask; {
 	case op == opAtom || op == opRed:
-		busy = max(busy, lat.L2AtomicTxnCycles+max(float64(t.lanes)*lat.L2AtomicCycles, float64(t.addrs)*lat.L2AtomicAddrCycles))
+		chain := lat.L2AtomicCycles
+		if t.float && lat.L2AtomicFloatCycles > 0 {
+			chain = lat.L2AtomicFloatCycles
+		}
+		// The lanes on one address update it one after another, each
+		// waiting for the one before (a float add longer than an
+		// integer one); the first waits so for the slice's previous
+		// atomic only when that was on the same line.
+		base, first := lat.L2AtomicTxnCycles, lat.L2AtomicCycles
+		if m.lastAtom[slice] == t.line+1 {
+			base, first = lat.L2AtomicRepeatCycles, chain // the line is at hand
+		}
+		m.lastAtom[slice] = t.line + 1
+		lanes := first + float64(max(t.lanes, 1)-1)*chain
+		busy = max(busy, base+max(lanes, float64(t.addrs)*lat.L2AtomicAddrCycles))
 	case op == opWrite && t.lanes != 0:
 		busy = max(busy, float64(n)*lat.L2PartialWriteCycles)
 	}

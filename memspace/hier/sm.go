@@ -319,7 +319,7 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 			s.l1.drop(s.ls.line[i], s.ls.mask[i])
 			most, addrs := lanesOnLine(a, s.ls.line[i], s.g.sectorShift+s.g.lineShift, key)
 			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst,
-				lanes: most, addrs: addrs}))
+				lanes: most, addrs: addrs, float: a.FloatOp}))
 		}
 		return s.cfg.Latency.L1Hit + lat
 	}
