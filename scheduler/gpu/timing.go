@@ -103,8 +103,9 @@ type Timing struct {
 }
 
 // Fetch models instruction fetch: each SM caches the kernel's code by line
-// (its instruction cache, taken as large enough for any kernel); a warp
-// that reaches code its SM does not have waits for it (no_instruction).
+// (its instruction cache: CacheBytes, lines leaving in the order they came
+// once it is full); a warp that reaches code its SM does not have waits
+// for it (no_instruction).
 // Machine code is laid out as ptxas does: each function on a line
 // boundary, each PTX instruction as many 16-byte machine instructions as
 // the SASS table gives it. Going on to the next line costs little: the
@@ -121,6 +122,12 @@ type Fetch struct {
 	// SequentialCycles is how long after a line the next one arrives when
 	// it is fetched ahead (straight-line code streaming in).
 	SequentialCycles float64 `json:"sequential_cycles,omitempty"`
+	// CacheBytes is the SM's instruction cache (0: as large as any
+	// kernel). H100: a loop of 2,048 FFMAs (32 KB) runs from the cache,
+	// one of 4,096 (64 KB) streams its code in on every pass at about 2.2
+	// cycles an instruction for one warp, 16 for 64 warps (the icache
+	// probe, testdata/perf/micro/sched/icache.*); 48 KB lies between.
+	CacheBytes int `json:"cache_bytes,omitempty"`
 }
 
 // Pipe is one execution pipe's throughput and latency.

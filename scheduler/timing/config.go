@@ -78,6 +78,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	num(&t.Fetch.LineBytes, d.Fetch.LineBytes)
 	flt(&t.Fetch.MissCycles, d.Fetch.MissCycles)
 	flt(&t.Fetch.SequentialCycles, d.Fetch.SequentialCycles)
+	num(&t.Fetch.CacheBytes, d.Fetch.CacheBytes)
 	pipes := map[string]gpu.Pipe{}
 	for k, v := range d.Pipes {
 		pipes[k] = v
@@ -139,8 +140,8 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 	if f := c.Fetch; f.LineBytes > 0 && (f.LineBytes < 16 || f.LineBytes&(f.LineBytes-1) != 0) || f.LineBytes < -1 {
 		return e("fetch.line_bytes", "%d is neither a power of two of at least 16 nor -1 (no fetch model)", f.LineBytes)
 	}
-	if f := c.Fetch; f.MissCycles < 0 || f.SequentialCycles < 0 {
-		return e("fetch", "cycles must not be negative (got %g, %g)", f.MissCycles, f.SequentialCycles)
+	if f := c.Fetch; f.MissCycles < 0 || f.SequentialCycles < 0 || f.CacheBytes < 0 {
+		return e("fetch", "cycles and cache_bytes must not be negative (got %g, %g, %d)", f.MissCycles, f.SequentialCycles, f.CacheBytes)
 	}
 	var names []string
 	for p := sasscost.Pipe(1); p < sasscost.NumPipes; p++ {

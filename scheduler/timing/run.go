@@ -209,6 +209,10 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			// The launch brings the entry's first line.
 			s.code = make([]uint64, n)
 			s.code[r.prog.entryLine] = 1
+			if c := cfg.Fetch.CacheBytes; c > 0 && cfg.Fetch.LineBytes > 0 && c/cfg.Fetch.LineBytes < n {
+				s.capLines = c / cfg.Fetch.LineBytes
+				s.cached(r.prog.entryLine)
+			}
 		}
 		s.parts = make([]*part, prof.SM.SubPartitions)
 		for j := range s.parts {

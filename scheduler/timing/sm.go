@@ -135,7 +135,13 @@ type sm struct {
 	// is (or will be) in the SM's instruction cache; 0: not asked for. Nil
 	// without a fetch model.
 	code []uint64
-	st   vm.Step
+	// resident lists the lines in the instruction cache in the order they
+	// came (a ring: nextOut is its oldest once it holds capLines), when the
+	// cache is smaller than the kernel's code.
+	resident []int32
+	nextOut  int
+	capLines int
+	st       vm.Step
 	err  error
 
 	// occupancy
@@ -391,15 +397,34 @@ func (s *sm) fetched(w *warp, in *inst, t uint64) uint64 {
 			}
 			r = at + 1
 			s.code[l] = r
+			s.cached(l)
 		}
 		if n := l + 1; !s.r.prog.lastLine[l] && s.code[n] == 0 {
 			// Asked for now: a warp long stalled has not streamed on.
 			s.code[n] = max(r-1, t) + uint64(f.SequentialCycles) + 1
+			s.cached(n)
 		}
 		ready = max(ready, r-1)
 	}
 	w.fline, w.fready = in.lineEnd, ready
 	return ready
+}
+
+// cached notes that line l came into the instruction cache: when the
+// cache holds capLines lines, the oldest leaves.
+func (s *sm) cached(l uint32) {
+	if s.capLines <= 0 {
+		return
+	}
+	if len(s.resident) < s.capLines {
+		s.resident = append(s.resident, int32(l))
+		return
+	}
+	if old := s.resident[s.nextOut]; uint32(old) != l {
+		s.code[old] = 0
+	}
+	s.resident[s.nextOut] = int32(l)
+	s.nextOut = (s.nextOut + 1) % s.capLines
 }
 
 // step executes the warp's next instruction in the VM.
