@@ -13,9 +13,17 @@ import (
 // them differently), rounding and approximation modifiers where they change
 // the machine code ("div.rn.f32", "div.full.f32", "rem.u64", "mul.wide.32",
 // "ld.global.v4.32", "mov.ro" for a move of a constant or special register).
-// ro is the set of registers of info's function that no instruction writes
-// (constants, special registers and symbol addresses; see ReadOnly).
-func Form(info *vm.InstInfo, ro []bool) string {
+// fx holds the facts of info's function that forms depend on (NewFacts):
+// which registers no instruction writes (constants, special registers and
+// symbol addresses), and which instructions ptxas folds into the
+// instructions that read their results (".mod": a negation or absolute
+// value that only floating-point arithmetic reads becomes an operand
+// modifier; ".sat": a saturation of an add, multiply or fma's result
+// becomes that instruction's .SAT). Read off the SASS of expf, whose 15
+// PTX instructions are 8 machine instructions
+// (testdata/perf/micro/sched/pipes.sass.gz, expf_ind).
+func Form(info *vm.InstInfo, fx *Facts) string {
+	ro := fx.ro
 	in := info.Inst()
 	var b strings.Builder
 	op := in.Op
@@ -123,7 +131,83 @@ func Form(info *vm.InstInfo, ro []bool) string {
 			size(in.T)
 		}
 	}
+	if int(info.PC) < len(fx.folded) && fx.folded[info.PC] {
+		switch op {
+		case vm.OpFNeg, vm.OpFAbs:
+			b.WriteString(".mod")
+		case vm.OpCvt:
+			s := strings.TrimSuffix(b.String(), ".rint")
+			b.Reset()
+			b.WriteString(s + ".sat")
+		}
+	}
 	return b.String()
+}
+
+// Facts are what Form needs to know of a function (see Form).
+type Facts struct {
+	ro     []bool // by register: no instruction writes it
+	folded []bool // by PC: ptxas folds it into the instructions that read its result
+}
+
+// NewFacts computes function f's Facts.
+func NewFacts(f *vm.Func) *Facts {
+	fx := &Facts{ro: ReadOnly(f), folded: make([]bool, len(f.Code))}
+	// Each register's writers and whether every reader is floating-point
+	// arithmetic that takes operand modifiers.
+	writers := make([]int32, f.NumRegs)
+	for i := range writers {
+		writers[i] = -1
+	}
+	modOK := make([]bool, f.NumRegs)
+	for i := range modOK {
+		modOK[i] = true
+	}
+	for pc := range f.Info {
+		info := &f.Info[pc]
+		for _, r := range info.Writes.Regs {
+			if writers[r] == -1 {
+				writers[r] = int32(pc)
+			} else {
+				writers[r] = -2 // written more than once
+			}
+		}
+		takesMod := false
+		switch f.Code[pc].Op {
+		case vm.OpFAdd, vm.OpFSub, vm.OpFMul, vm.OpFFma, vm.OpFMin, vm.OpFMax:
+			takesMod = true
+		case vm.OpSetp:
+			takesMod = f.Code[pc].T.Float()
+		}
+		if !takesMod {
+			for _, r := range info.Reads.Regs {
+				modOK[r] = false
+			}
+		}
+	}
+	for pc := range f.Code {
+		in := &f.Code[pc]
+		d := in.D
+		if d == vm.NoReg {
+			continue
+		}
+		r := d / 32
+		switch {
+		case (in.Op == vm.OpFNeg || in.Op == vm.OpFAbs) && (in.T == vm.F32 || in.T == vm.F64):
+			fx.folded[pc] = modOK[r] && writers[r] == int32(pc)
+		case in.Op == vm.OpCvt && in.Flags&vm.FSat != 0 && in.T == vm.F32 && in.T2 == vm.F32:
+			// The source's single writer is an f32 add, multiply or fma.
+			src := in.A / 32
+			if in.A == vm.NoReg || int(src) >= len(writers) || writers[src] < 0 {
+				continue
+			}
+			switch w := &f.Code[writers[src]]; w.Op {
+			case vm.OpFAdd, vm.OpFSub, vm.OpFMul, vm.OpFFma:
+				fx.folded[pc] = w.T == vm.F32
+			}
+		}
+	}
+	return fx
 }
 
 func spaceName(s memspace.Space) string {

@@ -53,7 +53,7 @@ $L1:
 	sqrt.rn.f64 %rd6, %rd5;
 	exit;`, false)
 	var got []string
-	ro := ReadOnly(k.Entry)
+	ro := NewFacts(k.Entry)
 	for _, info := range k.Insts {
 		got = append(got, Form(info, ro))
 	}
@@ -80,7 +80,7 @@ func TestLookup(t *testing.T) {
 	add.s32 %r3, %r2, %r1;
 	xor.b32 %r3, %r3, %r1;
 	exit;`, debug)
-		ro := ReadOnly(k.Entry)
+		ro := NewFacts(k.Entry)
 		c, f := tab.Lookup(k.Insts[1], ro, debug)
 		if debug {
 			assert.Equal(t, "g:div.u32", f)
@@ -139,4 +139,33 @@ func TestSolve(t *testing.T) {
 		assert.InDelta(t, want, s[j], 1e-3, p.Forms[j])
 	}
 	assert.InDelta(t, 3, s[3], 1e-9, "no data: the prior")
+}
+
+// ptxas folds a negation that only floating-point arithmetic reads into
+// an operand modifier, and the saturation of an fma's result into the
+// fma (.SAT), as in expf; a negation a store reads is an instruction.
+func TestFormsFold(t *testing.T) {
+	k := kernelOf(t, `
+	.reg .b64 %rd<4>;
+	.reg .f32 %f<12>;
+	ld.param.u64 %rd1, [p];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.global.f32 %f1, [%rd2];
+	neg.f32 %f2, %f1;
+	fma.rn.f32 %f3, %f2, 0f3F000000, 0f3F000000;
+	cvt.sat.f32.f32 %f4, %f3;
+	neg.f32 %f5, %f4;
+	st.global.f32 [%rd2], %f5;
+	cvt.sat.f32.f32 %f6, %f1;
+	st.global.f32 [%rd2+4], %f6;
+	exit;`, false)
+	fx := NewFacts(k.Entry)
+	var got []string
+	for _, info := range k.Insts {
+		got = append(got, Form(info, fx))
+	}
+	assert.Equal(t, []string{
+		"ld.param.64", "cvta.to.global", "ld.global.32", "neg.f32.mod", "fma.f32", "cvt.f32.f32.sat",
+		"neg.f32", "st.global.32", "cvt.f32.f32.rint", "st.global.32", "exit", "exit",
+	}, got)
 }

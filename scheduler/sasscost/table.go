@@ -202,12 +202,12 @@ const DebugPrefix = "g:"
 // (k.Debug).
 func Debug(k *vm.Kernel) bool { return k.Debug() }
 
-// Lookup returns the cost of the instruction info (ro as for Form; debug
+// Lookup returns the cost of the instruction info (fx as for Form; debug
 // as Debug says of its kernel) and its form (with DebugPrefix for debug
 // code). A debug form the table lacks costs what the optimised form
 // costs.
-func (t *Table) Lookup(info *vm.InstInfo, ro []bool, debug bool) (Cost, string) {
-	f := Form(info, ro)
+func (t *Table) Lookup(info *vm.InstInfo, fx *Facts, debug bool) (Cost, string) {
+	f := Form(info, fx)
 	if debug {
 		if c, ok := t.Forms[DebugPrefix+f]; ok {
 			return c, DebugPrefix + f

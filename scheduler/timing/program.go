@@ -114,14 +114,14 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		minGap = uint32(cfg.DebugIssueCycles + 0.5)
 	}
 	p := &program{insts: make([]inst, len(k.Insts)), guardCycles: uint32(cfg.GuardCycles)}
-	ro := map[*vm.Func][]bool{}
+	ro := map[*vm.Func]*sasscost.Facts{}
 	type uniformity struct {
 		v    vm.Varying
 		read []bool
 	}
 	uni := map[*vm.Func]*uniformity{}
 	for _, f := range k.Funcs {
-		ro[f] = sasscost.ReadOnly(f)
+		ro[f] = sasscost.NewFacts(f)
 		p.maxRegs = max(p.maxRegs, int(f.NumRegs))
 		p.maxPreds = max(p.maxPreds, int(f.NumPred))
 	}
