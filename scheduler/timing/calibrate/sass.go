@@ -111,6 +111,7 @@ func priorCost(pt *sasscost.Table, d *formData, f string) sasscost.Cost {
 			if c.Slots < 1 && c.Pipe != sasscost.PipeNone {
 				c.Slots = 1 // ptxas folds little without optimisation
 			}
+			c.Fixed = false // read off optimised code
 			return c
 		}
 	}
