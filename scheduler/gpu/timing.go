@@ -61,6 +61,15 @@ type Timing struct {
 	// it, where an ISETP that takes that predicate as an operand issues
 	// after 4 (Nsight Compute's wait samples per SASS instruction).
 	GuardCycles int `json:"guard_cycles,omitempty"`
+	// ScheduleRegisters scales the registers the list scheduler may keep
+	// live in a basic block: ptxas's allocation, as the PTX's liveness
+	// counts it, times this (0: 1). ptxas folds address offsets into its
+	// loads and keeps constants in its instructions, so that its
+	// schedules hold more loads and chains in flight than the PTX's
+	// virtual registers suggest (H100: 2, from the pipes and mlp probes:
+	// eight independent expf take 15 cycles each on the H100, 28 in the
+	// model at 1 and 17 at 2; logf 45, 58 and 42).
+	ScheduleRegisters float64 `json:"schedule_registers,omitempty"`
 	// BranchCycles: after a branch or call the warp waits this long for its
 	// target (branch_resolving).
 	BranchCycles int `json:"branch_cycles,omitempty"`

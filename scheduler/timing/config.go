@@ -63,6 +63,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	flt(&t.IssueCycles, d.IssueCycles)
 	flt(&t.DebugIssueCycles, d.DebugIssueCycles)
 	num(&t.GuardCycles, d.GuardCycles)
+	flt(&t.ScheduleRegisters, d.ScheduleRegisters)
 	num(&t.BranchCycles, d.BranchCycles)
 	num(&t.BarrierCycles, d.BarrierCycles)
 	flt(&t.BarrierWarpCycles, d.BarrierWarpCycles)

@@ -77,7 +77,7 @@ func memKind(in *vm.Inst) uint8 {
 // scheduled with the latencies of prog (indexed by kernel-wide id). The
 // copy shares everything but the functions' code and instruction
 // metadata; instruction ids are kept.
-func schedule(k *vm.Kernel, prog *program, registers int) (*vm.Kernel, []int32, []merged) {
+func schedule(k *vm.Kernel, prog *program, registers int, scale float64) (*vm.Kernel, []int32, []merged) {
 	nk := *k
 	clone := map[*vm.Func]*vm.Func{}
 	nk.Funcs = make([]*vm.Func, len(k.Funcs))
@@ -105,7 +105,7 @@ func schedule(k *vm.Kernel, prog *program, registers int) (*vm.Kernel, []int32, 
 		// does not end its register's old value, so after it every
 		// converted load's register would look live from the entry on.
 		lv := regs.Liveness(f)
-		order := scheduleFunc(&cf, conv, prog, &lv, slotBudget(max(registers, freeRegisters)))
+		order := scheduleFunc(&cf, conv, prog, &lv, int(float64(slotBudget(max(registers, freeRegisters)))*max(scale, 1)))
 		nf.Code = make([]vm.Inst, len(f.Code))
 		nf.Info = make([]vm.InstInfo, len(f.Info))
 		for pc, from := range order {

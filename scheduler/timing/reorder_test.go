@@ -61,7 +61,7 @@ func scheduled(t *testing.T, l *vm.Launch) (*vm.Kernel, []int32, []merged) {
 	require.NoError(t, err)
 	tab, err := sasscost.Load(cfg.SASS)
 	require.NoError(t, err)
-	return schedule(l.Kernel, newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), 0)
+	return schedule(l.Kernel, newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), 0, 1)
 }
 
 // If-conversion predicates the instructions a short forward branch skips
@@ -178,7 +178,7 @@ func TestScheduleKeepsRegisterPressure(t *testing.T) {
 	prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
 	// Loads issued in the second block before its first add.
 	ahead := func(registers int) int {
-		k, _, _ := schedule(l.Kernel, prog, registers)
+		k, _, _ := schedule(l.Kernel, prog, registers, 1)
 		n, bar := 0, false
 		for _, in := range k.Entry.Code {
 			switch {

@@ -145,7 +145,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	if !debug {
 		prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
 		orig := l.Kernel
-		l.Kernel, folded, vec = schedule(orig, prog, opt.Registers)
+		l.Kernel, folded, vec = schedule(orig, prog, opt.Registers, cfg.ScheduleRegisters)
 		defer func() { l.Kernel = orig }()
 	}
 	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), lrr: cfg.Scheduler == LRR, gtorr: cfg.Scheduler == GTORR, done: opt.Done}
