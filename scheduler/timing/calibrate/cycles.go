@@ -261,7 +261,7 @@ func cmdCycles(args []string) error {
 	if ps, err := allPairs(*testdata); err == nil {
 		// Pair launches outside the set (under -min cycles) run too, for
 		// their ratios only.
-		extra, err := missingPairLaunches(*testdata, ps, outs)
+		extra, err := missingPairLaunches(*testdata, ps, outs, *only, *maxInst)
 		if err != nil {
 			return err
 		}

@@ -79,7 +79,9 @@ func pairLaunches(testdata string, ps []pair) ([]*ncu.Launch, error) {
 
 // missingPairLaunches returns the launches the pairs name that outs has
 // not run.
-func missingPairLaunches(testdata string, ps []pair, outs []*outcome) ([]*ncu.Launch, error) {
+// Like the set, they are limited to launches -only names and of at most
+// maxInst machine instructions.
+func missingPairLaunches(testdata string, ps []pair, outs []*outcome, only string, maxInst float64) ([]*ncu.Launch, error) {
 	ls, err := pairLaunches(testdata, ps)
 	if err != nil {
 		return nil, err
@@ -90,7 +92,8 @@ func missingPairLaunches(testdata string, ps []pair, outs []*outcome) ([]*ncu.La
 	}
 	var out []*ncu.Launch
 	for _, l := range ls {
-		if !ran[l.Name()] && l.Repeat == 0 {
+		n, _ := l.Value("smsp__inst_executed.sum")
+		if !ran[l.Name()] && l.Repeat == 0 && selected(l.Name(), only) && (maxInst <= 0 || n <= maxInst) {
 			out = append(out, l)
 		}
 	}
