@@ -18,7 +18,7 @@ type Problem struct {
 	// instruction whatever surrounds it): they keep their prior.
 	Fixed  []bool
 	Lambda float64
-	Rows         []Row
+	Rows   []Row
 }
 
 // Row says that sum over j of X[j]·cost[Col[j]] should be Y, with weight

@@ -142,7 +142,7 @@ type sm struct {
 	nextOut  int
 	capLines int
 	st       vm.Step
-	err  error
+	err      error
 
 	// occupancy
 	warpCycles uint64      // sum over warps of the cycles they were resident
