@@ -252,7 +252,7 @@ func cmdCycles(args []string) error {
 	}
 	t0 := time.Now()
 	outs := runSet(ls, p, *jobs, fams)
-	printOutcomes(os.Stdout, outs, *verbose)
+	printOutcomes(os.Stdout, outs, *verbose, fams.consulted)
 	printGroups(os.Stdout, outs)
 	printSizeClasses(os.Stdout, outs, p)
 	if *verbose {
@@ -297,7 +297,10 @@ func score(outs []*outcome, held func(string) bool) (float64, int) {
 	return mean(e), len(e)
 }
 
-func printOutcomes(w *os.File, outs []*outcome, verbose bool) {
+// printOutcomes prints the launches (verbose), the MAPE over all of them
+// and per split; consulted (may be nil) names the public families whose
+// errors guided a change, left out of the public corpus's second line.
+func printOutcomes(w *os.File, outs []*outcome, verbose bool, consulted map[string]bool) {
 	var ok []*outcome
 	for _, o := range outs {
 		if o.err != nil {
@@ -336,6 +339,21 @@ func printOutcomes(w *os.File, outs []*outcome, verbose bool) {
 		}
 		fmt.Fprintf(w, "  %-10s %3d launches, %2d families: model MAPE %5.1f%% (median %.1f%%, within 15%%: %.0f%%), constant guess %.1f%%, roofline %.1f%%\n",
 			sp, len(m), countFamilies(ok, sp), 100*mean(m), 100*median(m), 100*within(m, 0.15), 100*mean(constErrs(rs)), 100*mean(r))
+		if sp == splitPublic && consulted != nil {
+			var mc, rc []float64
+			fams := map[string]bool{}
+			for _, o := range ok {
+				if o.split == sp && !consulted[o.family] {
+					mc = append(mc, relErr(o.model, o.real))
+					rc = append(rc, o.real)
+					fams[o.family] = true
+				}
+			}
+			if len(mc) > 0 && len(mc) < len(m) {
+				fmt.Fprintf(w, "    never consulted %3d launches, %2d families: model MAPE %5.1f%% (median %.1f%%, within 15%%: %.0f%%), constant guess %.1f%%\n",
+					len(mc), len(fams), 100*mean(mc), 100*median(mc), 100*within(mc, 0.15), 100*mean(constErrs(rc)))
+			}
+		}
 	}
 }
 

@@ -52,6 +52,17 @@ type families struct {
 	list     []family
 	byKernel map[string]*family // "corpus:name"
 	public   map[string]string  // public case → family
+	// consulted: public families whose errors were looked at while the
+	// model was changed (families.json's "public_consulted"); reports
+	// give the public corpus's error without them too.
+	consulted map[string]bool
+}
+
+// consultedFamily is one entry of families.json's "public_consulted".
+type consultedFamily struct {
+	Family string `json:"family"`
+	Date   string `json:"date"`
+	Why    string `json:"why"`
 }
 
 // loadFamilies reads testdata/families.json and, when it is there, the
@@ -62,12 +73,19 @@ func loadFamilies(testdata string) (*families, error) {
 		return nil, err
 	}
 	var f struct {
-		Families []family `json:"families"`
+		Families  []family          `json:"families"`
+		Consulted []consultedFamily `json:"public_consulted"`
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("families.json: %w", err)
 	}
-	fs := &families{list: f.Families, byKernel: map[string]*family{}, public: map[string]string{}}
+	fs := &families{list: f.Families, byKernel: map[string]*family{}, public: map[string]string{}, consulted: map[string]bool{}}
+	for _, c := range f.Consulted {
+		if c.Family == "" || c.Why == "" {
+			return nil, fmt.Errorf("families.json: public_consulted: an entry without its family or why")
+		}
+		fs.consulted[c.Family] = true
+	}
 	for i := range fs.list {
 		fam := &fs.list[i]
 		if fam.Split != splitTrain && fam.Split != splitHeld {

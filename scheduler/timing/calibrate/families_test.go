@@ -79,3 +79,19 @@ func TestKernelKey(t *testing.T) {
 	assert.Equal(t, splitPublic, s)
 	assert.Equal(t, "public:x", f)
 }
+
+// TestPublicConsultedFamiliesExist: every public family families.json says
+// was consulted is a family of the public corpus's manifest, so the
+// "never consulted" figure leaves out what it says it leaves out.
+func TestPublicConsultedFamiliesExist(t *testing.T) {
+	fams, err := loadFamilies(testdataRoot)
+	require.NoError(t, err)
+	require.NotEmpty(t, fams.consulted)
+	known := map[string]bool{}
+	for _, f := range fams.public {
+		known[f] = true
+	}
+	for f := range fams.consulted {
+		assert.True(t, known[f], "public_consulted names %s, which no public case is in", f)
+	}
+}

@@ -136,7 +136,7 @@ func cmdFit(args []string) error {
 		return err
 	}
 	fmt.Printf("start: training MAPE %.2f%% (%.0f s per evaluation)\n", 100*best, time.Since(t0).Seconds())
-	printOutcomes(os.Stdout, outs, false)
+	printOutcomes(os.Stdout, outs, false, nil)
 	steps := []float64{0.6, 0.8, 1.25, 1.6}
 	for pass := 0; pass < *passes; pass++ {
 		if pass > 0 {
@@ -175,7 +175,7 @@ func cmdFit(args []string) error {
 	}
 	_, outs, _ = eval(cur)
 	fmt.Printf("fitted in %.0f s:\n", time.Since(t0).Seconds())
-	printOutcomes(os.Stdout, outs, false)
+	printOutcomes(os.Stdout, outs, false, nil)
 	var kv []string
 	for _, k := range sortedKeys(cur) {
 		kv = append(kv, fmt.Sprintf("%s=%g", k, cur[k]))
