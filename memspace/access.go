@@ -45,6 +45,14 @@ type Access struct {
 
 	// Origin says which SM, block, warp and instruction made the access.
 	Origin Origin
+
+	// Values, for a Store, are the values stored: element e of lane l is
+	// Values[e][l] (Elems elements of Size/Elems bytes each); nil for
+	// every other access. The VM sets them only for an observer; they are
+	// valid during the Observe call (a checker compares what two writes
+	// wrote).
+	Values *[4][]uint64
+	Elems  uint8
 }
 
 // Origin locates an access in the launch.

@@ -72,6 +72,9 @@ func (c *CTA) tryComplete(id int) bool {
 	popc, allTrue, anyTrue := b.popc, b.popc == b.arrived, b.anyTrue
 	*b = barrier{}
 	c.completed++
+	if c.sm != nil && c.sm.Sync != nil {
+		c.noteBarrierDone(id)
+	}
 	for _, w := range c.warps {
 		held := w.barHeld[id]
 		if held == 0 {

@@ -28,12 +28,16 @@
 //     picks (Step, for a timing model: Warp.State and Warp.Next say what can
 //     issue). Every memory access reaches the SM's Observer once, after it is
 //     validated, with its origin (SM, block, warp, instruction id).
+//   - sync.go: the SM's SyncObserver, through which a checker (package
+//     vm/sanitize) sees barrier arrivals and completions and __syncwarp
+//     groups; with none installed such instructions pay one nil check.
 //   - device*.go, texture_api.go: the device API (Malloc, copies, LoadModule,
 //     symbols, PrepareLaunch, texture objects); texture_sample.go: texel
 //     addressing and filtering as the GPU does it.
 //
 // Host tooling lives in subpackages: vm/spec (launch specs), vm/compare
-// (typed output comparison with tolerances), vm/listing (kernel listings).
+// (typed output comparison with tolerances), vm/listing (kernel listings),
+// vm/sanitize (compute-sanitizer's four checks).
 //
 // It does not know about cycles or caches: a caller (package scheduler)
 // decides which warp issues when and supplies the clock %clock reads; memory

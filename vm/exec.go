@@ -312,6 +312,9 @@ func (w *Warp) run(limit int) error {
 					w.cta.addRed(id, in.BoolOp, p&exec)
 					w.barRed[id] = barRedDst{op: in.BoolOp, dst: in.D}
 				}
+				if s := w.cta.sm; s.Sync != nil {
+					w.noteBarrier(s, f, pc, id, cnt, exec, mask, in.Flags&FArrive != 0)
+				}
 				if in.Flags&FArrive != 0 {
 					w.cta.arrive(w, id, exec, cnt, false)
 				} else {
@@ -334,9 +337,19 @@ func (w *Warp) run(limit int) error {
 					return err
 				}
 				if grp == 0 {
+					if in.Op == OpWarpSync {
+						if s := w.cta.sm; s.Sync != nil {
+							w.noteWarpSync(s, f, in, pc, SyncWarpWait, mask, 0)
+						}
+					}
 					w.syncActive, w.syncExec = mask, 0
 					f.cur, f.curPC = 0, pc
 					goto resched
+				}
+				if in.Op == OpWarpSync {
+					if s := w.cta.sm; s.Sync != nil {
+						w.noteWarpSync(s, f, in, pc, SyncWarp, grp, w.foreign)
+					}
 				}
 				mask = grp
 				exec = mask

@@ -155,6 +155,8 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 			acc.Kind = memspace.Store
 			if w.view.StoreScalar(acc, f.r(in.V[0])) {
 				if w.watch {
+					w.vbuf[0] = f.r(in.V[0])[:]
+					acc.Values, acc.Elems = &w.vbuf, 1
 					w.observe(f, pc)
 				}
 				return nil
@@ -186,6 +188,9 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 		return ft
 	}
 	if w.watch {
+		if in.Op == OpSt {
+			acc.Values, acc.Elems = &w.vbuf, uint8(n)
+		}
 		w.observe(f, pc)
 	}
 	return nil

@@ -24,6 +24,10 @@ type SM struct {
 	// warps once its lanes are validated (see memspace.Observer). With none,
 	// accesses cost one nil check.
 	Observer memspace.Observer
+	// Sync, if not nil, sees the barriers and warp-synchronous barriers
+	// of the SM's blocks (see SyncObserver; a checker's hook). With none,
+	// such instructions cost one nil check.
+	Sync SyncObserver
 	// Clock, if not nil, is what %clock and %clock64 read (a timing model's
 	// cycle); %globaltimer reads it as nanoseconds at 1 GHz. Without one they
 	// read the warp's count of executed instructions.
@@ -39,6 +43,8 @@ type SM struct {
 	step  *Step                 // the Step being recorded, if any
 	parts [3]memspace.Access    // a generic access split by space
 	tex   memspace.TexFootprint // texels of the current texture fetch
+
+	syncEv SyncEvent // the event handed to Sync
 }
 
 // NewSM returns an SM with no resident blocks.
@@ -561,14 +567,18 @@ func (w *Warp) observe(f *frame, pc int32) {
 		s.deliver(a)
 		if st := s.step; st != nil {
 			s.parts[0] = *a
+			s.parts[0].Values = nil
 			st.Accesses = s.parts[:1]
 		}
+		a.Values = nil
 		return
 	}
 	for i := range s.parts[:n] {
 		w.localPhysical(&s.parts[i])
 		s.deliver(&s.parts[i])
+		s.parts[i].Values = nil
 	}
+	a.Values = nil
 	if st := s.step; st != nil {
 		st.Accesses = s.parts[:n]
 	}
