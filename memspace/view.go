@@ -64,6 +64,12 @@ func (v *View) Bytes(s Space, addr, n uint64, l int) ([]byte, *Fault) {
 	return v.bytes(s, addr, n, l, true)
 }
 
+// Read returns the n bytes at addr in space for lane l, for reading only
+// (asynchronous copies read their source this way).
+func (v *View) Read(s Space, addr, n uint64, l int) ([]byte, *Fault) {
+	return v.bytes(s, addr, n, l, false)
+}
+
 // bytes returns the n bytes at addr in space for lane l; write says they
 // will be written (a sparse allocation's page is allocated then).
 func (v *View) bytes(s Space, addr, n uint64, l int, write bool) ([]byte, *Fault) {

@@ -10,6 +10,22 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		return nil
 	}
 	switch in.Op {
+	case OpCpAsync:
+		return w.execCpAsync(in, f, exec, pc)
+	case OpCpAsyncCommit:
+		w.execCpAsyncCommit(exec)
+	case OpCpAsyncWait:
+		return w.execCpAsyncWait(in, f, exec, pc)
+	case OpLdmatrix:
+		return w.execLdmatrix(in, f, exec, pc)
+	case OpStmatrix:
+		return w.execStmatrix(in, f, exec, pc)
+	case OpMovmatrix:
+		return w.execMovmatrix(in, f, exec, pc)
+	case OpMbarrier:
+		return w.execMbarrier(in, f, exec, pc)
+	case OpMbarPendingCount:
+		execMbarPendingCount(in, f, exec)
 	case OpVideo:
 		execVideo(in, f, exec)
 	case OpVideo1:

@@ -127,6 +127,17 @@ const (
 	// textures
 	OpTex // tex / tld4 (Off: gathered component, -1 for tex); W: coordinates
 	OpTxq
+	// asynchronous copies (exec_async.go)
+	OpCpAsync       // cp.async: A+Off the shared destination, B+Imm the global source, Vec cp-size, C src-size (NoReg: cp-size), V[0] ignore-src predicate (NoReg: none; FNeg2: negated)
+	OpCpAsyncCommit // cp.async.commit_group
+	OpCpAsyncWait   // cp.async.wait_group Imm / cp.async.wait_all (Imm: CpWaitAll)
+	// matrix loads, stores and moves (exec_matrix.go)
+	OpLdmatrix  // ldmatrix.sync.aligned.m8n8.b16: A+Off the row address, Vec matrices, V destinations, FTrans
+	OpStmatrix  // stmatrix.sync.aligned.m8n8.b16: A+Off the row address, Vec matrices, V sources, FTrans
+	OpMovmatrix // movmatrix.sync.aligned.m8n8.trans.b16 D, A
+	// mbarriers (exec_mbarrier.go)
+	OpMbarrier         // Imm: the operation (Inst.Mbar); A+Off the object; B, C operands; D the state or the wait predicate
+	OpMbarPendingCount // mbarrier.pending_count D, A (a state)
 	numOps
 )
 
@@ -151,6 +162,9 @@ var opNames = [numOps]string{
 	OpShfl: "shfl.sync", OpVote: "vote.sync", OpMatch: "match.sync", OpRedux: "redux.sync", OpActivemask: "activemask",
 	OpElect: "elect.sync", OpWarpSync: "bar.warp.sync",
 	OpTex: "tex", OpTxq: "txq",
+	OpCpAsync: "cp.async", OpCpAsyncCommit: "cp.async.commit_group", OpCpAsyncWait: "cp.async.wait_group",
+	OpLdmatrix: "ldmatrix", OpStmatrix: "stmatrix", OpMovmatrix: "movmatrix",
+	OpMbarrier: "mbarrier", OpMbarPendingCount: "mbarrier.pending_count",
 }
 
 // String names the PTX form of the operation: its opcode, with the
@@ -201,6 +215,9 @@ const (
 	// .param): base register plus offset is summed modulo 2^32, as the
 	// GPU's LDS/LDL/LDC/STS/ATOMS do.
 	FAddr32
+	// FTrans: ldmatrix/stmatrix .trans (the matrices are transposed
+	// between memory and the fragments).
+	FTrans
 )
 
 // Has reports whether all bits of g are set.

@@ -148,8 +148,19 @@ func classify(in *Inst) Class {
 		return ClassWarpSync
 	case OpTex, OpTxq:
 		return ClassTexture
-	case OpAtom:
-		return ClassAtomic
+	case OpAtom, OpMbarrier:
+		return ClassAtomic // mbarrier: read-modify-write of the object (InstInfo.Space: shared or generic)
+	case OpCpAsync:
+		return ClassLSUGlobal // LDGSTS: a global load whose data the LSU writes to shared memory
+	case OpCpAsyncCommit, OpCpAsyncWait:
+		return ClassNop // LDGDEPBAR, DEPBAR: scoreboard bookkeeping
+	case OpMovmatrix:
+		return ClassWarpSync // MOVM: a warp-wide exchange of registers
+	case OpLdmatrix, OpStmatrix:
+		if in.Space == memspace.Shared {
+			return ClassLSUShared // LDSM, STSM
+		}
+		return ClassLSUGeneric
 	case OpLd, OpSt:
 		switch in.Space {
 		case memspace.Global:
@@ -386,6 +397,33 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		}
 	case OpWarpSync:
 		r.reg(in.A)
+	case OpCpAsync:
+		addrReg()
+		r.reg(in.B)
+		reg(&r, in.C)
+		if in.V[0] != NoReg {
+			r.pred(in.V[0])
+		}
+	case OpCpAsyncCommit, OpCpAsyncWait:
+	case OpLdmatrix:
+		addrReg()
+		for e := 0; e < int(in.Vec); e++ {
+			w.reg(in.V[e])
+		}
+	case OpStmatrix:
+		addrReg()
+		for e := 0; e < int(in.Vec); e++ {
+			r.reg(in.V[e])
+		}
+	case OpMbarrier:
+		addrReg()
+		reg(&r, in.B)
+		reg(&r, in.C)
+		if op, _ := in.Mbar(); op == MbarTestWait {
+			w.pred(in.D)
+		} else {
+			reg(&w, in.D)
+		}
 	case OpFMulKeep, OpFDivKeep:
 		r.reg(in.A)
 		r.reg(in.B)

@@ -588,7 +588,7 @@ func (l *fnLower) setLoc(d *ptx.LocDirective) {
 
 func (l *fnLower) emit(in Inst, pos ptx.Pos) int {
 	info := InstInfo{Line: int32(pos.Line), Src: l.curLoc}
-	if in.Op == OpLd || in.Op == OpSt || in.Op == OpAtom {
+	if in.Op == OpLd || in.Op == OpSt || in.Op == OpAtom || in.Op == OpCpAsync {
 		info.Cache, info.L1Evict, info.L2Evict, info.NonCoherent = l.mem.cache, l.mem.l1Evict, l.mem.l2Evict, l.mem.nonCoherent
 	}
 	pc := len(l.f.Code)

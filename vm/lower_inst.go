@@ -600,6 +600,22 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		if !l.lowerTex(pi, &in, &m) {
 			return
 		}
+	case "cp":
+		if !l.lowerCp(pi, &in, &m) {
+			return
+		}
+	case "ldmatrix", "stmatrix":
+		if !l.lowerMatrix(pi, &in, &m, pi.Opcode == "ldmatrix") {
+			return
+		}
+	case "movmatrix":
+		if !l.lowerMovmatrix(pi, &in, &m) {
+			return
+		}
+	case "mbarrier":
+		if !l.lowerMbarrier(pi, &in, &m) {
+			return
+		}
 	case "activemask":
 		if !need(1) {
 			return

@@ -139,6 +139,11 @@ type Warp struct {
 	// instruction's collective with it (set by syncGroup)
 	foreign uint32
 
+	// cp.async copies issued and not yet completed (exec_async.go), and
+	// each lane's count of committed groups
+	async        []asyncCopy
+	asyncCommits [32]uint32
+
 	// counters
 	Inst       uint64 // warp instructions executed
 	ThreadInst uint64 // thread instructions (active lanes)
@@ -151,6 +156,11 @@ func (w *Warp) done() bool { return w.exited == w.live }
 
 // pushFrame creates an activation of fn for the lanes in m.
 func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
+	if w.depth == 0 {
+		// The kernel's entry: copies a block left in flight die with it.
+		w.async = w.async[:0]
+		w.asyncCommits = [32]uint32{}
+	}
 	if w.depth == len(w.frames) {
 		w.frames = append(w.frames, &frame{})
 	}

@@ -105,6 +105,27 @@ func TestIssue7Conformance(t *testing.T) {
 	checkExact(t, results)
 }
 
+// TestIssue24Conformance runs the forms recorded for issue 24 (cp.async,
+// ldmatrix, stmatrix, movmatrix, mbarrier: testdata/conformance/gen/
+// forms_issue24.py), bit for bit. Until they are recorded on the GPU
+// (testdata/conformance/gen/README.md) there is nothing to compare with and
+// the test is skipped.
+func TestIssue24Conformance(t *testing.T) {
+	t.Parallel()
+	const root = "../../testdata/conformance/issue24/cases"
+	if _, err := os.Stat(root); err != nil {
+		t.Skip("issue-24 forms not recorded yet: ", err)
+	}
+	cases, err := suite.Find(root)
+	require.NoError(t, err)
+	if len(cases) == 0 {
+		t.Skip("issue-24 forms not recorded yet")
+	}
+	results := runCases(t, root, cases)
+	require.GreaterOrEqual(t, len(results), 100)
+	checkExact(t, results)
+}
+
 // TestAppsCorpus runs the application corpus (testdata/apps: benchmark and
 // ML training kernels) at all four builds, -O3, -G, --use_fast_math and
 // -fmad=false, bit for bit. The large launches that have a smaller twin of

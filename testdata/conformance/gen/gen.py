@@ -40,6 +40,7 @@ import forms_addr  # noqa: E402
 import forms_carry  # noqa: E402
 import forms_warpdiv  # noqa: E402
 import forms_ptxforms  # noqa: E402
+import forms_issue24  # noqa: E402
 
 REPO = HERE.parents[2]
 RUNSPEC_DIR = Path(os.environ.get('CONFORMANCE_RUNSPEC_DIR', REPO / 'testdata' / 'nvcc' / 'gen'))
@@ -66,13 +67,23 @@ FAMILY_BUILDERS = [
     ('barerr', forms_warpdiv.barerr_forms, ''),
     ('ptxforms', forms_ptxforms.ptx_forms, ''),
     ('video', forms_ptxforms.video_forms, ''),
+    # issue 24: asynchronous copies, matrix loads/stores, mbarriers
+    # (generated into testdata/conformance/issue24)
+    ('cpasync', forms_issue24.cpasync_forms, ''),
+    ('ldmatrix', forms_issue24.ldmatrix_forms, ''),
+    ('stmatrix', forms_issue24.stmatrix_forms, ''),
+    ('movmatrix', forms_issue24.movmatrix_forms, ''),
+    ('mbarrier', forms_issue24.mbarrier_forms, ''),
+    # mma.sync test vectors, recorded only (testdata/conformance/issue24/mma_vectors)
+    ('mma', forms_issue24.mma_forms, ''),
 ]
 
 # Families whose SASS (nvdisasm -c of ptxas -arch=sm_90) and ptxas -v report
 # are recorded: ptxas/<family>.txt, and sass/<family>.sass for the
 # contraction probes (fma_*, whose per-form SASS is also in forms.json
 # "sass") or sass/<family>.sass.gz (gzip) for the others.
-SASS_FAMILIES = ('fma_f32', 'fma_f64', 'fma_half', 'addr', 'carry', 'warpdiv', 'barerr', 'ptxforms', 'video')
+SASS_FAMILIES = ('fma_f32', 'fma_f64', 'fma_half', 'addr', 'carry', 'warpdiv', 'barerr', 'ptxforms', 'video',
+                 'cpasync', 'ldmatrix', 'stmatrix', 'movmatrix', 'mbarrier', 'mma')
 
 
 def all_forms(only=None):

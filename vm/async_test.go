@@ -1,0 +1,222 @@
+package vm_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The asynchronous copies, matrix instructions and mbarriers on small
+// kernels whose results the PTX ISA fixes (the GPU's results are in
+// testdata/conformance/issue24, run by scheduler/suite): one warp, buffer 0
+// the output (one word per lane), buffer 1 an input.
+func TestAsyncAndMatrix(t *testing.T) {
+	const head = `
+.visible .entry k(.param .u64 p0, .param .u64 p1)
+{
+	.reg .pred %p<8>;
+	.reg .b32 %r<40>;
+	.reg .b64 %rd<20>;
+	.shared .align 16 .b8 sm[1024];
+	.shared .align 8 .b64 bar;
+` + prologue + `
+	ld.param.u64 	%rd5, [p1];
+	cvta.to.global.u64 	%rd5, %rd5;
+	mov.u32 	%r10, sm;
+	mov.u32 	%r11, bar;
+	shl.b32 	%r12, %r4, 4;
+	add.u32 	%r13, %r10, %r12;          // sm + 16 * lane
+	mov.u32 	%r14, 0x77777777;
+	st.shared.v4.u32 	[%r13], {%r14, %r14, %r14, %r14};
+	mul.wide.u32 	%rd6, %r4, 16;
+	add.s64 	%rd7, %rd5, %rd6;          // in + 16 * lane
+`
+	in := make([]uint32, 128)
+	for i := range in {
+		in[i] = uint32(0x01020304 * (i + 1))
+	}
+	tests := []struct {
+		name string
+		body string
+		want func(lane int) uint32
+	}{
+		{"cp.async lands at the wait, not before", `
+	cp.async.ca.shared.global 	[%r13], [%rd7], 16;
+	ld.shared.u32 	%r20, [%r13];
+	cp.async.commit_group;
+	cp.async.wait_group 	0;
+	ld.shared.u32 	%r21, [%r13];
+	xor.b32 	%r30, %r20, %r21;`, func(l int) uint32 { return 0x77777777 ^ in[4*l] }},
+		{"src-size zero-fills the rest", `
+	cp.async.ca.shared.global 	[%r13], [%rd7], 8, 5;
+	cp.async.wait_all;
+	ld.shared.v2.u32 	{%r20, %r21}, [%r13];
+	xor.b32 	%r30, %r20, %r21;`, func(l int) uint32 { return in[4*l] ^ in[4*l+1]&0xff }},
+		{"ignore-src copies zeros", `
+	setp.ne.u32 	%p1, %r4, 0;
+	cp.async.cg.shared.global 	[%r13], [%rd7], 16, %p1;
+	cp.async.wait_all;
+	ld.shared.u32 	%r30, [%r13+12];`, func(l int) uint32 {
+			if l == 0 {
+				return in[3]
+			}
+			return 0
+		}},
+		{"wait_group 1 completes the older group", `
+	cp.async.cg.shared.global 	[%r13], [%rd7], 16;
+	cp.async.commit_group;
+	cp.async.ca.shared.global 	[%r13+4], [%rd7+8], 4;
+	cp.async.commit_group;
+	cp.async.wait_group 	1;
+	ld.shared.u32 	%r20, [%r13+4];
+	cp.async.wait_group 	0;
+	ld.shared.u32 	%r21, [%r13+4];
+	sub.u32 	%r30, %r21, %r20;`, func(l int) uint32 { return in[4*l+2] - in[4*l+1] }},
+		{"mbarrier phases, states and pending counts", `
+	setp.ne.u32 	%p1, %r4, 0;
+	@%p1 bra 	$L_x;
+	mbarrier.init.shared.b64 	[%r11], 3;
+	mbarrier.arrive.shared.b64 	%rd10, [%r11];
+	mbarrier.test_wait.shared.b64 	%p2, [%r11], %rd10;
+	mbarrier.arrive.shared::cta.b64 	%rd11, [%r11], 2;
+	mbarrier.test_wait.shared.b64 	%p3, [%r11], %rd10;
+	mbarrier.test_wait.parity.shared.b64 	%p4, [%r11], 0;
+	mbarrier.test_wait.parity.shared.b64 	%p5, [%r11], 1;
+	mbarrier.pending_count.b64 	%r20, %rd11;
+	selp.u32 	%r21, 1, 0, %p2;
+	selp.u32 	%r22, 2, 0, %p3;
+	selp.u32 	%r23, 4, 0, %p4;
+	selp.u32 	%r24, 8, 0, %p5;
+	or.b32 	%r30, %r21, %r22;
+	or.b32 	%r30, %r30, %r23;
+	or.b32 	%r30, %r30, %r24;
+	shl.b32 	%r20, %r20, 8;
+	or.b32 	%r30, %r30, %r20;
+$L_x:`, func(l int) uint32 {
+			if l == 0 {
+				return 2 | 4 | 2<<8 // not done, then done; parity 0 done, 1 not; state of the 2nd arrive: 2 pending before it
+			}
+			return 0
+		}},
+		{"expect_tx holds the phase until complete_tx", `
+	setp.ne.u32 	%p1, %r4, 0;
+	@%p1 bra 	$L_x;
+	mbarrier.init.shared.b64 	[%r11], 1;
+	mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 	%rd10, [%r11], 64;
+	mbarrier.test_wait.parity.shared.b64 	%p2, [%r11], 0;
+	mbarrier.complete_tx.relaxed.cta.shared::cta.b64 	[%r11], 64;
+	mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 	%p3, [%r11], 0, 100;
+	selp.u32 	%r21, 1, 0, %p2;
+	selp.u32 	%r22, 2, 0, %p3;
+	or.b32 	%r30, %r21, %r22;
+$L_x:`, func(l int) uint32 {
+			if l == 0 {
+				return 2
+			}
+			return 0
+		}},
+		{"cp.async.mbarrier.arrive.noinc completes the copies and arrives", `
+	setp.ne.u32 	%p1, %r4, 0;
+	@%p1 bra 	$L_i;
+	mbarrier.init.shared.b64 	[%r11], 32;
+$L_i:
+	bar.sync 	0;
+	cp.async.cg.shared.global 	[%r13], [%rd7], 16;
+	cp.async.mbarrier.arrive.noinc.shared.b64 	[%r11];
+$L_w:
+	mbarrier.try_wait.parity.shared.b64 	%p2, [%r11], 0;
+	@!%p2 bra 	$L_w;
+	xor.b32 	%r15, %r12, 16;
+	add.u32 	%r15, %r10, %r15;
+	ld.shared.u32 	%r30, [%r15];`, func(l int) uint32 { return in[4*(l^1)] }},
+		{"ldmatrix.x1 fragment", `
+	shl.b32 	%r17, %r12, 16;
+	or.b32 	%r17, %r17, %r12;
+	st.shared.v4.u32 	[%r13], {%r17, %r17, %r17, %r17};
+	add.u32 	%r16, %r12, 1;
+	st.shared.u16 	[%r13+2], %r16;
+	bar.sync 	0;
+	ldmatrix.sync.aligned.m8n8.x1.shared.b16 	{%r30}, [%r13];`, func(l int) uint32 {
+			// row r (from lane r) holds 16r in every element but 16r+1 in element 1
+			r, c := l/4, 2*(l%4)
+			lo, hi := 16*r, 16*r
+			if c == 0 {
+				hi++
+			}
+			return uint32(lo | hi<<16)
+		}},
+		{"ldmatrix.x1.trans fragment", `
+	shl.b32 	%r17, %r12, 16;
+	or.b32 	%r17, %r17, %r12;
+	st.shared.v4.u32 	[%r13], {%r17, %r17, %r17, %r17};
+	add.u32 	%r16, %r12, 1;
+	st.shared.u16 	[%r13+2], %r16;
+	bar.sync 	0;
+	ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 	{%r30}, [%r13];`, func(l int) uint32 {
+			// lane l: M[2q][g], M[2q+1][g] with g = l/4, q = l%4
+			g, q := l/4, l%4
+			e := func(r, c int) int {
+				if c == 1 {
+					return 16*r + 1
+				}
+				return 16 * r
+			}
+			return uint32(e(2*q, g) | e(2*q+1, g)<<16)
+		}},
+		{"movmatrix twice is the identity", `
+	ld.global.u32 	%r20, [%rd7];
+	movmatrix.sync.aligned.m8n8.trans.b16 	%r21, %r20;
+	movmatrix.sync.aligned.m8n8.trans.b16 	%r22, %r21;
+	sub.u32 	%r30, %r22, %r20;`, func(l int) uint32 { return 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := head + tt.body + `
+	st.global.u32 	[%rd2], %r30;
+	ret;
+}`
+			out, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32), in})
+			require.NoError(t, err)
+			for l := 0; l < 32; l++ {
+				require.Equalf(t, tt.want(l), out[0][l], "lane %d: %#x", l, out[0][l])
+			}
+		})
+	}
+}
+
+// Malformed forms of the new instructions are positioned errors.
+func TestAsyncAndMatrixErrors(t *testing.T) {
+	tests := []struct{ inst, msg string }{
+		{"cp.async.ca.shared.global [%r1], [%rd1], 3;", "cp-size must be 4, 8 or 16"},
+		{"cp.async.cg.shared.global [%r1], [%rd1], 8;", "cp.async.cg copies 16 bytes"},
+		{"cp.async.shared.global [%r1], [%rd1], 4;", "needs .ca or .cg"},
+		{"cp.async.ca.global.shared [%r1], [%rd1], 4, 2, 1;", "takes [dst], [src]"},
+		{"cp.async.wait_group %r1;", "one non-negative integer constant"},
+		{"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r1];", "bulk copies are not modelled"},
+		{"ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%r1];", "only the .m8n8 shape"},
+		{"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%r1];", "needs 2 registers"},
+		{"ldmatrix.sync.m8n8.x1.shared.b16 {%r1}, [%r1];", "needs .sync.aligned"},
+		{"stmatrix.sync.aligned.m8n8.x1.global.b16 [%rd1], {%r1};", "accesses .shared memory"},
+		{"movmatrix.sync.aligned.m8n8.b16 %r1, %r2;", "needs .trans"},
+		{"mbarrier.frob.shared.b64 [%r1];", "unsupported instruction mbarrier.frob"},
+		{"mbarrier.arrive.shared.b32 %rd1, [%r1];", "needs the type .b64"},
+		{"mbarrier.init.shared.b64 [%r1];", "takes 2 operands"},
+		{"mbarrier.test_wait.shared.b64 %r1, [%r1], %rd1;", "destination must be a predicate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.inst, func(t *testing.T) {
+			src := `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	` + tt.inst + `
+	ret;
+}`
+			_, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, nil)
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tt.msg)
+			require.Contains(t, err.Error(), "test.ptx:")
+		})
+	}
+}
