@@ -47,6 +47,8 @@ Usage:
   ptxrun run NAME [flags]        run a bundled kernel (matmul_tiled, ...; see ptxrun demo)
                                  --mode timing: cycles, occupancy, stall reasons; --report: why it is slow
   ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
+  ptxrun sanitize SPEC.json      find races, uninitialised reads, barrier misuse and bad accesses
+                                 (--tool memcheck|racecheck|synccheck|initcheck|all), as compute-sanitizer
   ptxrun demo [flags]            run the bundled kernels and check them against Go references
   ptxrun gpus [NAME|FILE...]     list the GPU profiles (--gpu NAME or FILE selects one)
   ptxrun compare A B             run two specs or bundled kernels and print their counters side by
@@ -96,6 +98,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "test":
 		return cmdTest(ctx, args[1:], stdout, stderr)
+	case "sanitize":
+		return cmdSanitize(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, args[1:], stdout, stderr)
 	case "gpus":

@@ -33,6 +33,7 @@ case). Exits 1 if any case fails.`, stderr)
 	anyTarget := fs.Bool("any-target", false, "run modules whose .target the GPU cannot run, with the GPU's limits")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault")
 	mode := modeFlag(fs)
+	sanitizeTool := fs.String("sanitize", "", "instead of comparing outputs, run each case under compute-sanitizer's `TOOL` (memcheck, racecheck, synccheck, initcheck, all; see ptxrun sanitize) and fail the cases that report errors")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return usageErr(err)
@@ -61,6 +62,9 @@ case). Exits 1 if any case fails.`, stderr)
 	if len(cases) == 0 {
 		fmt.Fprintln(stderr, "ptxrun test: no cases (folders with spec.json and expected/) under", pos)
 		return exitUsage
+	}
+	if *sanitizeTool != "" {
+		return testSanitize(ctx, cases, *sanitizeTool, gpu, *maxInst, *asJSON, stdout, stderr)
 	}
 	start := time.Now()
 	opt := suite.Options{GPU: gpu, Workers: *workers, ULP: *ulp, MaxInst: *maxInst, Strict: *strict, AnyTarget: *anyTarget, Mode: *mode}
