@@ -220,3 +220,159 @@ func TestAsyncAndMatrixErrors(t *testing.T) {
 		})
 	}
 }
+
+// The mbarrier object and the states arrive returns, bit for bit as the
+// H100 lays them out (testdata/conformance/issue24, docs/semantics.md):
+// 2^20-expected in bits 1-20, the tx-count negated in bits 21-41,
+// 2^20-pending in bits 43-62, the phase in bit 63; a state is the object's
+// upper half from before the arrive. Lane 0 runs the body, which leaves a
+// 64-bit value in %rd19; the test reads its low and high words.
+func TestMbarrierLayout(t *testing.T) {
+	const head = `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .pred %p<8>;
+	.reg .b32 %r<40>;
+	.reg .b64 %rd<20>;
+	.shared .align 8 .b64 sm[4];
+	.shared .align 8 .b64 bar;
+` + prologue + `
+	mov.u32 	%r10, sm;
+	mov.u32 	%r11, bar;
+	setp.ne.u32 	%p1, %r4, 0;
+	@%p1 bra 	$L_x;
+`
+	const tail = `
+	st.shared.b64 	[%r10], %rd19;
+$L_x:
+	bar.sync 	0;
+	and.b32 	%r12, %r4, 1;
+	shl.b32 	%r12, %r12, 2;
+	add.u32 	%r12, %r10, %r12;
+	ld.shared.u32 	%r30, [%r12];
+	st.global.u32 	[%rd2], %r30;
+	ret;
+}`
+	tests := []struct {
+		name     string
+		body     string
+		lo, hi   uint32
+		recorded string // where the GPU's value is
+	}{
+		{"init 3", `
+	mbarrier.init.shared.b64 	[%r11], 3;
+	ld.shared.b64 	%rd19, [%r11];`, 0x001ffffa, 0x7fffe800, "mbarrier.init's SASS: (2^20-3)<<43 | (2^20-3)<<1"},
+		{"init 2, one arrival, inval writes the object back", `
+	mbarrier.init.shared.b64 	[%r11], 2;
+	mbarrier.arrive.shared.b64 	%rd10, [%r11];
+	mbarrier.inval.shared.b64 	[%r11];
+	ld.shared.b64 	%rd19, [%r11];`, 0x001ffffc, 0x7ffff800, "mbar_seq_inval raw[3]"},
+		{"state of the first arrive on init 3", `
+	mbarrier.init.shared.b64 	[%r11], 3;
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7fffe800, "mbar_seq_count3 raw[1]"},
+		{"state after a completed phase: parity 1, pending reloaded", `
+	mbarrier.init.shared.b64 	[%r11], 3;
+	mbarrier.arrive.shared.b64 	%rd10, [%r11];
+	mbarrier.arrive.shared::cta.b64 	%rd11, [%r11], 2;
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0xffffe800, "mbar_seq_count3 raw[5]"},
+		{"state with 32 tx outstanding: the tx-count's top bits", `
+	mbarrier.init.shared.b64 	[%r11], 1;
+	mbarrier.expect_tx.relaxed.cta.shared::cta.b64 	[%r11], 64;
+	mbarrier.complete_tx.relaxed.cta.shared::cta.b64 	[%r11], 32;
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7ffffbff, "mbar_seq_tx raw[3]"},
+		{"state with the tx-count negative", `
+	mbarrier.init.shared.b64 	[%r11], 2;
+	mbarrier.complete_tx.relaxed.cta.shared::cta.b64 	[%r11], 16;
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7ffff000, "mbar_seq_negtx raw[2]"},
+		{"arrive_drop lowers the next phase's count", `
+	mbarrier.init.shared.b64 	[%r11], 3;
+	mbarrier.arrive_drop.shared.b64 	%rd10, [%r11];
+	mbarrier.arrive.shared.b64 	%rd11, [%r11];
+	mbarrier.arrive.shared.b64 	%rd12, [%r11];
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0xfffff000, "mbar_seq_drop raw[7]"},
+		{"the largest count", `
+	mbarrier.init.shared.b64 	[%r11], 1048575;
+	mbarrier.arrive.shared::cta.b64 	%rd19, [%r11], 1048574;`, 0, 0x00000800, "mbar_seq_max raw[1]"},
+		{"pending_count of the largest count", `
+	mbarrier.init.shared.b64 	[%r11], 1048575;
+	mbarrier.arrive.shared::cta.b64 	%rd10, [%r11], 1048574;
+	mbarrier.pending_count.b64 	%r20, %rd10;
+	cvt.u64.u32 	%rd19, %r20;`, 0xfffff, 0, "mbar_seq_max o[2]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := run(t, head+tt.body+tail, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32)})
+			require.NoError(t, err)
+			require.Equalf(t, [2]uint32{tt.lo, tt.hi}, [2]uint32{out[0][0], out[0][1]}, "%#x (the GPU's: %s)", out[0][:2], tt.recorded)
+		})
+	}
+}
+
+// A warp's lanes arriving on one object arrive as one operation: every lane
+// gets the state from before the warp's arrival (the H100, mbar_warp_arrive:
+// init 40, 32 lanes arrive, each state says 40 pending, then 8 lanes of
+// another warp each get 8 pending and complete the phase).
+func TestMbarrierWarpArrive(t *testing.T) {
+	src := `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .pred %p<8>;
+	.reg .b32 %r<40>;
+	.reg .b64 %rd<20>;
+	.shared .align 8 .b64 bar;
+` + prologue + `
+	mov.u32 	%r11, bar;
+	setp.ne.u32 	%p1, %r4, 0;
+	@%p1 bra 	$L_i;
+	mbarrier.init.shared.b64 	[%r11], 40;
+$L_i:
+	bar.sync 	0;
+	setp.ge.u32 	%p2, %r4, 32;
+	@%p2 bra 	$L_a;
+	mbarrier.arrive.shared.b64 	%rd10, [%r11];
+$L_a:
+	bar.sync 	0;
+	setp.lt.u32 	%p3, %r4, 32;
+	setp.ge.u32 	%p4, %r4, 40;
+	or.pred 	%p3, %p3, %p4;
+	@%p3 bra 	$L_b;
+	mbarrier.arrive.shared.b64 	%rd10, [%r11];
+$L_b:
+	bar.sync 	0;
+	mov.u32 	%r30, 0;
+	setp.ge.u32 	%p5, %r4, 40;
+	@%p5 bra 	$L_x;
+	mbarrier.pending_count.b64 	%r20, %rd10;
+	mbarrier.test_wait.shared.b64 	%p6, [%r11], %rd10;
+	selp.u32 	%r21, 0x80000000, 0, %p6;
+	mov.b64 	{%r22, %r23}, %rd10;
+	xor.b32 	%r23, %r23, %r22;          // the low half is zero
+	shr.u32 	%r23, %r23, 11;
+	shl.b32 	%r23, %r23, 8;             // 2^20 - pending, above the count
+	or.b32 	%r30, %r20, %r21;
+	or.b32 	%r30, %r30, %r23;
+$L_x:
+	st.global.u32 	[%rd2], %r30;
+	ret;
+}`
+	out, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{64, 1, 1}, [][]uint32{make([]uint32, 64)})
+	require.NoError(t, err)
+	tests := []struct {
+		name    string
+		lanes   [2]int
+		pending uint32
+	}{
+		{"warp 0: all 32 lanes see 40 pending", [2]int{0, 32}, 40},
+		{"warp 1, lanes 0-7: all see 8 pending", [2]int{32, 40}, 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			field := (1<<20 - tt.pending) & 0xfffff
+			want := 0x80000000 | field<<8 | tt.pending // phase done, state's count field, pending_count
+			for l := tt.lanes[0]; l < tt.lanes[1]; l++ {
+				require.Equalf(t, want, out[0][l], "thread %d: %#x", l, out[0][l])
+			}
+		})
+	}
+	require.Zero(t, out[0][40])
+}

@@ -15,64 +15,100 @@ import (
 // expected arrival count and the tx-count. The ISA calls its contents
 // opaque; ptxvm keeps them in the object itself, so that an object lives
 // and dies with its block's shared memory and a plain store over it
-// destroys it as on the GPU, in this layout:
+// destroys it as on the GPU, in the H100's layout (learned from the issue-24
+// recordings, testdata/conformance/issue24: the SASS of mbarrier.init, the
+// states arrive returned and the words mbarrier.inval wrote back, see
+// docs/semantics.md):
 //
-//	bits  0-19  pending arrivals (the count still to arrive in this phase)
-//	bits 20-39  expected arrivals (what init set, less what arrive_drop dropped)
-//	bits 40-61  tx-count (22-bit two's complement: expect_tx adds, complete_tx subtracts)
-//	bit  63     the phase's parity
+//	bit  0      zero
+//	bits 1-20   2^20 - expected count (the count a phase starts with: init's
+//	            count, less what arrive_drop dropped)
+//	bits 21-41  the tx-count, negated (21-bit two's complement: expect_tx
+//	            subtracts, complete_tx adds)
+//	bit  42     zero
+//	bits 43-62  2^20 - pending count (arrivals count it up towards 2^20)
+//	bit  63     the current phase's parity
 //
-// A phase completes when its pending count and its tx-count are both zero
-// after an arrive, arrive_drop or complete_tx: the parity flips, the
-// pending count becomes the expected count and the tx-count zero. The state
-// an arrive returns is the object as it was before the arrive (so its
-// parity is the phase it arrived on); test_wait and try_wait with a state
-// answer whether that phase has completed (the parity differs now), with
-// .parity whether the phase of that parity has (the current parity
-// differs). pending_count reads a state's pending count.
+// ptxas lowers init to one 64-bit exchange of ((2^20-n)<<43 | (2^20-n)<<1)
+// and pending_count to 2^20 - (state>>43 & 0xfffff). A phase completes when
+// its pending count and its tx-count are both zero after an arrive,
+// arrive_drop, expect_tx or complete_tx: the parity flips, the pending
+// count becomes the expected count and the tx-count zero.
+//
+// The state arrive returns is the object's upper 32 bits as they were
+// before the arrive, in the state's upper half (parity, pending count, the
+// tx-count's top bits); the GPU writes only that half of the 64-bit
+// register (SYNCS.ARRIVE returns 32 bits) and leaves in the lower half
+// whatever the register held, which ptxvm makes zero. test_wait and
+// try_wait with a state answer whether that phase has completed (the parity
+// differs now), with .parity whether the phase of that parity has (the
+// current parity differs).
 //
 // try_wait may suspend the thread for a while in the ISA; here it answers
 // at once, as test_wait does, and the loop the program writes around it
 // lets the other warps run.
 //
-// Lanes of a warp operate on an object one at a time, in ascending lane
-// order, as atomics do.
+// The lanes of a warp that arrive (arrive, arrive_drop, expect_tx,
+// complete_tx) on one object do so as one operation, as the GPU's
+// SYNCS.ARRIVE does: their counts and tx-counts are summed and applied at
+// once, and every lane gets the state from before the warp's arrival (on
+// the H100, 32 lanes arriving on an object initialised to 40 all get a
+// state with 40 pending). init and inval go lane by lane, in ascending lane
+// order.
 
 const (
-	mbPendingMask  = 1<<20 - 1
-	mbExpectedShft = 20
-	mbTxShift      = 40
-	mbTxMask       = 1<<22 - 1
-	mbPhaseBit     = 1 << 63
+	mbCountMask  = 1<<20 - 1
+	mbExpShift   = 1
+	mbTxShift    = 21
+	mbTxMask     = 1<<21 - 1
+	mbPendShift  = 43
+	mbPhaseBit   = 1 << 63
+	mbStateMask  = 0xffffffff00000000 // the part of a state the GPU defines
+	mbCountLimit = 1 << 20
 )
 
-func mbPending(w uint64) uint64  { return w & mbPendingMask }
-func mbExpected(w uint64) uint64 { return w >> mbExpectedShft & mbPendingMask }
-func mbTx(w uint64) int64        { return int64(w>>mbTxShift&mbTxMask) << 42 >> 42 }
+func mbPending(w uint64) uint64  { return (mbCountLimit - w>>mbPendShift&mbCountMask) & mbCountMask }
+func mbExpected(w uint64) uint64 { return (mbCountLimit - w>>mbExpShift&mbCountMask) & mbCountMask }
+func mbTx(w uint64) int64        { return -(int64(w>>mbTxShift&mbTxMask) << 43 >> 43) }
 
-// mbWord assembles an object from its parts.
+// mbWord assembles an object from its parts (tx: the tx-count outstanding).
 func mbWord(phase, pending, expected uint64, tx int64) uint64 {
-	return phase&mbPhaseBit | pending&mbPendingMask | (expected&mbPendingMask)<<mbExpectedShft |
-		(uint64(tx)&mbTxMask)<<mbTxShift
+	return phase&mbPhaseBit | (mbCountLimit-pending)&mbCountMask<<mbPendShift |
+		uint64(-tx)&mbTxMask<<mbTxShift | (mbCountLimit-expected)&mbCountMask<<mbExpShift
 }
+
+// mbInit is the object mbarrier.init writes for count n.
+func mbInit(n uint64) uint64 { return mbWord(0, n&mbCountMask, n&mbCountMask, 0) }
+
+// mbState is the state an arrive on object w returns.
+func mbState(w uint64) uint64 { return w & mbStateMask }
+
+// mbPendingCount is mbarrier.pending_count of a state, as ptxas computes it.
+func mbPendingCount(state uint64) uint64 { return mbCountLimit - state>>mbPendShift&mbCountMask }
 
 // mbArrive arrives count times on object w, after adding tx to its
-// tx-count; drop also lowers the expected count. It returns the new object.
+// tx-count (negative: complete_tx); drop also lowers the expected count.
+// It returns the new object. Arrivals beyond the pending count (undefined
+// in the ISA) complete the phase and count towards the next ones while the
+// tx-count is zero.
 func mbArrive(w, count uint64, tx int64, drop bool) uint64 {
-	pending, expected, t := mbPending(w), mbExpected(w), mbTx(w)+tx
-	pending = (pending - count) & mbPendingMask
+	phase, pending, expected, t := w&mbPhaseBit, mbPending(w), mbExpected(w), mbTx(w)+tx
 	if drop {
-		expected = (expected - count) & mbPendingMask
+		expected = (expected - count) & mbCountMask
 	}
-	return mbSettle(w&mbPhaseBit, pending, expected, t)
-}
-
-// mbSettle completes the phase when nothing is pending.
-func mbSettle(phase, pending, expected uint64, tx int64) uint64 {
-	if pending == 0 && tx == 0 {
+	if count <= pending {
+		pending -= count
+		if pending != 0 || t != 0 {
+			return mbWord(phase, pending, expected, t)
+		}
 		return mbWord(phase^mbPhaseBit, expected, expected, 0)
 	}
-	return mbWord(phase, pending, expected, tx)
+	if t != 0 || expected == 0 {
+		return mbWord(phase, 0, expected, t)
+	}
+	extra := count - pending // past the completion of this phase
+	flips := 1 + extra/expected
+	return mbWord(phase^uint64(flips&1)<<63, expected-extra%expected, expected, 0)
 }
 
 // execMbarrier performs an OpMbarrier for the lanes of exec.
@@ -91,8 +127,12 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 		d = f.r(in.D)
 	}
 	var done uint32 // test_wait / try_wait results
+	var seen uint32 // lanes already served with an earlier lane on their object
 	for x := exec; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
+		if seen&(1<<l) != 0 {
+			continue
+		}
 		a := acc.Addr[l]
 		if in.Space == memspace.Generic {
 			if sp, _ := memspace.ResolveGeneric(a); sp != memspace.Shared {
@@ -107,23 +147,41 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 		nw := old
 		switch op {
 		case MbarInit:
-			n := uint64(uint32(b[l])) & mbPendingMask
-			nw = mbWord(0, n, n, 0)
+			nw = mbInit(uint64(uint32(b[l])))
 		case MbarInval:
-			nw = 0
-		case MbarArrive, MbarArriveDrop:
+			// The object's bytes stay as they were (the GPU writes the
+			// object back to shared memory here); it is no longer one.
+		case MbarArrive, MbarArriveDrop, MbarExpectTx, MbarCompleteTx:
+			// The lanes on this object arrive as one operation.
+			var count uint64
 			var tx int64
-			if flags&MbarWithTx != 0 {
-				tx = int64(uint32(c[l]))
+			group := uint32(0)
+			for y := x; y != 0; y &= y - 1 {
+				m := bits.TrailingZeros32(y) & 31
+				if acc.Addr[m] != a {
+					continue
+				}
+				group |= 1 << m
+				switch op {
+				case MbarExpectTx:
+					tx += int64(uint32(c[m]))
+				case MbarCompleteTx:
+					tx -= int64(uint32(c[m]))
+				default:
+					count += uint64(uint32(b[m]))
+					if flags&MbarWithTx != 0 {
+						tx += int64(uint32(c[m]))
+					}
+				}
 			}
-			nw = mbArrive(old, uint64(uint32(b[l])), tx, op == MbarArriveDrop)
+			seen |= group
+			nw = mbArrive(old, count, tx, op == MbarArriveDrop)
 			if d != nil {
-				d[l] = old
+				st := mbState(old)
+				for y := group; y != 0; y &= y - 1 {
+					d[bits.TrailingZeros32(y)&31] = st
+				}
 			}
-		case MbarExpectTx:
-			nw = mbWord(old, mbPending(old), mbExpected(old), mbTx(old)+int64(uint32(c[l])))
-		case MbarCompleteTx:
-			nw = mbSettle(old&mbPhaseBit, mbPending(old), mbExpected(old), mbTx(old)-int64(uint32(c[l])))
 		case MbarTestWait:
 			want := b[l] & mbPhaseBit // the state's phase
 			if flags&MbarParity != 0 {
@@ -141,7 +199,8 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 				nw = mbArrive(old, 1, 0, false)
 			}
 			// Without .noinc the pending count rises by one before the
-			// copies complete and falls by one when they do: no change.
+			// copies complete and falls by one when they do (the GPU
+			// expects and completes one tx instead): no change.
 		}
 		if nw != old {
 			binary.LittleEndian.PutUint64(mem, nw)
@@ -172,6 +231,6 @@ func execMbarPendingCount(in *Inst, f *frame, exec uint32) {
 	d, a := f.r(in.D), f.r(in.A)
 	for x := exec; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
-		d[l] = mbPending(a[l])
+		d[l] = mbPendingCount(a[l])
 	}
 }
