@@ -27,14 +27,15 @@ deterministically (docs/sanitize.md):
   memcheck    out-of-bounds and misaligned global/shared/local accesses (the
               distance to the nearest allocation), illegal instructions, traps
   racecheck   shared-memory hazards (RAW, WAR, WAW) between threads of a block
-              with no barrier between them; lanes of a warp are not implicitly
-              synchronised (sm_70+), __syncwarp orders its members, atomics do
-              not race, writes of the same value are warnings
+              with no barrier between them, per byte; lanes of a warp are not
+              implicitly synchronised (sm_70+: warnings), __syncwarp orders its
+              members, atomics do not race, a write of the value already there
+              is no hazard; --global: global bytes shared by two blocks too
   synccheck   barriers completed by threads at different __syncthreads (in a
-              warp or a block), barrier counts not a multiple of 32, __syncwarp
-              masks that leave out the calling lane, differ or never complete
-  initcheck   reads of global memory nobody wrote (a spec buffer with neither
-              "file" nor "fill" is unwritten); --shared: shared memory too
+              warp or a block), __syncwarp masks that leave out the calling
+              lane, differ, or name lanes that never come
+  initcheck   reads of global memory nobody stored to (a spec buffer with
+              neither "file" nor "fill" is unwritten); --shared: shared too
   all         the four together
 
 Prints one record per hazard group (kind, instruction or instruction pair,
@@ -47,6 +48,7 @@ func cmdSanitize(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	toolName := fs.String("tool", "memcheck", "the checks: `TOOL` memcheck, racecheck, synccheck, initcheck or all (or several, comma-separated)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	shared := fs.Bool("shared", false, "initcheck: report shared-memory reads before any write too (compute-sanitizer does not)")
+	global := fs.Bool("global", false, "racecheck: report global bytes that two blocks access with no ordering too (compute-sanitizer does not)")
 	size := fs.Int("size", 0, "bundled kernels: the problem size `N` (matrix side; 0: the kernel's own)")
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions (0: no limit)")
 	gpuName := gpuFlag(fs)
@@ -80,7 +82,7 @@ func cmdSanitize(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	opt := sanitize.Options{Tools: tool, SMs: gpu.SMs, MaxInst: *maxInst, Shared: *shared}
+	opt := sanitize.Options{Tools: tool, SMs: gpu.SMs, MaxInst: *maxInst, Shared: *shared, Global: *global}
 	dev := vm.NewDevice()
 	defer dev.Mem.FreeAll()
 	var l *vm.Launch

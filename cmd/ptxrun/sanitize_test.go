@@ -24,7 +24,8 @@ var addrs = regexp.MustCompile(`0x[0-9a-f]{5,}`)
 func TestSanitizeText(t *testing.T) {
 	for _, tt := range []struct{ spec, tool string }{
 		{"race_war.O3", "racecheck"},
-		{"race_waw_same.O3", "racecheck"},
+		{"race_raw_nosync.O3", "racecheck"},
+		{"race_reduce_nosync.G", "racecheck"},
 		{"init_odd_half.O3", "initcheck"},
 		{"sync_divergent_warp.O3", "synccheck"},
 		{"sync_syncwarp_self.O3", "synccheck"},
@@ -107,5 +108,5 @@ func TestTestSanitize(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(c, "spec.json"), data, 0o644))
 	r = ptxrun(t, "test", "--sanitize", "racecheck", dir)
 	assert.Equal(t, exitFail, r.code, r.stdout+r.stderr)
-	assert.Regexp(t, `FAIL  \S*race: 1 errors\n +racecheck error RAW x64 at race.cu:9, race.cu:12`, r.stdout)
+	assert.Regexp(t, `FAIL  \S*race: 1 errors\n +racecheck error RAW x256 at race.cu:9, race.cu:12`, r.stdout)
 }

@@ -21,7 +21,11 @@ func (r *Report) WriteText(w io.Writer, ptxFile string) {
 		}
 		switch {
 		case f.Tool == "racecheck" && len(f.Sites) == 2:
-			fmt.Fprintf(w, "%s%s: %s at %s %#x in block (%s) [%d hazards]\n", prefix, head, f.Title, f.Space, f.Addr, dim(f.Sites[1].Block), f.Count)
+			count := fmt.Sprintf("%d hazards", f.Count)
+			if f.Warnings > 0 && f.Warnings < f.Count {
+				count += fmt.Sprintf(", %d of them between lanes of one warp (warnings)", f.Warnings)
+			}
+			fmt.Fprintf(w, "%s%s: %s at %s %#x in block (%s) [%s]\n", prefix, head, f.Title, f.Space, f.Addr, dim(f.Sites[1].Block), count)
 			for _, s := range f.Sites {
 				fmt.Fprintf(w, "%s    %s Thread (%s) at %s\n", prefix, s.Access, dim(s.Thread), where(&s, ptxFile))
 			}
@@ -40,7 +44,7 @@ func (r *Report) WriteText(w io.Writer, ptxFile string) {
 				fmt.Fprintf(w, "%s    at %s\n", prefix, where(&s, ptxFile))
 				fmt.Fprintf(w, "%s    by thread (%s) in block (%s)\n", prefix, dim(s.Thread), dim(s.Block))
 			}
-			if f.Tool == "initcheck" || f.Tool == "memcheck" && f.Space != "" && !strings.HasPrefix(f.Detail, "Address") {
+			if f.Tool == "initcheck" || f.Tool == "memcheck" && f.Space != "" && !strings.HasPrefix(f.Detail, "Access") {
 				fmt.Fprintf(w, "%s    Address %#x\n", prefix, f.Addr)
 			}
 		}
@@ -56,8 +60,15 @@ func (r *Report) WriteText(w io.Writer, ptxFile string) {
 	if r.Errors == 1 {
 		word = "error"
 	}
-	if r.Warnings > 0 {
-		fmt.Fprintf(w, "%sRACECHECK SUMMARY: %d warnings\n", prefix, r.Warnings)
+	if strings.Contains(r.Tool, "racecheck") || r.Tool == "all" {
+		var hz, warn int
+		for _, f := range r.Findings {
+			if f.Tool == "racecheck" {
+				hz += f.Count
+				warn += f.Warnings
+			}
+		}
+		fmt.Fprintf(w, "%sRACECHECK SUMMARY: %d hazards (%d errors, %d warnings)\n", prefix, hz, hz-warn, warn)
 	}
 	fmt.Fprintf(w, "%sERROR SUMMARY: %d %s\n", prefix, r.Errors, word)
 }

@@ -60,8 +60,11 @@ func (s *initState) access(c *checker, cta *vm.CTA, a *memspace.Access) {
 	default:
 		return
 	}
+	// An atomic reads its word; it does not make it initialised for
+	// compute-sanitizer (every atomic on a word never stored to is
+	// reported), so it writes no shadow.
 	read := a.Kind != memspace.Store
-	write := a.Kind != memspace.Load
+	write := a.Kind == memspace.Store
 	for x := a.Mask; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x)
 		addr := a.Addr[l]

@@ -30,7 +30,7 @@ func (m *memState) shared(c *checker, cta *vm.CTA, a *memspace.Access) {
 		// that runs into it is not.
 		site := c.site(a.Origin.Inst, cta, a.Origin.Warp, l, accessWord(a.Kind))
 		c.add(Memcheck, "out of bounds", SevError, fmt.Sprintf("Invalid __shared__ %s of size %d bytes", accessVerb(a.Kind), a.Size), []Site{site}, memspace.Shared, int(a.Size), addr,
-			fmt.Sprintf("Address %#x is out of bounds: the block has %d bytes of shared memory", addr, limit))
+			fmt.Sprintf("Access to %#x is out of bounds: the block has %d bytes of shared memory", addr, limit))
 	}
 }
 
@@ -74,9 +74,9 @@ func (m *memState) fault(c *checker, ft *vm.Fault, info *vm.InstInfo, site Site)
 		}
 	}
 	site.Access = strings.ToUpper(verb[:1]) + verb[1:]
-	kind, detail := "out of bounds", fmt.Sprintf("Address %#x is out of bounds", mf.Addr)
+	kind, detail := "out of bounds", fmt.Sprintf("Access to %#x is out of bounds", mf.Addr)
 	if mf.Reason == "misaligned address" {
-		kind, detail = "misaligned", fmt.Sprintf("Address %#x is misaligned", mf.Addr)
+		kind, detail = "misaligned", fmt.Sprintf("Access to %#x is misaligned", mf.Addr)
 	} else if mf.Space == memspace.Global && c.opt.Mem != nil {
 		detail += nearest(c.opt.Mem, mf.Addr)
 	} else if mf.Reason != "" {
@@ -87,7 +87,8 @@ func (m *memState) fault(c *checker, ft *vm.Fault, info *vm.InstInfo, site Site)
 }
 
 // nearest says how far addr is from the nearest allocation, as
-// compute-sanitizer does.
+// compute-sanitizer does (an access at the first byte past the end is "1
+// bytes after" it).
 func nearest(g *memspace.GlobalMemory, addr uint64) string {
 	as := g.Allocations()
 	if len(as) == 0 {
@@ -98,7 +99,7 @@ func nearest(g *memspace.GlobalMemory, addr uint64) string {
 	if i > 0 {
 		p := as[i-1]
 		if addr >= p.End() {
-			best, dist, after = p, addr-p.End(), true
+			best, dist, after = p, addr-p.End()+1, true
 		} else {
 			best, dist, after = p, 0, true
 		}

@@ -93,7 +93,8 @@ func (r *raceState) ordered(a *access, t int32) bool {
 	return false
 }
 
-// access checks and records a warp-wide shared-memory access.
+// access checks and records a warp-wide shared-memory access, byte by
+// byte: each conflicting byte is one hazard, as compute-sanitizer counts.
 func (r *raceState) access(c *checker, cta *vm.CTA, a *memspace.Access) {
 	if a.Kind == memspace.Atomic || a.Kind == memspace.Reduction {
 		return // atomics do not race
@@ -110,62 +111,61 @@ func (r *raceState) access(c *checker, cta *vm.CTA, a *memspace.Access) {
 		l := bits.TrailingZeros32(x)
 		t := int32(int(warp)*vm.WarpSize + l)
 		addr := a.Addr[l]
-		reported := [3]bool{}
+		now := access{epoch: r.epoch, thread: t, inst: a.Origin.Inst, seq: seq}
 		for b := uint64(0); b < uint64(a.Size); b++ {
 			i := addr + b
 			if i >= uint64(len(sh)) {
 				break
 			}
 			cell := &r.cells[i]
-			now := access{epoch: r.epoch, thread: t, inst: a.Origin.Inst, seq: seq}
-			if write {
-				v := sh[i]
-				if a.Values != nil && a.Elems > 0 {
-					es := uint64(a.Size) / uint64(a.Elems)
-					if e := b / es; es > 0 && e < 4 && a.Values[e] != nil {
-						v = byte(a.Values[e][l] >> (8 * (b % es)))
-					}
+			if !write {
+				if cell.w.epoch == r.epoch && !r.ordered(&cell.w, t) {
+					r.report(c, cta, "RAW", &cell.w, "Write", now, "Read", a, i)
 				}
-				if !reported[0] && cell.w.epoch == r.epoch && !r.ordered(&cell.w, t) {
-					reported[0] = true
-					sev, what := SevError, "values differ"
-					if cell.val == v {
-						sev, what = SevWarning, "same value written"
-					}
-					r.report(c, cta, "WAW", sev, &cell.w, "Write", now, "Write", a, addr, fmt.Sprintf("%s (byte %#x: %#02x, then %#02x)", what, i, cell.val, v))
+				switch {
+				case cell.r1.epoch != r.epoch || cell.r1.thread == t:
+					cell.r1 = now
+				default:
+					cell.r2 = now
 				}
-				if !reported[1] {
-					for _, rd := range []*access{&cell.r1, &cell.r2} {
-						if rd.epoch == r.epoch && !r.ordered(rd, t) {
-							reported[1] = true
-							r.report(c, cta, "WAR", SevError, rd, "Read", now, "Write", a, addr, "")
-							break
-						}
-					}
-				}
-				cell.w, cell.val = now, v
 				continue
 			}
-			if !reported[2] && cell.w.epoch == r.epoch && !r.ordered(&cell.w, t) {
-				reported[2] = true
-				r.report(c, cta, "RAW", SevError, &cell.w, "Write", now, "Read", a, addr, "")
+			v := sh[i]
+			if a.Values != nil && a.Elems > 0 {
+				es := uint64(a.Size) / uint64(a.Elems)
+				if e := b / es; es > 0 && e < 4 && a.Values[e] != nil {
+					v = byte(a.Values[e][l] >> (8 * (b % es)))
+				}
 			}
-			switch {
-			case cell.r1.epoch != r.epoch || cell.r1.thread == t:
-				cell.r1 = now
-			case cell.r2.epoch != r.epoch || cell.r2.thread == t:
-				cell.r2 = now
-			default:
-				cell.r2 = now
+			// A write of the byte's value is harmless whatever the order:
+			// compute-sanitizer keeps such hazards at its info level,
+			// which it does not print by default.
+			if cell.w.epoch == r.epoch && !r.ordered(&cell.w, t) && cell.val != v {
+				r.report(c, cta, "WAW", &cell.w, "Write", now, "Write", a, i)
 			}
+			for _, rd := range []*access{&cell.r1, &cell.r2} {
+				if rd.epoch == r.epoch && !r.ordered(rd, t) {
+					r.report(c, cta, "WAR", rd, "Read", now, "Write", a, i)
+					break
+				}
+			}
+			cell.w, cell.val = now, v
 		}
 	}
 }
 
-// report adds a hazard between earlier access prev and access now.
-func (r *raceState) report(c *checker, cta *vm.CTA, kind, sev string, prev *access, prevWhat string, now access, nowWhat string, a *memspace.Access, addr uint64, detail string) {
+// report adds a hazard at byte addr between earlier access prev and
+// access now. Between lanes of one warp at different instructions it is
+// a warning, as compute-sanitizer's "(Warp Level Programming)" hazards
+// are; between warps, or lanes of one instruction, an error.
+func (r *raceState) report(c *checker, cta *vm.CTA, kind string, prev *access, prevWhat string, now access, nowWhat string, a *memspace.Access, addr uint64) {
+	sev := SevError
+	title := fmt.Sprintf("Potential %s hazard detected", kind)
+	if prev.thread/vm.WarpSize == now.thread/vm.WarpSize && prev.inst != now.inst {
+		sev = SevWarning
+		title = fmt.Sprintf("(Warp Level Programming) Potential %s hazard detected", kind)
+	}
 	p := c.site(prev.inst, cta, prev.thread/vm.WarpSize, int(prev.thread%vm.WarpSize), prevWhat)
 	n := c.site(now.inst, cta, now.thread/vm.WarpSize, int(now.thread%vm.WarpSize), nowWhat)
-	title := fmt.Sprintf("Potential %s hazard detected", kind)
-	c.add(Racecheck, kind, sev, title, []Site{p, n}, memspace.Shared, int(a.Size), addr, detail)
+	c.addRace(kind, sev, title, []Site{p, n}, int(a.Size), addr)
 }

@@ -82,6 +82,9 @@ type Options struct {
 	// Shared makes initcheck report shared-memory reads before any write
 	// too (compute-sanitizer tracks global memory only).
 	Shared bool
+	// Global adds racecheck's hazards between blocks in global memory
+	// (beyond compute-sanitizer, which checks shared memory).
+	Global bool
 	// Uninit lists the global allocations the host never wrote (initcheck):
 	// a spec buffer with neither file nor fill.
 	Uninit []*memspace.Allocation
@@ -145,8 +148,13 @@ type Finding struct {
 	Addr  uint64   `json:"address"`
 	Sites []Site   `json:"sites"`
 	// Detail adds what compute-sanitizer adds (the nearest allocation, the
-	// values of a race, the masks of a warp sync).
+	// masks of a warp sync).
 	Detail string `json:"detail,omitempty"`
+	// Warnings, for racecheck, is how many of Count are warp-level
+	// warnings (the rest are errors).
+	Warnings int `json:"warnings,omitempty"`
+
+	errors int
 }
 
 // Report is what a sanitized launch found.
@@ -171,6 +179,7 @@ type checker struct {
 	sm   *vm.SM
 	cta  *vm.CTA
 	race *raceState
+	glob *globalRace
 	ini  *initState
 	syn  *syncState
 	mem  *memState
@@ -195,6 +204,9 @@ func Run(ctx context.Context, l *vm.Launch, opt Options) (*Report, error) {
 	c := &checker{opt: opt, l: l, groups: map[string]*Finding{}}
 	if opt.Tools&Racecheck != 0 {
 		c.race = newRaceState()
+	}
+	if opt.Tools&Racecheck != 0 && opt.Global {
+		c.glob = &globalRace{shadows: map[*memspace.Allocation]*globalShadow{}}
 	}
 	if opt.Tools&Initcheck != 0 {
 		c.ini = newInitState(opt.Uninit, opt.Shared)
@@ -245,6 +257,9 @@ func Run(ctx context.Context, l *vm.Launch, opt Options) (*Report, error) {
 	}
 	for _, k := range c.order {
 		f := c.groups[k]
+		if f.Tool == Racecheck.String() {
+			f.Warnings = f.Count - f.errors
+		}
 		rep.Findings = append(rep.Findings, *f)
 		if f.Severity == SevError {
 			rep.Errors++
@@ -289,6 +304,9 @@ func (c *checker) Observe(a *memspace.Access) memspace.Outcome {
 	}
 	if c.race != nil && a.Space == memspace.Shared {
 		c.race.access(c, cta, a)
+	}
+	if c.glob != nil && a.Space == memspace.Global {
+		c.glob.access(c, cta, a)
 	}
 	if c.ini != nil {
 		c.ini.access(c, cta, a)
@@ -347,7 +365,10 @@ func (c *checker) add(tool Tool, kind, severity, title string, sites []Site, spa
 		f.Count++
 		return
 	}
-	f := &Finding{Tool: tool.String(), Kind: kind, Severity: severity, Title: title, Count: 1, Size: size, Addr: addr, Sites: sites, Detail: detail}
+	f := &Finding{Tool: tool.String(), Kind: kind, Severity: severity, Title: title, Count: 1, Size: size, Addr: addr, Sites: sites, Detail: detail, Lines: []string{}}
+	if f.Sites == nil {
+		f.Sites = []Site{}
+	}
 	if space != memspace.Generic || size > 0 {
 		f.Space = spaceName(space)
 	}
@@ -372,6 +393,33 @@ func spaceName(s memspace.Space) string {
 	return s.String()
 }
 
+// addRace records one racecheck hazard: the record of an instruction pair
+// and kind counts every hazard between them and is an error if any of
+// them is (compute-sanitizer's analysis record: "Race reported between
+// ... [N hazards]"), a warning otherwise.
+func (c *checker) addRace(kind, sev, title string, sites []Site, size int, addr uint64) {
+	k := fmt.Sprintf("race|%s|%d|%d", kind, sites[0].inst, sites[1].inst)
+	if f := c.groups[k]; f != nil {
+		f.Count++
+		if sev == SevError {
+			f.errors++
+			if f.Severity != SevError {
+				f.Severity, f.Title, f.Sites, f.Addr = sev, title, sites, addr
+			}
+		}
+		return
+	}
+	f := &Finding{Tool: Racecheck.String(), Kind: kind, Severity: sev, Title: title, Count: 1, Space: spaceName(memspace.Shared), Size: size, Addr: addr, Sites: sites}
+	if sev == SevError {
+		f.errors = 1
+	}
+	for i := range sites {
+		f.Lines = append(f.Lines, sites[i].line(c.l.Module.Filename))
+	}
+	c.groups[k] = f
+	c.order = append(c.order, k)
+}
+
 // failure turns the launch's fault or deadlock into findings where a tool
 // explains it, and into a launch failure otherwise.
 func (c *checker) failure(err error) {
@@ -385,23 +433,29 @@ func (c *checker) failure(err error) {
 		var cta *vm.CTA
 		site := c.site(id, cta, int32(ft.Warp), ft.Lane, "")
 		site.Block = ft.Block
-		if c.mem != nil && c.mem.fault(c, ft, info, site) {
-			return
-		}
-		if c.syn != nil && c.syn.fault(c, ft, info, site) {
-			return
-		}
-		if c.mem != nil && errors.Is(ft, vm.ErrIllegalInstruction) {
+		switch {
+		case c.mem != nil && c.mem.fault(c, ft, info, site):
+		case c.syn != nil && c.syn.fault(c, ft, info, site):
+		case c.mem != nil && errors.Is(ft, vm.ErrIllegalInstruction):
 			c.add(Memcheck, "illegal instruction", SevError, "Illegal instruction", []Site{site}, memspace.Generic, 0, 0, ft.Msg)
-			return
 		}
-		c.add(0, "launch failure", SevError, "Launch failed: "+ft.Msg, []Site{site}, memspace.Generic, 0, 0, ft.Error())
+		c.launchFailed()
 		return
 	}
-	if errors.Is(err, vm.ErrDeadlock) && c.syn != nil && c.syn.deadlock(c, err) {
+	if errors.Is(err, vm.ErrDeadlock) && c.syn != nil {
+		c.syn.deadlock(c, err)
+	}
+}
+
+// launchFailed adds, under memcheck, the error compute-sanitizer reports
+// for the API call that sees the launch fail. The other tools report the
+// failure (Report.Failure) but count no error for it, as compute-sanitizer's
+// racecheck, synccheck and initcheck do.
+func (c *checker) launchFailed() {
+	if c.mem == nil {
 		return
 	}
-	c.add(0, "launch failure", SevError, "Launch failed: "+err.Error(), nil, memspace.Generic, 0, 0, "")
+	c.add(Memcheck, "launch failure", SevError, "Program hit CUDA_ERROR_LAUNCH_FAILED (the launch failed)", nil, memspace.Generic, 0, 0, "")
 }
 
 // instAt finds the instruction at pc of function name.
