@@ -5,25 +5,32 @@
 // It owns the four tools and their shadow state:
 //
 //   - racecheck (race.go): shared-memory hazards (RAW, WAR, WAW) between
-//     threads of a block with no barrier between them, per byte, with
+//     threads of a block with no barrier between them, one per byte, with
 //     sm_70+ warp semantics: lanes of one warp are not implicitly
-//     synchronised, a __syncwarp (bar.warp.sync) orders only its members,
-//     atomics do not race, and a write of the value already written by the
-//     other side is a warning.
+//     synchronised, a __syncwarp (bar.warp.sync) orders only its members;
+//     hazards between lanes of one warp at different instructions are
+//     warnings, the rest errors; atomics do not race; a write of the
+//     byte's own value is no hazard (compute-sanitizer's info level).
+//     global.go, with Options.Global: plain accesses of one global byte
+//     from two blocks (beyond compute-sanitizer).
 //   - initcheck (initcheck.go): reads (and atomics) of global memory that
-//     neither the host nor the kernel wrote, per byte. A spec buffer with
+//     no store of the host or the kernel wrote, per byte. A spec buffer with
 //     neither "file" nor "fill" is unwritten; every other allocation was
 //     written by the host. Options.Shared adds shared memory (beyond
 //     compute-sanitizer, which tracks global memory only).
 //   - synccheck (synccheck.go): barriers completed by threads at different
-//     barrier instructions (divergent in a warp or in a block), barrier
-//     thread counts that are not a multiple of the warp size, bar.warp.sync
-//     masks that leave out the executing lane, that differ between the
-//     lanes synchronising together, or that name lanes that never arrive.
+//     barrier instructions (divergent in a warp or in a block, per thread),
+//     bar.warp.sync masks that leave out the executing lane, that differ
+//     between the lanes synchronising together, or that name lanes waiting
+//     at a CTA barrier (a hang).
 //   - memcheck (memcheck.go): out-of-bounds and misaligned accesses (the
-//     VM's faults, with the distance to the nearest allocation) and shared
+//     VM's faults, with the distance to the nearest allocation), shared
 //     accesses past the block's allocation that the VM's reserved window
-//     would otherwise accept; illegal instructions and traps.
+//     would otherwise accept, illegal instructions, traps, and the failed
+//     launch.
+//
+// gpu_test.go holds them to compute-sanitizer's records of the planted-bug
+// corpus (testdata/sanitize/gpu).
 //
 // The VM attaches them the way the memory hierarchy attaches: accesses
 // through vm.SM.Observer (memspace.Observer, one warp-wide access with each
