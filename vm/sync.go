@@ -1,6 +1,10 @@
 package vm
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+)
 
 // This file is the hook through which a checker (package vm/sanitize)
 // sees a block's synchronisation: barrier arrivals and completions and
@@ -115,3 +119,9 @@ func (w *Warp) WaitingAt() (*InstInfo, uint32) {
 	l := bits.TrailingZeros32(f.syncHeld)
 	return &f.fn.Info[f.pc[l]], f.syncHeld
 }
+
+// LastAccess is the warp-wide access of the warp's last memory
+// instruction as it was being made: after a memory Fault, the address each
+// of its lanes asked for (generic addresses unresolved), so that a checker
+// can tell which lanes besides the faulting one were bad too.
+func (w *Warp) LastAccess() *memspace.Access { return &w.acc }

@@ -74,6 +74,13 @@ func (m *memState) fault(c *checker, ft *vm.Fault, info *vm.InstInfo, site Site)
 		}
 	}
 	site.Access = strings.ToUpper(verb[:1]) + verb[1:]
+	if mf.Space == memspace.Generic {
+		// A generic access checked before its window was resolved (a
+		// misaligned one): report it in the space it points into.
+		r := *mf
+		r.Space, _ = memspace.ResolveGeneric(mf.Addr)
+		mf = &r
+	}
 	kind, detail := "out of bounds", fmt.Sprintf("Access to %#x is out of bounds", mf.Addr)
 	if mf.Reason == "misaligned address" {
 		kind, detail = "misaligned", fmt.Sprintf("Access to %#x is misaligned", mf.Addr)
@@ -83,7 +90,55 @@ func (m *memState) fault(c *checker, ft *vm.Fault, info *vm.InstInfo, site Site)
 		detail += " (" + mf.Reason + ")"
 	}
 	c.add(Memcheck, kind, SevError, fmt.Sprintf("Invalid %s %s of size %d bytes", spaceName(mf.Space), verb, mf.Size), []Site{site}, mf.Space, mf.Size, mf.Addr, detail)
+	// compute-sanitizer has a record for every bad lane of the warp
+	// instruction; the VM stopped at the first.
+	if n := m.badLanes(c, ft, mf); n > 1 {
+		c.groups[c.order[len(c.order)-1]].Count += n - 1
+	}
 	return true
+}
+
+// badLanes counts the lanes of the faulting warp instruction whose access
+// is bad the way the faulting lane's is (misaligned, or out of bounds of
+// global memory, the block's shared memory or the thread's local frame).
+func (m *memState) badLanes(c *checker, ft *vm.Fault, mf *memspace.Fault) int {
+	cta := c.cta
+	if cta == nil || ft.Warp < 0 || ft.Warp >= len(cta.Warps()) {
+		return 1
+	}
+	a := cta.Warps()[ft.Warp].LastAccess()
+	if a.Mask>>ft.Lane&1 == 0 || a.Size == 0 {
+		return 1
+	}
+	n := 0
+	size := uint64(a.Size)
+	for x := a.Mask; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x)
+		sp, addr := a.Space, a.Addr[l]
+		if sp == memspace.Generic {
+			sp, addr = memspace.ResolveGeneric(addr)
+		}
+		if sp != mf.Space {
+			continue
+		}
+		bad := false
+		switch {
+		case mf.Reason == "misaligned address":
+			bad = addr%size != 0
+		case sp == memspace.Global && c.opt.Mem != nil:
+			bad = c.opt.Mem.Find(addr, size) == nil
+		case sp == memspace.Shared:
+			bad = addr+size > c.l.Kernel.DynamicBase+c.l.DynSmem
+		case sp == memspace.Local:
+			bad = addr+size > c.l.Kernel.Entry.LocalSize
+		default:
+			bad = l == ft.Lane
+		}
+		if bad {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // nearest says how far addr is from the nearest allocation, as
