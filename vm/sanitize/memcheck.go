@@ -89,11 +89,11 @@ func (m *memState) fault(c *checker, ft *vm.Fault, info *vm.InstInfo, site Site)
 	} else if mf.Reason != "" {
 		detail += " (" + mf.Reason + ")"
 	}
-	c.add(Memcheck, kind, SevError, fmt.Sprintf("Invalid %s %s of size %d bytes", spaceName(mf.Space), verb, mf.Size), []Site{site}, mf.Space, mf.Size, mf.Addr, detail)
+	f := c.add(Memcheck, kind, SevError, fmt.Sprintf("Invalid %s %s of size %d bytes", spaceName(mf.Space), verb, mf.Size), []Site{site}, mf.Space, mf.Size, mf.Addr, detail)
 	// compute-sanitizer has a record for every bad lane of the warp
 	// instruction; the VM stopped at the first.
 	if n := m.badLanes(c, ft, mf); n > 1 {
-		c.groups[c.order[len(c.order)-1]].Count += n - 1
+		f.Count += n - 1
 	}
 	return true
 }

@@ -354,7 +354,7 @@ func (c *checker) site(id int32, cta *vm.CTA, warp int32, l int, access string) 
 
 // add records one hazard: a new finding for its group, or one more in the
 // group's count.
-func (c *checker) add(tool Tool, kind, severity, title string, sites []Site, space memspace.Space, size int, addr uint64, detail string) {
+func (c *checker) add(tool Tool, kind, severity, title string, sites []Site, space memspace.Space, size int, addr uint64, detail string) *Finding {
 	var key strings.Builder
 	fmt.Fprintf(&key, "%d|%s|%s|%s", tool, kind, severity, title)
 	for _, s := range sites {
@@ -363,7 +363,7 @@ func (c *checker) add(tool Tool, kind, severity, title string, sites []Site, spa
 	k := key.String()
 	if f := c.groups[k]; f != nil {
 		f.Count++
-		return
+		return f
 	}
 	f := &Finding{Tool: tool.String(), Kind: kind, Severity: severity, Title: title, Count: 1, Size: size, Addr: addr, Sites: sites, Detail: detail, Lines: []string{}}
 	if f.Sites == nil {
@@ -377,6 +377,7 @@ func (c *checker) add(tool Tool, kind, severity, title string, sites []Site, spa
 	}
 	c.groups[k] = f
 	c.order = append(c.order, k)
+	return f
 }
 
 func spaceName(s memspace.Space) string {
