@@ -21,9 +21,12 @@ architecturally defined, so the GPU's result is deterministic):
   mbarrier  single-thread sequences (init, arrive with and without count,
             arrive_drop, expect_tx, complete_tx, arrive.expect_tx, phase flips,
             test_wait / try_wait with a state and with .parity, pending_count,
-            inval, re-init), each observation recorded in `o`; the raw 64-bit
-            mbarrier word and the state tokens in `raw` (opaque in the ISA:
-            recorded to learn the encoding); one form per spelling
+            inval, re-init), each observation recorded in `o`; the upper
+            32 bits of each state in `st` and the object's 64 bits after
+            mbarrier.inval in `w` (opaque in the ISA: recorded to learn the
+            GPU's encoding; only what the GPU defines: the lower half of a
+            state is register junk and a plain load of a live object reads
+            stale shared memory); one form per spelling
             (.release/.acquire/.relaxed, .cta/.cluster, .shared::cta,
             .shared::cluster with the sink destination, generic addresses,
             suspend-time hints); multi-thread patterns (all threads arrive and
@@ -523,42 +526,58 @@ def movmatrix_forms():
 
 class Seq:
     """A single-thread mbarrier sequence: thread 0 runs steps on the mbarrier
-    at %r30 and records observations: o (u32) and raw (u64), in order."""
+    at %r30 and records, in order, what the ISA and the GPU define:
+      o   (u32) observations: test_wait.parity 0/1, pending_count, test_wait
+      st  (u32) the upper 32 bits of each state an arrive returns (the GPU's
+          SYNCS.ARRIVE writes only the upper register of the pair: the lower
+          half is whatever the register held)
+      w   (u64) the object's 64 bits right after mbarrier.inval, which writes
+          the GPU's sync-unit copy back to shared memory (before inval a plain
+          ld.shared of the object reads stale shared memory); only in the
+          forms that inval."""
 
     def __init__(self):
         self.L = []
         self.no = 0
-        self.nr = 0
+        self.ns = 0
+        self.nw = 0
         self.states = 0
 
     def e(self, *s):
         self.L += list(s)
 
     def obs(self):
-        """o <- test_wait.parity 0 | test_wait.parity 1 << 1; raw <- the word."""
+        """o <- test_wait.parity 0 | test_wait.parity 1 << 1."""
         self.e('mbarrier.test_wait.parity.shared.b64 %p4, [%r30], 0;',
                'mbarrier.test_wait.parity.shared.b64 %p5, [%r30], 1;',
                'selp.u32 %r40, 1, 0, %p4;',
                'selp.u32 %r41, 2, 0, %p5;',
                'or.b32 %r40, %r40, %r41;')
         self.out32('%r40')
-        self.e('ld.shared.b64 %rd40, [%r30];')
-        self.out64('%rd40')
 
     def out32(self, r):
         self.e('st.global.u32 [%%rd1+%d], %s;' % (4 * self.no, r))
         self.no += 1
 
-    def out64(self, r):
-        self.e('st.global.u64 [%%rd2+%d], %s;' % (8 * self.nr, r))
-        self.nr += 1
+    def out_state(self, r):
+        """st <- the upper half of the 64-bit state r."""
+        self.e('mov.b64 {%%r50, %%r51}, %s;' % r,
+               'st.global.u32 [%%rd2+%d], %%r51;' % (4 * self.ns))
+        self.ns += 1
+
+    def inval(self, line='mbarrier.inval.shared.b64 [%r30];'):
+        """inval, then w <- the object's 64 bits (written back by inval)."""
+        self.e(line,
+               'ld.shared.b64 %rd40, [%r30];',
+               'st.global.u64 [%%rd3+%d], %%rd40;' % (8 * self.nw))
+        self.nw += 1
 
     def state(self, line):
         """An arrive whose state goes to %rd(10+i); returns i."""
         i = self.states
         self.states += 1
         self.e(line.format(s='%%rd%d' % (10 + i)))
-        self.out64('%%rd%d' % (10 + i))
+        self.out_state('%%rd%d' % (10 + i))
         self.obs()
         return i
 
@@ -570,6 +589,15 @@ class Seq:
         self.e('mbarrier.test_wait.shared.b64 %%p6, [%%r30], %%rd%d;' % (10 + i),
                'selp.u32 %r43, 1, 0, %p6;')
         self.out32('%r43')
+
+    def bufs(self):
+        b = [('o', 'u32', N, 'out'), ('st', 'u32', N, 'out')]
+        if self.nw:
+            b.append(('w', 'u64', N, 'out'))
+        return b
+
+    def prologue(self):
+        return _mbar_prologue(self.nw > 0)
 
 
 ARR = 'mbarrier.arrive.shared.b64 {s}, [%r30];'
@@ -659,9 +687,7 @@ def seq_script(kind):
         s.e('mbarrier.init.shared.b64 [%r30], 2;')
         s.obs()
         a = s.state(ARR)
-        s.e('mbarrier.inval.shared.b64 [%r30];')
-        s.e('ld.shared.b64 %rd40, [%r30];')
-        s.out64('%rd40')
+        s.inval()
         s.e('mbarrier.init.shared.b64 [%r30], 5;')
         s.obs()
         b = s.state(ARRC % 4)
@@ -764,16 +790,23 @@ SPELLINGS = {
 }
 
 
-def _mbar_prologue():
-    return ['mov.u32 %r0, %tid.x;'] + _bases(['o', 'raw']) + [
+def _mbar_prologue(inval=False):
+    """Thread t writes the sentinel to o[t], st[t] (and w[t]); thread 0 goes
+    on, the others end."""
+    L = ['mov.u32 %r0, %tid.x;'] + _bases(['o', 'st'] + (['w'] if inval else [])) + [
         'mov.u32 %r30, bar;',
         'mul.wide.u32 %rd4, %r0, 4;',
         'add.s64 %rd5, %rd1, %rd4;',
         'st.global.u32 [%rd5], 0xDEADBEEF;',
-        'mul.wide.u32 %rd6, %r0, 8;',
-        'add.s64 %rd7, %rd2, %rd6;',
-        'mov.u64 %rd8, 0xDEADBEEFDEADBEEF;',
-        'st.global.u64 [%rd7], %rd8;',
+        'add.s64 %rd7, %rd2, %rd4;',
+        'st.global.u32 [%rd7], 0xDEADBEEF;',
+    ]
+    if inval:
+        L += ['mul.wide.u32 %rd6, %r0, 8;',
+              'add.s64 %rd9, %rd3, %rd6;',
+              'mov.u64 %rd8, 0xDEADBEEFDEADBEEF;',
+              'st.global.u64 [%rd9], %rd8;']
+    return L + [
         'bar.sync 0;',
         'setp.ne.u32 %p1, %r0, 0;',
         '@%p1 bra $L_end;',
@@ -782,11 +815,10 @@ def _mbar_prologue():
 
 def mbar_seq_form(kind):
     s = seq_script(kind)
-    assert s.no <= N and s.nr <= N, kind
+    assert s.no <= N and s.ns <= N and s.nw <= N, kind
     fid = 'mbar_seq_%s' % kind
-    L = _mbar_prologue() + s.L
-    return Raw(fid, 'mbarrier', L, [('o', 'u32', N, 'out'), ('raw', 'u64', N, 'out')], {},
-               shared=['.shared .align 8 .b64 bar;'])
+    L = s.prologue() + s.L
+    return Raw(fid, 'mbarrier', L, s.bufs(), {}, shared=['.shared .align 8 .b64 bar;'])
 
 
 def mbar_spell_form(name):
@@ -797,6 +829,9 @@ def mbar_spell_form(name):
     for ln in lines:
         if '{s}, [' in ln:
             s.state(ln)
+        elif ln.startswith('mbarrier.inval'):
+            s.inval(ln)
+            s.obs()
         else:
             s.e(ln.format(s='%%rd%d' % (10 + max(s.states - 1, 0))))
             if '%p7' in ln:
@@ -805,9 +840,10 @@ def mbar_spell_form(name):
             s.obs()
     for i in range(s.states):
         s.pend(i)
+    assert s.no <= N and s.ns <= N and s.nw <= N, name
     fid = 'mbar_sp_%s' % name
-    L = _mbar_prologue() + s.L
-    return Raw(fid, 'mbarrier', L, [('o', 'u32', N, 'out'), ('raw', 'u64', N, 'out')], {},
+    L = s.prologue() + s.L
+    return Raw(fid, 'mbarrier', L, s.bufs(), {},
                shared=['.shared .align 8 .b64 bar;'], key=[x for x in lines if _interesting(x)])
 
 
@@ -815,7 +851,8 @@ def mbar_warp_form():
     """Lanes of one warp arriving together: init(40); the 32 lanes of warp 0
     arrive at once (each keeps its state); bar.sync; lanes 0-7 of warp 1
     arrive (completes phase 0). o[t] = pending_count(state) | test_wait(state)
-    << 31 for the lanes that arrived; raw[t] = their states."""
+    << 31 for the lanes that arrived; st[t] = the upper halves of their
+    states (the lower halves are register junk on the GPU)."""
     L = _mbar_prologue()[:-2] + [
         'setp.ne.u32 %p1, %r0, 0;',
         '@%p1 bra $L_i;',
@@ -841,9 +878,10 @@ def mbar_warp_form():
         'selp.u32 %r43, 0x80000000, 0, %p6;',
         'or.b32 %r42, %r42, %r43;',
         'st.global.u32 [%rd5], %r42;',
-        'st.global.u64 [%rd7], %rd10;',
+        'mov.b64 {%r50, %r51}, %rd10;',
+        'st.global.u32 [%rd7], %r51;',
     ]
-    return Raw('mbar_warp_arrive', 'mbarrier', L, [('o', 'u32', N, 'out'), ('raw', 'u64', N, 'out')], {},
+    return Raw('mbar_warp_arrive', 'mbarrier', L, [('o', 'u32', N, 'out'), ('st', 'u32', N, 'out')], {},
                shared=['.shared .align 8 .b64 bar;'])
 
 
