@@ -291,6 +291,28 @@ func (w *Warp) Lanes() uint32 { return w.live }
 // Exited is the mask of lanes that have exited.
 func (w *Warp) Exited() uint32 { return w.exited }
 
+// HeldAt returns the lanes of the warp held at the barrier instruction
+// info (a bar.sync, barrier.sync or bar.red they executed), waiting for
+// the barrier to complete; 0 for any other instruction. When it completes
+// they resume together, as one group.
+func (w *Warp) HeldAt(info *InstInfo) uint32 {
+	if w.depth == 0 {
+		return 0
+	}
+	f := w.top()
+	if f.fn != info.Func {
+		return 0
+	}
+	var m uint32
+	for x := f.blocked; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x)
+		if f.pc[l] == info.PC+1 {
+			m |= 1 << l
+		}
+	}
+	return m
+}
+
 // Step is what one warp instruction did, as SM.Step reports it.
 type Step struct {
 	Warp *Warp

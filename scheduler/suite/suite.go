@@ -101,6 +101,7 @@ type Result struct {
 	Outputs       []*compare.Comparison `json:"outputs,omitempty"`
 	Tolerance     *compare.Tolerance    `json:"tolerance,omitempty"`
 	Inst          uint64                `json:"warp_instructions"`
+	ThreadInst    uint64                `json:"thread_instructions"`
 	Duration      time.Duration         `json:"duration_ns"`
 }
 
@@ -181,7 +182,7 @@ func RunCase(ctx context.Context, c Case, opt Options, cache *spec.ModuleCache) 
 		return r
 	}
 	defer run.Release()
-	r.Inst = run.Result.Stats.Inst
+	r.Inst, r.ThreadInst = run.Result.Stats.Inst, run.Result.Stats.ThreadInst
 	r.Status = Pass
 	for _, o := range sp.Outputs {
 		tol := sp.Tolerance.For(o)
@@ -273,7 +274,7 @@ func runFailing(ctx context.Context, c Case, sp *spec.Spec, opt Options, cache *
 	switch {
 	case err == nil:
 		run.Release()
-		r.Inst = run.Result.Stats.Inst
+		r.Inst, r.ThreadInst = run.Result.Stats.Inst, run.Result.Stats.ThreadInst
 		r.Status, r.Error = Fail, fmt.Sprintf("the GPU failed (%s); the emulator ran the launch to completion", r.ExpectedError)
 	case errors.Is(err, vm.ErrBudget) && r.ExpectedError != "hang":
 		r.Status, r.Error = Fail, fmt.Sprintf("the GPU failed (%s); the emulator ran out of its instruction budget: %v", r.ExpectedError, err)

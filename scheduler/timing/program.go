@@ -60,6 +60,12 @@ type inst struct {
 	carryW bool
 	form   string
 	folded bool // dropped by ptxas (an if-converted branch): issues nothing
+	// ifConv: predicated in place of the branch over it (ifConvert); a
+	// lane whose guard is false did not execute it in the PTX.
+	ifConv bool
+	// cross: for a barrier that holds its lanes, the instructions the
+	// list scheduler moved across it (barrierCrossings).
+	cross []crossing
 	// vecReg is, for a load ptxas merged into a vector load issued before
 	// it (four ld.shared.b32 at offsets 0, 4, 8, 12 become one LDS.128),
 	// the register the vector load writes first: this one issues nothing

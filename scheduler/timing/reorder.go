@@ -311,6 +311,58 @@ func ifConvert(f *vm.Func) []bool {
 	return conv
 }
 
+// ifConverted returns the ids of the instructions that ifConvert
+// predicated in k's schedule nk: unguarded in k, guarded in nk.
+func ifConverted(k, nk *vm.Kernel) []int32 {
+	var ids []int32
+	for id, info := range k.Insts {
+		if id < len(nk.Insts) && info.Inst().Guard == vm.NoReg && nk.Insts[id].Inst().Guard != vm.NoReg {
+			ids = append(ids, int32(id))
+		}
+	}
+	return ids
+}
+
+// crossing is an instruction the list scheduler moved across a barrier
+// that holds its lanes (bar.sync, bar.red) in the same basic block: up
+// from after it to before it, or down from before it to after it.
+type crossing struct {
+	id int32
+	up bool
+}
+
+// barrierCrossings returns, by the id of each barrier instruction that
+// holds its lanes, the instructions that k's schedule nk moved across it.
+// Lanes of a warp that arrive at a barrier in separate groups resume
+// after it as one: an instruction moved up runs once per group where the
+// PTX runs it once, one moved down once where the PTX runs it per group.
+// (Blocks keep their order and are permuted within themselves, so an
+// instruction has crossed a barrier exactly when their order flipped.)
+func barrierCrossings(k, nk *vm.Kernel) map[int32][]crossing {
+	var out map[int32][]crossing
+	for _, b := range nk.Insts {
+		if in := b.Inst(); in.Op != vm.OpBar || in.Flags&vm.FArrive != 0 {
+			continue
+		}
+		ob := k.Insts[b.ID].PC
+		for pc := range b.Func.Info {
+			x := &b.Func.Info[pc]
+			if x.ID == b.ID {
+				continue
+			}
+			before, now := k.Insts[x.ID].PC < ob, x.PC < b.PC
+			if before == now {
+				continue
+			}
+			if out == nil {
+				out = map[int32][]crossing{}
+			}
+			out[b.ID] = append(out[b.ID], crossing{id: x.ID, up: now})
+		}
+	}
+	return out
+}
+
 // scheduleFunc returns the new order of f's instructions: order[pc] is the
 // old pc of the instruction now at pc.
 func scheduleFunc(f *vm.Func, conv []bool, prog *program, lv *regs.Live, budget int) []int {

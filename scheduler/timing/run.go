@@ -70,7 +70,8 @@ type Result struct {
 	WarpsPerSM           int
 	SubPartitions        int
 	BlocksPerSM          int
-	// Stats are the PTX instructions the VM executed.
+	// Stats are the PTX instructions executed, as a functional run counts
+	// them (InstStats.PTXExecs, PTXThreads).
 	Stats vm.Stats
 	// CTAsPerSM is how many blocks each SM ran.
 	CTAsPerSM []int
@@ -89,9 +90,16 @@ type InstStats struct {
 	// Folded says that ptxas drops the instruction from the machine code
 	// (a branch it if-converts): it issues nothing whatever its form.
 	Folded bool
-	// Execs and Threads are its PTX warp and thread executions; Issued
-	// the machine instructions they issued.
-	Execs, Threads, Issued uint64
+	// Execs and Threads are its warp and thread executions in the timed
+	// program, the kernel as ptxas compiles it: an instruction predicated
+	// in place of a branch over it (ifConvert) executes with its guard
+	// false where the PTX's lanes branched past it, and one moved across a
+	// barrier (listSchedule) executes per group of a warp's lanes on the
+	// side of the barrier where they have not joined. PTXExecs and
+	// PTXThreads are its executions in the PTX as written, what a
+	// functional run counts (Stats sums them). Issued is the machine
+	// instructions Execs issued (a predicated-off one issues).
+	Execs, Threads, PTXExecs, PTXThreads, Issued uint64
 	// Rounds is, for an atomic, the further rounds its executions needed
 	// because lanes shared an address (each execution: the most lanes on
 	// one address, less one).
@@ -140,17 +148,26 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	// Debug code (nvcc -G) is not scheduled by ptxas: it runs in PTX order
 	// with its own issue gap.
 	debug := sasscost.Debug(l.Kernel)
-	var folded []int32
+	var folded, predicated []int32
 	var vec []merged
+	var cross map[int32][]crossing
 	if !debug {
 		prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
 		orig := l.Kernel
 		l.Kernel, folded, vec = schedule(orig, prog, opt.Registers, cfg.ScheduleRegisters)
 		defer func() { l.Kernel = orig }()
+		predicated = ifConverted(orig, l.Kernel)
+		cross = barrierCrossings(orig, l.Kernel)
 	}
 	r := &run{cfg: cfg, prog: newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit), lrr: cfg.Scheduler == LRR, gtorr: cfg.Scheduler == GTORR, done: opt.Done}
 	for _, id := range folded {
 		r.prog.fold(id)
+	}
+	for _, id := range predicated {
+		r.prog.insts[id].ifConv = true
+	}
+	for id, c := range cross {
+		r.prog.insts[id].cross = c
 	}
 	for _, m := range vec {
 		r.prog.merge(m.id, m.lead, m.reg)
@@ -349,6 +366,15 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		res.SMCycles += union(s.spans)
 		res.Stats.Add(s.vm.Stats)
 	}
+	// The VM counted the executions of the scheduled, if-converted
+	// program; the PTX makes some fewer and some more (instTally).
+	for _, t := range tallies {
+		for i := range t.perInst {
+			a := &t.perInst[i]
+			res.Stats.Inst = res.Stats.Inst - a.skipped + a.missed
+			res.Stats.ThreadInst -= a.skippedThreads
+		}
+	}
 	if first == never {
 		first = 0
 	}
@@ -366,6 +392,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			a, b := &pi[i], &t.perInst[i]
 			a.execs += b.execs
 			a.threads += b.threads
+			a.skipped += b.skipped
+			a.skippedThreads += b.skippedThreads
+			a.missed += b.missed
 			a.issued += b.issued
 			a.rounds += b.rounds
 			a.stalls.Add(&b.stalls)
@@ -375,7 +404,8 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	res.Insts = make([]InstStats, len(pi))
 	for i := range pi {
 		in := &r.prog.insts[i]
-		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Folded: in.folded, Execs: pi[i].execs, Threads: pi[i].threads, Issued: pi[i].issued, Rounds: pi[i].rounds,
+		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Folded: in.folded, Execs: pi[i].execs, Threads: pi[i].threads,
+			PTXExecs: pi[i].execs - pi[i].skipped + pi[i].missed, PTXThreads: pi[i].threads - pi[i].skippedThreads, Issued: pi[i].issued, Rounds: pi[i].rounds,
 			Stalls: pi[i].stalls, Caused: pi[i].caused}
 	}
 	if opt.Trace != nil {

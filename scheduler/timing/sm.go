@@ -164,11 +164,20 @@ type tally struct {
 
 // instTally is one instruction's counts.
 type instTally struct {
-	execs, threads uint64 // PTX warp and thread executions
-	rounds         uint64 // further rounds of atomics' lanes on shared addresses
-	issued         uint64 // machine instructions issued
-	stalls         Stalls // cycles warps waited to issue it (and issued it)
-	caused         Stalls // cycles warps waited for its results
+	execs, threads uint64 // warp and thread executions (InstStats.Execs)
+	// skipped and skippedThreads are the warp and thread executions the
+	// PTX does not make: of an if-converted instruction, the warp
+	// executions with no lane enabled and the lanes whose guard is false
+	// (in the PTX they branched past it); of one moved up across a
+	// barrier, an execution per group of a warp's lanes that arrived at
+	// the barrier after the first (in the PTX they run it together).
+	// missed is the warp executions the PTX makes that the timed program
+	// does not: of one moved down across a barrier, one per such group.
+	skipped, skippedThreads, missed uint64
+	rounds                          uint64 // further rounds of atomics' lanes on shared addresses
+	issued                          uint64 // machine instructions issued
+	stalls                          Stalls // cycles warps waited to issue it (and issued it)
+	caused                          Stalls // cycles warps waited for its results
 }
 
 // smspOf is the sub-partition of a block's warp i when the SM's rotation
@@ -430,15 +439,35 @@ func (s *sm) cached(l uint32) {
 // step executes the warp's next instruction in the VM.
 func (s *sm) step(w *warp, t uint64) error {
 	s.clock = t
+	var joins bool // lanes of the warp wait at this barrier already
+	if in := w.next; in != nil && in.cross != nil {
+		joins = w.w.HeldAt(in.info) != 0
+	}
 	if err := s.vm.Step(w.w, &s.st); err != nil {
 		if s.err == nil {
 			s.err = err
 		}
 		return err
 	}
-	it := &s.acc.perInst[s.st.Info.ID]
+	id := s.st.Info.ID
+	it := &s.acc.perInst[id]
 	it.execs++
 	it.threads += uint64(bits.OnesCount32(s.st.Active))
+	if s.r.prog.insts[id].ifConv {
+		if s.st.Exec == 0 {
+			it.skipped++
+		}
+		it.skippedThreads += uint64(bits.OnesCount32(s.st.Active &^ s.st.Exec))
+	}
+	if joins && s.st.Exec != 0 {
+		for _, c := range s.r.prog.insts[id].cross {
+			if c.up {
+				s.acc.perInst[c.id].skipped++
+			} else {
+				s.acc.perInst[c.id].missed++
+			}
+		}
+	}
 	return nil
 }
 
