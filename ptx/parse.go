@@ -195,7 +195,11 @@ func (m *Module) parseItems(errs *errSink) {
 		}
 		start := plex.MakeCheckpoint()
 		p.kind = kindVar
-		it, err := itemParser.ParseFromLexer(plex, trailing...)
+		it := fast(p, (*fastParser).item)
+		var err error
+		if it == nil {
+			it, err = itemParser.ParseFromLexer(plex, trailing...)
+		}
 		if err != nil {
 			off := p.syntaxError(err, start)
 			p.resyncItem(start, off)
@@ -346,7 +350,9 @@ func (p *stmtParser) statements() []*Statement {
 				plex.Next() // an empty statement
 				continue
 			case "@":
-				if g := parseWith(p, guardedParser, kindList); g != nil {
+				if g := fast(p, (*fastParser).guarded); g != nil {
+					st = &Statement{Pos: g.Pos, Inst: p.c.guarded(g)}
+				} else if g := parseWith(p, guardedParser, kindList); g != nil {
 					st = &Statement{Pos: g.Pos, Inst: p.c.guarded(g)}
 				}
 			default:
@@ -355,15 +361,21 @@ func (p *stmtParser) statements() []*Statement {
 		case tDot:
 			switch t.Value {
 			case ".reg":
-				if g := parseWith(p, regParser, kindList); g != nil {
+				if g := fast(p, (*fastParser).reg); g != nil {
+					st = &Statement{Pos: g.Pos, Reg: p.c.reg(g)}
+				} else if g := parseWith(p, regParser, kindList); g != nil {
 					st = &Statement{Pos: g.Pos, Reg: p.c.reg(g)}
 				}
 			case ".local", ".shared", ".param", ".const", ".global", ".tex":
-				if g := parseWith(p, varParser, kindVar); g != nil {
+				if g := fast(p, (*fastParser).varDecl); g != nil {
+					st = &Statement{Pos: g.Pos, Var: p.c.varDecl(g, "")}
+				} else if g := parseWith(p, varParser, kindVar); g != nil {
 					st = &Statement{Pos: g.Pos, Var: p.c.varDecl(g, "")}
 				}
 			case ".loc":
-				if g := parseWith(p, locParser, kindLoc); g != nil {
+				if g := fast(p, (*fastParser).loc); g != nil {
+					st = &Statement{Pos: g.Pos, Loc: p.c.loc(g)}
+				} else if g := parseWith(p, locParser, kindLoc); g != nil {
 					st = &Statement{Pos: g.Pos, Loc: p.c.loc(g)}
 				}
 			case ".pragma":
@@ -413,6 +425,9 @@ func (p *stmtParser) statements() []*Statement {
 }
 
 func (p *stmtParser) inst() *Statement {
+	if g := fast(p, (*fastParser).inst); g != nil {
+		return &Statement{Pos: g.Pos, Inst: p.c.inst(g)}
+	}
 	if g := parseWith(p, instParser, kindList); g != nil {
 		return &Statement{Pos: g.Pos, Inst: p.c.inst(g)}
 	}
