@@ -20,6 +20,10 @@ var descrs = map[string]string{
 	"u64": "<u8", "s64": "<i8", "f16": "<f2", "f32": "<f4", "f64": "<f8", "bf16": "<u2",
 }
 
+// maxElements bounds an array's elements (and each dimension), so that
+// Count cannot overflow.
+const maxElements = 1 << 40
+
 // Header is what a .npy file says about its array.
 type Header struct {
 	Descr   string   // NumPy type string, e.g. "<f4"
@@ -77,6 +81,13 @@ func Parse(data []byte) (*Header, error) {
 		return nil, fmt.Errorf(".npy header: %w", err)
 	}
 	h.DataOffset = start + hlen
+	n := uint64(1)
+	for _, d := range h.Shape {
+		if d != 0 && n > maxElements/d {
+			return nil, fmt.Errorf(".npy shape %v holds more than 2^40 elements", h.Shape)
+		}
+		n *= d
+	}
 	if h.Fortran {
 		big := 0
 		for _, d := range h.Shape {
@@ -173,7 +184,7 @@ func pyTuple(s string) ([]uint64, string, error) {
 			continue
 		}
 		v, err := strconv.ParseUint(f, 10, 64)
-		if err != nil || v > 1<<40 {
+		if err != nil || v > maxElements {
 			return nil, "", fmt.Errorf("bad dimension %q", f)
 		}
 		shape = append(shape, v)

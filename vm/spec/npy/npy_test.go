@@ -2,6 +2,7 @@ package npy
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -85,4 +86,72 @@ func TestCheck(t *testing.T) {
 	assert.EqualError(t, h.Check("B.npy", "f32", 4), "B.npy holds big-endian f4; the buffer is f32 (NumPy float32)")
 	assert.Equal(t, "f32", TypeOf("<f4"))
 	assert.Equal(t, "", TypeOf(">f4"))
+}
+
+// A shape whose element count does not fit 64 bits is refused, not
+// wrapped round to a small count.
+func TestShapeOverflow(t *testing.T) {
+	for _, tc := range []struct {
+		shape string
+		err   string
+	}{
+		{"(1099511627776, 1099511627776)", "more than 2^40 elements"},
+		{"(1048576, 1048576, 2)", "more than 2^40 elements"},
+		{"(1048576, 1048576)", ""},
+		{"(0, 1099511627776, 1099511627776)", ""},
+	} {
+		dict := "{'descr': '<f4', 'fortran_order': False, 'shape': " + tc.shape + ", }\n"
+		data := append([]byte(Magic+"\x01\x00"), byte(len(dict)), byte(len(dict)>>8))
+		h, err := Parse(append(data, dict...))
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, tc.shape)
+			continue
+		}
+		require.NoError(t, err, tc.shape)
+		require.LessOrEqual(t, h.Count(), uint64(1<<40))
+	}
+}
+
+// FuzzNpy: no header makes Parse panic; a header it accepts has its data
+// inside the input and a count that is the product of its shape; a type
+// it names checks and encodes back to the same type and count.
+func FuzzNpy(f *testing.F) {
+	for _, typ := range []string{"u8", "s16", "f32", "f64", "u64"} {
+		h, err := Encode(typ, 12)
+		require.NoError(f, err)
+		f.Add(h)
+	}
+	f.Add([]byte(numpySaved))
+	f.Add([]byte("\x93NUMPY\x02\x00\x3c\x00\x00\x00{'descr': '<i4', 'fortran_order': True, 'shape': (3, 1, 4L), }   \n"))
+	f.Add([]byte("\x93NUMPY\x01\x00\x30\x00{\"descr\": \">f8\", \"shape\": (), \"fortran_order\": False}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := Parse(data)
+		if err != nil {
+			require.Nil(t, h)
+			require.NotEmpty(t, err.Error())
+			return
+		}
+		require.LessOrEqual(t, h.DataOffset, len(data))
+		require.GreaterOrEqual(t, h.DataOffset, 10)
+		n := uint64(1)
+		for _, d := range h.Shape {
+			hi, lo := bits.Mul64(n, d)
+			require.Zero(t, hi, "shape %v overflows", h.Shape)
+			n = lo
+		}
+		require.Equal(t, n, h.Count())
+		require.NotEmpty(t, Describe(h.Descr)+"x")
+		typ := TypeOf(h.Descr)
+		if typ == "" {
+			return
+		}
+		require.NoError(t, h.Check("f.npy", typ, h.Count()))
+		enc, err := Encode(typ, h.Count())
+		require.NoError(t, err)
+		back, err := Parse(enc)
+		require.NoError(t, err)
+		require.Equal(t, h.Descr, back.Descr)
+		require.Equal(t, h.Count(), back.Count())
+		require.Equal(t, len(enc), back.DataOffset)
+	})
 }
