@@ -1,9 +1,12 @@
 package vm_test
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/vm"
 )
 
 // The asynchronous copies, matrix instructions and mbarriers on small
@@ -266,33 +269,33 @@ $L_x:
 	mbarrier.init.shared.b64 	[%r11], 2;
 	mbarrier.arrive.shared.b64 	%rd10, [%r11];
 	mbarrier.inval.shared.b64 	[%r11];
-	ld.shared.b64 	%rd19, [%r11];`, 0x001ffffc, 0x7ffff800, "mbar_seq_inval raw[3]"},
+	ld.shared.b64 	%rd19, [%r11];`, 0x001ffffc, 0x7ffff800, "mbar_seq_inval w[0]"},
 		{"state of the first arrive on init 3", `
 	mbarrier.init.shared.b64 	[%r11], 3;
-	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7fffe800, "mbar_seq_count3 raw[1]"},
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7fffe800, "mbar_seq_count3 st[0]"},
 		{"state after a completed phase: parity 1, pending reloaded", `
 	mbarrier.init.shared.b64 	[%r11], 3;
 	mbarrier.arrive.shared.b64 	%rd10, [%r11];
 	mbarrier.arrive.shared::cta.b64 	%rd11, [%r11], 2;
-	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0xffffe800, "mbar_seq_count3 raw[5]"},
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0xffffe800, "mbar_seq_count3 st[2]"},
 		{"state with 32 tx outstanding: the tx-count's top bits", `
 	mbarrier.init.shared.b64 	[%r11], 1;
 	mbarrier.expect_tx.relaxed.cta.shared::cta.b64 	[%r11], 64;
 	mbarrier.complete_tx.relaxed.cta.shared::cta.b64 	[%r11], 32;
-	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7ffffbff, "mbar_seq_tx raw[3]"},
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7ffffbff, "mbar_seq_tx st[0]"},
 		{"state with the tx-count negative", `
 	mbarrier.init.shared.b64 	[%r11], 2;
 	mbarrier.complete_tx.relaxed.cta.shared::cta.b64 	[%r11], 16;
-	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7ffff000, "mbar_seq_negtx raw[2]"},
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0x7ffff000, "mbar_seq_negtx st[0]"},
 		{"arrive_drop lowers the next phase's count", `
 	mbarrier.init.shared.b64 	[%r11], 3;
 	mbarrier.arrive_drop.shared.b64 	%rd10, [%r11];
 	mbarrier.arrive.shared.b64 	%rd11, [%r11];
 	mbarrier.arrive.shared.b64 	%rd12, [%r11];
-	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0xfffff000, "mbar_seq_drop raw[7]"},
+	mbarrier.arrive.shared.b64 	%rd19, [%r11];`, 0, 0xfffff000, "mbar_seq_drop st[3]"},
 		{"the largest count", `
 	mbarrier.init.shared.b64 	[%r11], 1048575;
-	mbarrier.arrive.shared::cta.b64 	%rd19, [%r11], 1048574;`, 0, 0x00000800, "mbar_seq_max raw[1]"},
+	mbarrier.arrive.shared::cta.b64 	%rd19, [%r11], 1048574;`, 0, 0x00000800, "mbar_seq_max st[0]"},
 		{"pending_count of the largest count", `
 	mbarrier.init.shared.b64 	[%r11], 1048575;
 	mbarrier.arrive.shared::cta.b64 	%rd10, [%r11], 1048574;
@@ -375,4 +378,134 @@ $L_x:
 		})
 	}
 	require.Zero(t, out[0][40])
+}
+
+// The arrive-on of cp.async.mbarrier.arrive(.noinc) is asynchronous: it
+// lands after the warp's next instruction (on the H100 a test_wait.parity 0
+// right after a .noinc arrival that completes the phase reads false, and a
+// test_wait.parity 1 after that reads false too: mbar_sp_cp_async_arrive_cta
+// and _generic), also when that instruction stops the warp (bar.sync, exit),
+// and the same whether the block runs in slices or an instruction at a time
+// (SM.Step, round robin). Without .noinc the instruction expects one tx at
+// once and the arrive-on completes it. Two warps; thread 0 runs the
+// arrivals; %r30 is each thread's result.
+func TestCpAsyncMbarrierArriveLandsLate(t *testing.T) {
+	const head = `
+.visible .entry k(.param .u64 p0)
+{
+	.reg .pred %p<8>;
+	.reg .b32 %r<40>;
+	.reg .b64 %rd<20>;
+	.shared .align 8 .b64 bar;
+` + prologue + `
+	mov.u32 	%r11, bar;
+	mov.u32 	%r30, 0;
+	setp.ne.u32 	%p1, %r4, 0;
+	@%p1 bra 	$L_i;
+	mbarrier.init.shared.b64 	[%r11], 1;
+$L_i:
+	bar.sync 	0;
+`
+	const tail = `
+$L_x:
+	st.global.u32 	[%rd2], %r30;
+	ret;
+}`
+	// warp 1 waits for phase 0 to complete; thread 0 arrives, then bar.sync
+	waitFor := `
+	setp.lt.u32 	%p2, %r4, 32;
+	@%p2 bra 	$L_a;
+$L_w:
+	mbarrier.try_wait.parity.shared.b64 	%p3, [%r11], 0;
+	@!%p3 bra 	$L_w;
+	selp.u32 	%r30, 1, 0, %p3;
+	bra.uni 	$L_b;
+$L_a:
+	@!%p1 cp.async.mbarrier.arrive.noinc.shared.b64 	[%r11];
+$L_b:
+	bar.sync 	0;`
+	tests := []struct {
+		name string
+		body string
+		want [2]uint32 // thread 0's and thread 32's
+	}{
+		{"noinc: the next test_wait sees the phase before, the one after it the phase after", `
+	@%p1 bra 	$L_x;
+	cp.async.mbarrier.arrive.noinc.shared.b64 	[%r11];
+	mbarrier.test_wait.parity.shared.b64 	%p4, [%r11], 0;
+	mbarrier.test_wait.parity.shared.b64 	%p5, [%r11], 1;
+	selp.u32 	%r30, 1, 0, %p4;
+	selp.u32 	%r31, 2, 0, %p5;
+	or.b32 	%r30, %r30, %r31;`, [2]uint32{0, 0}},
+		{"noinc through a generic address", `
+	@%p1 bra 	$L_x;
+	cvt.u64.u32 	%rd10, %r11;
+	cvta.shared.u64 	%rd10, %rd10;
+	cp.async.mbarrier.arrive.noinc.b64 	[%rd10];
+	mbarrier.test_wait.parity.shared.b64 	%p4, [%r11], 0;
+	mbarrier.test_wait.parity.shared.b64 	%p5, [%r11], 1;
+	selp.u32 	%r30, 1, 0, %p4;
+	selp.u32 	%r31, 2, 0, %p5;
+	or.b32 	%r30, %r30, %r31;`, [2]uint32{0, 0}},
+		{"noinc: landed after one instruction more", `
+	@%p1 bra 	$L_x;
+	cp.async.mbarrier.arrive.noinc.shared.b64 	[%r11];
+	mov.u32 	%r31, 7;
+	mbarrier.test_wait.parity.shared.b64 	%p4, [%r11], 0;
+	selp.u32 	%r30, 1, 0, %p4;`, [2]uint32{1, 0}},
+		{"without noinc: an arrive right after sees one tx outstanding and cannot complete the phase", `
+	@%p1 bra 	$L_x;
+	cp.async.mbarrier.arrive.shared.b64 	[%r11];
+	mbarrier.arrive.shared.b64 	%rd10, [%r11];
+	mbarrier.test_wait.parity.shared.b64 	%p4, [%r11], 0;
+	mov.b64 	{%r31, %r30}, %rd10;`, [2]uint32{0x7ffffbff, 0}},
+		{"without noinc: the phase completes once the arrive-on lands", `
+	@%p1 bra 	$L_x;
+	cp.async.mbarrier.arrive.shared.b64 	[%r11];
+	mbarrier.arrive.shared.b64 	%rd10, [%r11];
+	mbarrier.test_wait.parity.shared.b64 	%p4, [%r11], 0;
+	selp.u32 	%r30, 1, 0, %p4;`, [2]uint32{1, 0}},
+		{"noinc: lands when bar.sync holds the warp", waitFor, [2]uint32{0, 1}},
+		{"noinc: lands when the warp exits", `
+	setp.lt.u32 	%p2, %r4, 32;
+	@%p2 bra 	$L_a;
+$L_w:
+	mbarrier.try_wait.parity.shared.b64 	%p3, [%r11], 0;
+	@!%p3 bra 	$L_w;
+	selp.u32 	%r30, 1, 0, %p3;
+	bra.uni 	$L_x;
+$L_a:
+	@%p1 exit;
+	cp.async.mbarrier.arrive.noinc.shared.b64 	[%r11];
+	exit;`, [2]uint32{0, 1}},
+	}
+	for _, tt := range tests {
+		src := head + tt.body + tail
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{64, 1, 1}, [][]uint32{make([]uint32, 64)})
+			require.NoError(t, err)
+			require.Equalf(t, tt.want, [2]uint32{out[0][0], out[0][32]}, "%#x %#x", out[0][0], out[0][32])
+		})
+		t.Run(tt.name+" (stepped)", func(t *testing.T) {
+			dev := vm.NewDevice()
+			m, err := dev.LoadModule("test.ptx", []byte(header+src))
+			require.NoError(t, err)
+			a, err := dev.Malloc(4*64, "out")
+			require.NoError(t, err)
+			require.NoError(t, dev.MemcpyHtoD(a, make([]byte, 4*64)))
+			l, err := m.PrepareLaunch("k", vm.LaunchConfig{Grid: [3]uint32{1, 1, 1}, Block: [3]uint32{64, 1, 1}},
+				[][]byte{binary.LittleEndian.AppendUint64(nil, a)})
+			require.NoError(t, err)
+			l.MaxInst = 1 << 20
+			sm := l.NewSM(0)
+			c, err := sm.Admit(0)
+			require.NoError(t, err)
+			next := 0
+			stepCTA(t, sm, c, func(ready []*vm.Warp) *vm.Warp { next++; return ready[next%len(ready)] })
+			raw := make([]byte, 4*64)
+			require.NoError(t, dev.MemcpyDtoH(raw, a))
+			got := bytesU32(raw)
+			require.Equalf(t, tt.want, [2]uint32{got[0], got[32]}, "%#x %#x", got[0], got[32])
+		})
+	}
 }

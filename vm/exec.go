@@ -79,6 +79,9 @@ func (w *Warp) run(limit int) error {
 			}
 			exec &= p
 		}
+		if w.mbLate != 0 && w.Inst != w.mbLateAt {
+			w.landLate() // a cp.async.mbarrier.arrive's, after the next instruction
+		}
 		w.Inst++
 		w.ThreadInst += uint64(bits.OnesCount32(mask))
 		switch in.Op {
@@ -391,11 +394,17 @@ func (w *Warp) run(limit int) error {
 		// The running group moved, shrank, stopped or left the frame:
 		// settle the frame (popping finished calls) and pick what runs next.
 		if f = w.resume(); f == nil {
+			if w.mbLate != 0 && w.Inst != w.mbLateAt {
+				w.landLate() // the warp stops: held at a barrier or done
+			}
 			return nil
 		}
 		code, mask, pc, preds = f.code, f.cur, f.curPC, f.preds
 	}
 	f.cur, f.curPC = mask, pc
+	if w.mbLate != 0 && w.Inst != w.mbLateAt {
+		w.landLate() // the end of the warp's slice
+	}
 	return nil
 }
 

@@ -44,6 +44,17 @@ import (
 // differs now), with .parity whether the phase of that parity has (the
 // current parity differs).
 //
+// cp.async.mbarrier.arrive(.noinc) is an asynchronous arrive-on in the
+// ISA, triggered when the thread's prior cp.async copies complete. ptxvm
+// completes those copies at the instruction and lands the arrive-on after
+// the warp's next instruction, as the GPU's ARRIVES.LDGSTSBAR lands a few
+// cycles late: on the H100 a test_wait.parity 0 right after a .noinc
+// arrival that completes the phase still reads false, and a
+// test_wait.parity 1 after that reads false too (the phase has flipped:
+// mbar_sp_cp_async_arrive_cta, mbar_sp_cp_async_arrive_generic). Without
+// .noinc the instruction expects one tx at once and the arrive-on
+// completes it.
+//
 // try_wait may suspend the thread for a while in the ISA; here it answers
 // at once, as test_wait does, and the loop the program writes around it
 // lets the other warps run.
@@ -191,16 +202,18 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 				done |= 1 << l
 			}
 		case MbarCpAsync:
-			// Every copy the lane issued before completes first.
+			// Every copy the lane issued before completes first; the
+			// arrive-on itself lands after the warp's next instruction
+			// (landLate). Without .noinc the GPU expects one tx now and
+			// completes it when the arrive-on lands (SYNCS'
+			// ARRIVES.LDGSTSBAR.64.TRANSCNT), so the phase cannot complete
+			// in between; the pending count stays as it is.
 			if err := w.completeCopies(f, pc, 1<<l, nil); err != nil {
 				return err
 			}
-			if flags&MbarNoInc != 0 {
-				nw = mbArrive(old, 1, 0, false)
+			if flags&MbarNoInc == 0 {
+				nw = mbArrive(old, 0, 1, false)
 			}
-			// Without .noinc the pending count rises by one before the
-			// copies complete and falls by one when they do (the GPU
-			// expects and completes one tx instead): no change.
 		}
 		if nw != old {
 			binary.LittleEndian.PutUint64(mem, nw)
@@ -209,6 +222,12 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 	if op == MbarTestWait {
 		p := &f.preds[in.D]
 		*p = *p&^exec | done
+	}
+	if op == MbarCpAsync && exec != 0 {
+		// An earlier one still in flight lands now, after this instruction.
+		w.landLate()
+		w.mbLate, w.mbLateNoInc, w.mbLateSpace, w.mbLateAt = exec, flags&MbarNoInc != 0, in.Space, w.Inst
+		w.mbLateAddr = acc.Addr
 	}
 	if w.watch {
 		acc.Space, acc.Size, acc.Mask = in.Space, 8, exec
@@ -224,6 +243,50 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 		w.observe(f, pc)
 	}
 	return nil
+}
+
+// landLate performs the arrive-on of the cp.async.mbarrier.arrive in
+// flight, if any: each lane arrives once on its object (.noinc) or
+// completes the one tx its instruction expected, the lanes on one object
+// as one operation. The run loop calls it at the first instruction
+// boundary after the warp's next instruction, and when the warp stops
+// running after that instruction (a barrier, the end of its slice, exit),
+// so when it lands does not depend on how the warp is scheduled.
+func (w *Warp) landLate() {
+	m := w.mbLate
+	if m == 0 {
+		return
+	}
+	w.mbLate = 0
+	addr := &w.mbLateAddr
+	var seen uint32
+	for x := m; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		if seen&(1<<l) != 0 {
+			continue
+		}
+		a := addr[l]
+		var n uint64
+		for y := x; y != 0; y &= y - 1 {
+			k := bits.TrailingZeros32(y) & 31
+			if addr[k] == a {
+				seen |= 1 << k
+				n++
+			}
+		}
+		// The object was checked when the instruction was issued; one
+		// that can no longer be reached (it cannot) is left alone.
+		mem, mf := w.view.Bytes(w.mbLateSpace, a, 8, l)
+		if mf != nil {
+			continue
+		}
+		old := binary.LittleEndian.Uint64(mem)
+		nw := mbArrive(old, 0, -int64(n), false)
+		if w.mbLateNoInc {
+			nw = mbArrive(old, n, 0, false)
+		}
+		binary.LittleEndian.PutUint64(mem, nw)
+	}
 }
 
 // execMbarPendingCount reads the pending count of the states in A.

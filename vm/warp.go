@@ -144,6 +144,15 @@ type Warp struct {
 	async        []asyncCopy
 	asyncCommits [32]uint32
 
+	// the arrive-on of the last cp.async.mbarrier.arrive, not landed yet
+	// (exec_mbarrier.go): its lanes, their objects, the address space,
+	// whether it was .noinc, and w.Inst when it was issued
+	mbLate      uint32
+	mbLateNoInc bool
+	mbLateSpace memspace.Space
+	mbLateAt    uint64
+	mbLateAddr  [32]uint64
+
 	// counters
 	Inst       uint64 // warp instructions executed
 	ThreadInst uint64 // thread instructions (active lanes)
@@ -160,6 +169,7 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 		// The kernel's entry: copies a block left in flight die with it.
 		w.async = w.async[:0]
 		w.asyncCommits = [32]uint32{}
+		w.mbLate = 0
 	}
 	if w.depth == len(w.frames) {
 		w.frames = append(w.frames, &frame{})
