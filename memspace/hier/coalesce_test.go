@@ -210,7 +210,7 @@ func TestFermiCoalescingTables(t *testing.T) {
 			c := h.Counts()
 			assert.Equal(t, r.needed, c[GlobalLdBytes], "bytes needed")
 			assert.Equal(t, r.fetched, c[GlobalLdFetched], "bytes fetched")
-			assert.InDelta(t, r.efficiency, MetricMap(&c, Extra{})["ptxvm__global_ld_efficiency.pct"], 1e-9)
+			assert.InDelta(t, r.efficiency, 100*MetricMap(&c, Extra{})["ptxvm__global_ld_requested_per_fetched.ratio"], 1e-9)
 			// Whatever the rules, L2 sees exactly the fetched bytes.
 			assert.Equal(t, r.fetched/32, c[L2ReadSectors])
 		})
@@ -225,7 +225,7 @@ func TestFermiCoalescingTables(t *testing.T) {
 		a.Cache = c.op
 		h.SM(0).Observe(a)
 		cnt := h.Counts()
-		assert.InDelta(t, c.eff, MetricMap(&cnt, Extra{})["ptxvm__global_ld_efficiency.pct"], 1e-9)
+		assert.InDelta(t, c.eff, 100*MetricMap(&cnt, Extra{})["ptxvm__global_ld_requested_per_fetched.ratio"], 1e-9)
 	}
 }
 
@@ -244,7 +244,7 @@ func TestFermiStores(t *testing.T) {
 	c := h.Counts()
 	assert.Equal(t, uint64(8), c[GlobalStBytes])
 	assert.Equal(t, uint64(128), c[GlobalStWritten])
-	assert.InDelta(t, 100*8/128.0, MetricMap(&c, Extra{})["ptxvm__global_st_efficiency.pct"], 1e-9)
+	assert.InDelta(t, 100*8/128.0, 100*MetricMap(&c, Extra{})["ptxvm__global_st_requested_per_written.ratio"], 1e-9)
 	// The store dropped the line: the second load misses again.
 	assert.Equal(t, uint64(0), c[GlobalLdHit])
 	assert.Equal(t, uint64(256), c[GlobalLdFetched])

@@ -87,43 +87,34 @@ var derivedMetrics = []derivedMetric{
 	{"dram__bytes_write.sum", unitByte,
 		"dram__sectors_write.sum × 32", false,
 		func(c *Counts, _ Extra) float64 { return float64(c[DRAMWriteSectors] * sectorBytes) }},
-	{"ptxvm__global_ld_efficiency.pct", unitPct,
-		"global load efficiency: 100 × bytes requested / bytes fetched from L2 (the source texts' bytes needed / bytes fetched; over 100 with L1 reuse)", false,
-		func(c *Counts, _ Extra) float64 { return pct(c[GlobalLdBytes], c[GlobalLdFetched]) }},
-	{"ptxvm__global_st_efficiency.pct", unitPct,
-		"global store efficiency: 100 × bytes stored / bytes written to L2 in store transactions", false,
-		func(c *Counts, _ Extra) float64 { return pct(c[GlobalStBytes], c[GlobalStWritten]) }},
-	{"ptxvm__global_ld_excess.pct", unitPct,
-		"global memory excess load: 100 − 100 × bytes requested / bytes fetched from L2 (negative when L1 reuse serves more than it fetched)", false,
+	// Bytes the lanes asked for count every lane (lanes × width), so lanes
+	// that share an address (a broadcast) and lines L1 serves again make
+	// them exceed the bytes fetched, written or held in the sectors: these
+	// are ratios, not percentages that would pass 100 (ncu's
+	// smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct, the
+	// same quotient as ptxvm__global_ld_bytes_per_sector.ratio / 32,
+	// passes 100 on broadcasts alike; docs/counters.md).
+	{"ptxvm__global_ld_requested_per_fetched.ratio", unitRatio,
+		"bytes global loads asked for / bytes L1 fetched from L2 for them: 1 when each fetched byte is asked for once; below 1 fetched bytes no lane asked for; above 1 L1 reuse or lanes sharing addresses (broadcasts) served more than was fetched", false,
+		func(c *Counts, _ Extra) float64 { return ratio(c[GlobalLdBytes], c[GlobalLdFetched]) }},
+	{"ptxvm__global_st_requested_per_written.ratio", unitRatio,
+		"bytes global stores wrote (lanes × width) / bytes their transactions sent to L2: below 1 partial sectors; above 1 lanes storing to the same address", false,
+		func(c *Counts, _ Extra) float64 { return ratio(c[GlobalStBytes], c[GlobalStWritten]) }},
+	{"ptxvm__global_ld_bytes_per_sector.ratio", unitRatio,
+		"coalescing of global loads: bytes asked for / sectors accessed, whatever the caches hold (32 when every byte of every sector is asked for once; above 32 when lanes share addresses)", false,
+		func(c *Counts, _ Extra) float64 { return ratio(c[GlobalLdBytes], c[GlobalLdSectors]) }},
+	{"ptxvm__global_st_bytes_per_sector.ratio", unitRatio,
+		"coalescing of global stores: bytes stored / sectors accessed (32 at best; above 32 when lanes store to the same address)", false,
+		func(c *Counts, _ Extra) float64 { return ratio(c[GlobalStBytes], c[GlobalStSectors]) }},
+	{"ptxvm__shared_bank_conflicts_per_request.ratio", unitRatio,
+		"bank conflicts per shared load or store: (load + store conflicts) / (shared loads + stores); 0 conflict-free, 31 for a 32-way conflict", false,
 		func(c *Counts, _ Extra) float64 {
-			if c[GlobalLdFetched] == 0 {
-				return 0
-			}
-			return 100 - pct(c[GlobalLdBytes], c[GlobalLdFetched])
+			return ratio(c[SharedLdConflicts]+c[SharedStConflicts], c[SharedLdRequests]+c[SharedStRequests])
 		}},
-	{"ptxvm__global_st_excess.pct", unitPct,
-		"global memory excess store: 100 − 100 × bytes stored / bytes written to L2", false,
-		func(c *Counts, _ Extra) float64 {
-			if c[GlobalStWritten] == 0 {
-				return 0
-			}
-			return 100 - pct(c[GlobalStBytes], c[GlobalStWritten])
-		}},
-	{"ptxvm__global_ld_bytes_per_sector.pct", unitPct,
-		"coalescing of global loads: 100 × bytes requested / (sectors × 32), whatever the caches hold", false,
-		func(c *Counts, _ Extra) float64 { return pct(c[GlobalLdBytes], c[GlobalLdSectors]*sectorBytes) }},
-	{"ptxvm__global_st_bytes_per_sector.pct", unitPct,
-		"coalescing of global stores: 100 × bytes stored / (sectors × 32)", false,
-		func(c *Counts, _ Extra) float64 { return pct(c[GlobalStBytes], c[GlobalStSectors]*sectorBytes) }},
-	{"ptxvm__shared_bank_conflicts_per_inst.pct", unitPct,
-		"shared bank conflicts per shared instruction: 100 × (load + store conflicts) / (shared loads + stores)", false,
-		func(c *Counts, _ Extra) float64 {
-			return pct(c[SharedLdConflicts]+c[SharedStConflicts], c[SharedLdRequests]+c[SharedStRequests])
-		}},
-	{"ptxvm__shared_bank_conflict_replay.pct", unitPct,
-		"shared bank conflict replay: 100 × (load + store conflicts) / warp instructions issued", true,
+	{"ptxvm__shared_bank_conflicts_per_warp_inst.ratio", unitRatio,
+		"shared bank conflicts per warp instruction executed: the extra data-stage passes conflicts cost per instruction of the launch (can exceed 1)", true,
 		func(c *Counts, x Extra) float64 {
-			return pct(c[SharedLdConflicts]+c[SharedStConflicts], x.InstIssued)
+			return ratio(c[SharedLdConflicts]+c[SharedStConflicts], x.InstIssued)
 		}},
 	{"ptxvm__tex_hit_rate.pct", unitPct,
 		"texture hit rate: 100 × texture sector hits / texture sectors", false,

@@ -23,8 +23,8 @@ func TestMetricNames(t *testing.T) {
 		assert.NotEmpty(t, c.String(), "counter %d has no name", c)
 	}
 	assert.Equal(t, "ptxvm__unknown", NumCounters.String())
-	// The replay percentage needs the instruction count.
-	_, ok := MetricMap(&Counts{}, Extra{})["ptxvm__shared_bank_conflict_replay.pct"]
+	// Conflicts per instruction need the instruction count.
+	_, ok := MetricMap(&Counts{}, Extra{})["ptxvm__shared_bank_conflicts_per_warp_inst.ratio"]
 	assert.False(t, ok)
 }
 
@@ -51,13 +51,11 @@ func TestDerivedMetrics(t *testing.T) {
 		"lts__t_sector_op_read_hit_rate.pct":                                   50,
 		"dram__bytes_read.sum":                                                 96,
 		"dram__bytes_write.sum":                                                64,
-		"ptxvm__global_ld_efficiency.pct":                                      25,
-		"ptxvm__global_ld_excess.pct":                                          75,
-		"ptxvm__global_st_efficiency.pct":                                      50,
-		"ptxvm__global_st_excess.pct":                                          50,
-		"ptxvm__global_ld_bytes_per_sector.pct":                                10,
-		"ptxvm__shared_bank_conflicts_per_inst.pct":                            400,
-		"ptxvm__shared_bank_conflict_replay.pct":                               50,
+		"ptxvm__global_ld_requested_per_fetched.ratio":                         0.25,
+		"ptxvm__global_st_requested_per_written.ratio":                         0.5,
+		"ptxvm__global_ld_bytes_per_sector.ratio":                              3.2,
+		"ptxvm__shared_bank_conflicts_per_request.ratio":                       4,
+		"ptxvm__shared_bank_conflicts_per_warp_inst.ratio":                     0.5,
 		"ptxvm__tex_hit_rate.pct":                                              75,
 		"ptxvm__local_bytes.sum":                                               160,
 		"ptxvm__local_l2_bytes.sum":                                            128,
@@ -70,5 +68,42 @@ func TestDerivedMetrics(t *testing.T) {
 	// No traffic: rates are 0, not NaN.
 	for name, v := range MetricMap(&Counts{}, Extra{}) {
 		assert.Zero(t, v, name)
+	}
+}
+
+// TestPercentagesStayPercentages: every derived figure reported as a
+// percentage stays within [0, 100] however the lanes share addresses; the
+// figures that can pass 100 (a broadcast asks for more bytes than it
+// fetches) are ratios.
+func TestPercentagesStayPercentages(t *testing.T) {
+	tests := []struct {
+		name string
+		set  func(c *Counts)
+	}{
+		{"broadcast load (naive matmul's A row): 32 lanes, one sector, reused from L1", func(c *Counts) {
+			c[GlobalLdRequests], c[GlobalLdSectors], c[GlobalLdBytes], c[GlobalLdFetched] = 16, 16, 16*128, 32
+			c[GlobalLdHit], c[GlobalLdMiss] = 15, 1
+		}},
+		{"broadcast store: 32 lanes store one word", func(c *Counts) {
+			c[GlobalStRequests], c[GlobalStSectors], c[GlobalStBytes], c[GlobalStWritten] = 1, 1, 128, 4
+			c[GlobalStMiss] = 1
+		}},
+		{"32-way shared conflicts (transpose's column reads)", func(c *Counts) {
+			c[SharedLdRequests], c[SharedLdWavefronts], c[SharedLdConflicts] = 2, 64, 62
+			c[SharedStRequests], c[SharedStWavefronts] = 2, 2
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c Counts
+			tt.set(&c)
+			for _, m := range Metrics(&c, Extra{InstIssued: 8}) {
+				if strings.HasSuffix(m.Name, ".pct") {
+					assert.GreaterOrEqual(t, m.Value, 0.0, m.Name)
+					assert.LessOrEqual(t, m.Value, 100.0, m.Name)
+				}
+				assert.GreaterOrEqual(t, m.Value, 0.0, m.Name)
+			}
+		})
 	}
 }
