@@ -171,3 +171,46 @@ func BenchmarkPrint(b *testing.B) {
 		}
 	}
 }
+
+// malformedShapes are adversarial malformed modules of about n bytes: the
+// shapes that could make a parser's error handling super-linear (deep
+// nesting, one huge statement, unterminated strings and blocks, an error on
+// every line, a broken initialiser at the end of a long one).
+var malformedShapes = []struct {
+	name string
+	make func(n int) string
+}{
+	{"nested", func(n int) string { return kernel("\tmov.b32 %r1, " + strings.Repeat("{", n)) }},
+	{"hugeline", func(n int) string { return kernel("\tadd.u32 %r1, " + strings.Repeat("%r2+", n/4)) }},
+	{"labels", func(n int) string { return kernel(strings.Repeat("$L__BB0_1:\n", n/11)) + "{" }},
+	{"strings", func(n int) string { return kernel(strings.Repeat("\t.pragma \"nounroll;\n", n/20)) }},
+	{"errorlines", func(n int) string { return kernel(strings.Repeat("\taddd.f32 %f1, %f2 %f3;\n", n/24)) }},
+	{"openbodies", func(n int) string { return header + strings.Repeat(".entry a() { {\n", n/15) }},
+	{"closers", func(n int) string { return header + strings.Repeat("}", n) }},
+	{"initialiser", func(n int) string { return header + ".global .u32 x[1] = {" + strings.Repeat("1,", n/2) + "}}};\n" }},
+	{"unterminated", func(n int) string { return header + ".entry a() {\n" + strings.Repeat("\tadd.f32 %f1, %f2, %f3; // {\n", n/30) }},
+}
+
+// BenchmarkRejectMalformed parses each malformed shape at 1 MB and 10 MB,
+// stopping at the first errors (as a run does) and collecting every error
+// (as ptxrun --check does): the time per byte is the same at both sizes.
+func BenchmarkRejectMalformed(b *testing.B) {
+	for _, sh := range malformedShapes {
+		for _, size := range []int{1 << 20, 10 << 20} {
+			src := []byte(sh.make(size))
+			for _, mode := range []struct {
+				name string
+				mode Mode
+			}{{"first", 0}, {"all", AllErrors}} {
+				b.Run(fmt.Sprintf("%s/%dMB/%s", sh.name, size>>20, mode.name), func(b *testing.B) {
+					b.SetBytes(int64(len(src)))
+					for b.Loop() {
+						if _, err := ParseMode("bad.ptx", src, mode.mode); err == nil {
+							b.Fatal("accepted")
+						}
+					}
+				})
+			}
+		}
+	}
+}
