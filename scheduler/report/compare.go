@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/ptxvm/ptxvm/scheduler/timing"
@@ -15,8 +16,8 @@ type Comparison struct {
 	A *Report `json:"a"`
 	B *Report `json:"b"`
 	// Rows holds every metric either run has (both zero left out), the
-	// biggest differences first: by |log(B/A)|, a figure one run has and
-	// the other has not before all.
+	// biggest differences first as printed (Row.score: |log(B/A)| of the
+	// values rounded as printed; values that print the same last).
 	Rows []Row `json:"rows"`
 	// Diagnoses lists, per kind of access (global load, shared store, ...),
 	// the diagnoses one run has and the other has not.
@@ -104,6 +105,35 @@ type Row struct {
 	Help  string   `json:"help,omitempty"`
 }
 
+// printResolution is the smallest difference the comparison prints
+// (FormatValue's two decimals).
+const printResolution = 0.01
+
+// printedEqual reports whether the row's values print the same: rounding
+// noise (0.004 against 0.0006), not a difference.
+func (r *Row) printedEqual() bool { return FormatValue(r.A) == FormatValue(r.B) }
+
+// score is how different the row's values are as printed: 0 when they
+// print the same, else the size of the log of their ratio, each value
+// rounded to the printed two decimals and offset by that resolution so
+// that 0.06 against 0 ranks far below 28.7 against 0 or 1015808 against 0.
+func (r *Row) score() float64 {
+	if r.printedEqual() {
+		return 0
+	}
+	a, b := math.Abs(printed(r.A)), math.Abs(printed(r.B))
+	return math.Abs(math.Log((b + printResolution) / (a + printResolution)))
+}
+
+// printed is v rounded as FormatValue prints it.
+func printed(v float64) float64 {
+	p, err := strconv.ParseFloat(FormatValue(v), 64)
+	if err != nil {
+		return v
+	}
+	return p
+}
+
 // DiagnosisDiff is one kind of access whose diagnoses differ.
 type DiagnosisDiff struct {
 	Access string      `json:"access"` // "global load", "shared store", ...
@@ -145,14 +175,8 @@ func Compare(a, b *Report) *Comparison {
 		}
 		c.Rows = append(c.Rows, row)
 	}
-	score := func(r *Row) float64 {
-		if r.Ratio == nil || *r.Ratio == 0 {
-			return math.Inf(1)
-		}
-		return math.Abs(math.Log(math.Abs(*r.Ratio)))
-	}
 	sort.Slice(c.Rows, func(i, j int) bool {
-		si, sj := score(&c.Rows[i]), score(&c.Rows[j])
+		si, sj := c.Rows[i].score(), c.Rows[j].score()
 		if si != sj {
 			return si > sj
 		}
@@ -233,9 +257,9 @@ func diffDiagnoses(a, b *Report) []DiagnosisDiff {
 // WriteText prints the comparison: the launches; when both runs were
 // timed, their cycles, time, occupancy, IPC and stall reasons side by side
 // and the top stall source of each; every metric with both values and
-// their ratio (biggest differences first; rows whose values are equal are
-// counted, not printed, unless all is set), then the diagnoses that
-// differ.
+// their ratio (biggest differences first as printed, Row.score; rows whose
+// values print the same are counted, not printed, unless all is set; the
+// launch's duration with its unit), then the diagnoses that differ.
 func (c *Comparison) WriteText(w io.Writer, all bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "A\t%s\tgrid %s x block %s\n", c.A.Kernel, dims(c.A.Launch.Grid), dims(c.A.Launch.Block))
@@ -250,15 +274,23 @@ func (c *Comparison) WriteText(w io.Writer, all bool) error {
 	fmt.Fprintf(tw, "METRIC\tA\tB\tB/A\t\n")
 	same := 0
 	for _, r := range c.Rows {
+		if r.printedEqual() && !all {
+			same++
+			continue
+		}
 		ratio := "-"
-		if r.Ratio != nil {
-			if *r.Ratio == 1 && !all {
-				same++
-				continue
-			}
+		switch { // as printed: a value that prints as 0 is none
+		case r.Ratio == nil || printed(r.A) == 0:
+		case printed(r.B) == 0:
+			ratio = "0"
+		default:
 			ratio = fmt.Sprintf("%.3g", *r.Ratio+0) // +0: no "-0"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Name, FormatValue(r.A), FormatValue(r.B), ratio)
+		a, b := FormatValue(r.A), FormatValue(r.B)
+		if r.Name == timing.MetricDuration {
+			a, b = duration(r.A), duration(r.B)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Name, a, b, ratio)
 	}
 	tw.Flush()
 	if same > 0 {

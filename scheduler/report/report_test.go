@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,13 +162,27 @@ func TestCompare(t *testing.T) {
 	require.NoError(t, c.WriteText(&b, false))
 	assert.Contains(t, b.String(), "global store")
 	assert.Contains(t, b.String(), "stride-256 access")
-	// Biggest differences first.
+	// Biggest differences first, as printed.
 	for i := 1; i < len(c.Rows); i++ {
-		if c.Rows[i-1].Ratio != nil && c.Rows[i].Ratio != nil {
-			a, b := *c.Rows[i-1].Ratio, *c.Rows[i].Ratio
-			assert.GreaterOrEqual(t, dist(a), dist(b)-1e-12, "%s before %s", c.Rows[i-1].Name, c.Rows[i].Name)
-		}
+		a, b := c.Rows[i-1], c.Rows[i]
+		assert.GreaterOrEqual(t, gap(a), gap(b)-1e-12, "%s before %s", a.Name, b.Name)
 	}
+}
+
+// gap is how far apart a row's values print: B/A or A/B of the printed
+// values, each offset by the printed resolution (0.01); 1 when they print
+// the same.
+func gap(r report.Row) float64 {
+	a, b := printed(r.A), printed(r.B)
+	if a == b {
+		return 1
+	}
+	return dist((math.Abs(b) + 0.01) / (math.Abs(a) + 0.01))
+}
+
+func printed(v float64) float64 {
+	p, _ := strconv.ParseFloat(report.FormatValue(v), 64)
+	return p
 }
 
 func dist(r float64) float64 {
@@ -174,6 +190,43 @@ func dist(r float64) float64 {
 		return 1 / r
 	}
 	return r
+}
+
+// TestCompareRanksWhatPrints: values that print the same (rounding noise:
+// 0.004 against 0.0006, a ratio of 0.15) are not a difference, a value
+// that prints 0 is none, a small value against none ranks below a large
+// one, and the launch's duration prints with its unit.
+func TestCompareRanksWhatPrints(t *testing.T) {
+	a := &report.Report{Metrics: map[string]float64{
+		"noise.ratio":            0.004,
+		"zero_vs_tiny.ratio":     0,
+		"small_vs_none.ratio":    0.06,
+		"large_vs_none.ratio":    28.7,
+		"doubled.sum":            100,
+		"gpu__time_duration.sum": 7644.95,
+	}}
+	b := &report.Report{Metrics: map[string]float64{
+		"noise.ratio":            0.0006,
+		"zero_vs_tiny.ratio":     0.001,
+		"small_vs_none.ratio":    0.00007,
+		"large_vs_none.ratio":    0.00007,
+		"doubled.sum":            200,
+		"gpu__time_duration.sum": 4504.55,
+	}}
+	c := report.Compare(a, b)
+	var order []string
+	for _, r := range c.Rows {
+		order = append(order, r.Name)
+	}
+	assert.Equal(t, []string{"large_vs_none.ratio", "small_vs_none.ratio", "doubled.sum", "gpu__time_duration.sum", "noise.ratio", "zero_vs_tiny.ratio"}, order)
+	var out bytes.Buffer
+	require.NoError(t, c.WriteText(&out, false))
+	text := out.String()
+	assert.NotContains(t, text, "noise.ratio")
+	assert.NotContains(t, text, "zero_vs_tiny.ratio")
+	assert.Contains(t, text, "(2 more metrics are equal in both")
+	assert.Regexp(t, `gpu__time_duration.sum +7.64 us +4.5 us +0.589`, text)
+	assert.Regexp(t, `large_vs_none.ratio +28.7 +0 +0\n`, text)
 }
 
 func firstOf(c *report.Comparison, prefix string) string {

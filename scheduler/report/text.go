@@ -183,24 +183,24 @@ func (t *Timing) writeText(w io.Writer, theoretical float64) {
 	}
 
 	if len(t.Lines) > 0 {
-		fmt.Fprintln(w, "\nSource lines by stall cycles (STALLED: warps waiting to issue the line's instructions, as ncu's source view counts; WAITED ON: warps waiting for their results)")
+		fmt.Fprintln(w, "\nSource lines by stall cycles, STALLED + WAITED ON (STALLED: warps waiting to issue the line's instructions, as ncu's source view counts; WAITED ON: warps waiting for their results)")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  LINE\tSTALLED\tTOP REASON\tWAITED ON\tTOP REASON\tMACHINE INSTRUCTIONS\n")
+		fmt.Fprintf(tw, "  LINE\tSTALLED + WAITED ON\tSTALLED\tTOP REASON\tWAITED ON\tTOP REASON\tMACHINE INSTRUCTIONS\n")
 		for i, ln := range t.Lines {
 			if i == Top || ln.StallCycles+ln.WaitedOnCycles == 0 {
 				break
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%d\t%s\t%d\n", ln.Where, ln.StallCycles, dash(TopReasonOf(ln.Stalls)), ln.WaitedOnCycles, dash(TopReasonOf(ln.WaitedOn)), ln.Issued)
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%d\t%s\t%d\n", ln.Where, ln.StallCycles+ln.WaitedOnCycles, ln.StallCycles, dash(TopReasonOf(ln.Stalls)), ln.WaitedOnCycles, dash(TopReasonOf(ln.WaitedOn)), ln.Issued)
 		}
 		tw.Flush()
 	}
 	if ids := t.TopInsts(Top); len(ids) > 0 {
-		fmt.Fprintln(w, "\nTop instructions by stall cycles")
+		fmt.Fprintln(w, "\nTop instructions by stall cycles, STALLED + WAITED ON (STALLED: warps waiting to issue it; WAITED ON: warps waiting for its results)")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  STALLED\tTOP REASON\tWAITED ON\tTOP REASON\tPTX\tCUDA\tINSTRUCTION\n")
+		fmt.Fprintf(tw, "  STALLED + WAITED ON\tSTALLED\tTOP REASON\tWAITED ON\tTOP REASON\tPTX\tCUDA\tINSTRUCTION\n")
 		for _, id := range ids {
 			in := t.Inst(id)
-			fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\t%s\t%s\t%s\n", in.StallCycles, dash(TopReasonOf(in.Stalls)), in.WaitedOnCycles, dash(TopReasonOf(in.WaitedOn)),
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%d\t%s\t%s\t%s\t%s\n", in.StallCycles+in.WaitedOnCycles, in.StallCycles, dash(TopReasonOf(in.Stalls)), in.WaitedOnCycles, dash(TopReasonOf(in.WaitedOn)),
 				in.PTXLine, dash(in.CUDA), in.PTX)
 		}
 		tw.Flush()

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -208,6 +211,40 @@ func TestTimingSection(t *testing.T) {
 	}
 	for m := range r.Metrics {
 		assert.True(t, known[m], "a timed run reports %s, which the catalogue lacks", m)
+	}
+
+	// The tables of lines and instructions by stall cycles are sorted by
+	// the figure their heading names, the first column.
+	var txt bytes.Buffer
+	require.NoError(t, r.WriteText(&txt))
+	for _, heading := range []string{"Source lines by stall cycles, STALLED + WAITED ON", "Top instructions by stall cycles, STALLED + WAITED ON"} {
+		_, table, ok := strings.Cut(txt.String(), "\n"+heading)
+		require.True(t, ok, heading)
+		rows := strings.Split(table, "\n")[2:]
+		prev := uint64(math.MaxUint64)
+		n := 0
+		for _, row := range rows {
+			f := strings.Fields(row)
+			col := 0 // the sort key's column: after the line for lines
+			if strings.HasPrefix(heading, "Source") {
+				col = 1
+				if len(f) > 0 && f[0] == "PTX" {
+					col = 3 // PTX line N
+				}
+			}
+			if len(f) < col+4 {
+				break
+			}
+			total, err1 := strconv.ParseUint(f[col], 10, 64)
+			stalled, err2 := strconv.ParseUint(f[col+1], 10, 64)
+			waited, err3 := strconv.ParseUint(f[col+3], 10, 64)
+			require.NoError(t, errors.Join(err1, err2, err3), row)
+			assert.Equal(t, stalled+waited, total, row)
+			assert.LessOrEqual(t, total, prev, "%s: sorted by its first figure: %s", heading, row)
+			prev = total
+			n++
+		}
+		assert.Greater(t, n, 2, heading)
 	}
 
 	// A functional run has no timing section.
