@@ -134,7 +134,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				opt.Sources[k] = v
 			}
 		}
-		for k, v := range html.FindSources(rep, sources...) {
+		look := sources
+		if fileExists(target) {
+			look = append(append([]string(nil), sources...), filepath.Dir(target)) // a spec's folder: its sources' recorded paths below it
+		}
+		for k, v := range html.FindSources(rep, look...) {
 			if _, ok := opt.Sources[k]; !ok {
 				opt.Sources[k] = v
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ptxvm/ptxvm/scheduler/report"
@@ -103,10 +104,24 @@ func execute(w io.Writer, name string, p *page) error {
 // FindSources looks for the CUDA files the report's .loc directives name
 // and returns the texts it finds by base name. It tries, for each file,
 // the paths given (a file whose base name matches, or a folder holding
-// one), the path nvcc recorded, and the folder of the PTX file. Files it
-// cannot read are left out.
+// one), the path nvcc recorded, that path's trailing parts under every
+// folder from the PTX file's and each folder given up to the root (a
+// clone on another machine: the corpus's /build/ptxvm/testdata/apps/gen/
+// kernels/graph.cu, or testdata/apps/gen/kernels/graph.cu as recorded from
+// the repository's root, is found above testdata/apps/ptx), longest part
+// first, and the folder of the PTX file. Files it cannot read are left
+// out.
 func FindSources(r *report.Report, paths ...string) map[string]string {
 	out := map[string]string{}
+	var roots []string
+	if r.Module != "" {
+		roots = append(roots, filepath.Dir(r.Module))
+	}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			roots = append(roots, p)
+		}
+	}
 	for _, rec := range r.CUDAFiles {
 		base := filepath.Base(rec)
 		if _, ok := out[base]; ok {
@@ -121,6 +136,7 @@ func FindSources(r *report.Report, paths ...string) map[string]string {
 			}
 		}
 		try = append(try, rec)
+		try = append(try, underAncestors(rec, roots)...)
 		if r.Module != "" {
 			try = append(try, filepath.Join(filepath.Dir(r.Module), base))
 		}
@@ -128,6 +144,36 @@ func FindSources(r *report.Report, paths ...string) map[string]string {
 			if b, err := os.ReadFile(p); err == nil && len(b) <= maxSource {
 				out[base] = string(b)
 				break
+			}
+		}
+	}
+	return out
+}
+
+// underAncestors returns where recorded path rec may be found on this
+// machine: each of its trailing parts of two or more elements (longest
+// first) under each root and each folder above it.
+func underAncestors(rec string, roots []string) []string {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(rec)), "/")
+	var out []string
+	for k := 0; k+2 <= len(parts); k++ {
+		tail := parts[k:]
+		if tail[0] == "" || slices.Contains(tail, "..") {
+			continue
+		}
+		suffix := filepath.Join(tail...)
+		for _, root := range roots {
+			d, err := filepath.Abs(root)
+			if err != nil {
+				continue
+			}
+			for {
+				out = append(out, filepath.Join(d, suffix))
+				up := filepath.Dir(d)
+				if up == d {
+					break
+				}
+				d = up
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package html_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -412,6 +413,37 @@ func TestFindSources(t *testing.T) {
 	assert.Contains(t, html.FindSources(&r, filepath.Join(cuDir, "matmul.cu"))["matmul.cu"], "matmul_tiled")
 	assert.Empty(t, html.FindSources(&r, filepath.Join(cuDir, "transpose.cu")))
 	assert.Empty(t, html.FindSources(&r))
+}
+
+// TestFindSourcesInAClone: a path nvcc recorded on another machine, or
+// relative to the repository's root, is found by its trailing parts above
+// the PTX file (the corpora's sources in a fresh clone) or above a folder
+// given (a spec's); a trailing part that is only the base name is not
+// looked for above them.
+func TestFindSourcesInAClone(t *testing.T) {
+	ptx := filepath.Join("..", "..", "..", "testdata", "apps", "ptx", "graph.G.ptx")
+	want, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "apps", "gen", "kernels", "graph.cu"))
+	require.NoError(t, err)
+	spec := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(spec, "src", "k"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(spec, "src", "k", "mine.cu"), []byte("__global__ void mine() {}"), 0o644))
+	tests := []struct {
+		name, module, recorded string
+		paths                  []string
+		want                   string
+	}{
+		{"absolute, another machine", ptx, "/build/elsewhere/ptxvm/testdata/apps/gen/kernels/graph.cu", nil, string(want)},
+		{"relative to the repository's root", ptx, "testdata/apps/gen/kernels/graph.cu", nil, string(want)},
+		{"under the spec's folder", filepath.Join(spec, "k.ptx"), "/home/someone/proj/src/k/mine.cu", []string{spec}, "__global__ void mine() {}"},
+		{"base name only: not searched upwards", ptx, "/build/elsewhere/graph2.cu", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := report.Report{Module: tt.module, CUDAFiles: []string{tt.recorded}}
+			got := html.FindSources(&r, tt.paths...)[filepath.Base(tt.recorded)]
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }
 
 // timedReports caches the timed reports (with their timelines).

@@ -56,6 +56,35 @@ import runspec  # noqa: E402
 
 GEN_VERSION = "1.1"
 KERNELS_DIR = os.path.join(HERE, "kernels")
+# The repository's root: nvcc runs there with paths relative to it, so that
+# the .file directives and logs it writes name no folder of this machine.
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+_FILE_RE = re.compile(r'^(\s*\.file\s+\d+\s+")([^"]*)(".*)$')
+
+
+def repo_rel(path):
+    """path relative to the repository's root when it is inside it, else as is."""
+    a = os.path.abspath(path)
+    if os.path.commonpath([a, REPO]) == REPO:
+        return os.path.relpath(a, REPO)
+    return path
+
+
+def relativize_ptx(ptx):
+    """Rewrite the .file directives of a PTX file that name a path inside
+    the repository to that path relative to its root (what nvcc recorded
+    when given absolute paths); nothing else changes."""
+    with open(ptx, encoding="utf-8", errors="surrogateescape") as f:
+        lines = f.read().split("\n")
+    changed = False
+    for i, ln in enumerate(lines):
+        m = _FILE_RE.match(ln)
+        if m and os.path.isabs(m.group(2)) and repo_rel(m.group(2)) != m.group(2):
+            lines[i] = m.group(1) + repo_rel(m.group(2)).replace(os.sep, "/") + m.group(3)
+            changed = True
+    if changed:
+        with open(ptx, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("\n".join(lines))
 ARCH = "sm_90"
 VARIANTS = {
     "O3": ["-O3", "-lineinfo"],
@@ -428,29 +457,33 @@ def compile_all(out, mods, jobs, targets=True):
     for d in (ptx_dir, logs):
         os.makedirs(d, exist_ok=True)
     tasks = []
+    # nvcc runs in the repository's root with paths relative to it (repo_rel):
+    # the PTX's .file directives and the logs then name no machine folder.
+    inc = repo_rel(KERNELS_DIR)
     for m in mods:
-        src = os.path.join(KERNELS_DIR, m + ".cu")
+        src = repo_rel(os.path.join(KERNELS_DIR, m + ".cu"))
         for v, flags in VARIANTS.items():
             dst = os.path.join(ptx_dir, f"{m}.{v}.ptx")
             tasks.append(((m, v), ["nvcc", "-ptx", f"-arch={ARCH}", *flags, "-std=c++17",
-                                   "-I", KERNELS_DIR, src, "-o", dst], dst))
+                                   "-I", inc, src, "-o", repo_rel(dst)], dst))
         if targets and m in getattr(C, "TARGET_MODULES", ()):
             os.makedirs(tgt_dir, exist_ok=True)
             for arch in C.TARGET_ARCHS:
                 dst = os.path.join(tgt_dir, f"{m}.{arch}.ptx")
                 tasks.append(((m, arch), ["nvcc", "-ptx", f"-arch={arch}", "-O3", "-std=c++17",
-                                          "-I", KERNELS_DIR, src, "-o", dst], dst))
+                                          "-I", inc, src, "-o", repo_rel(dst)], dst))
     status = {}
 
     def do(task):
         key, cmd, dst = task
-        rc, output = run(cmd, timeout=300)
+        rc, output = run(cmd, timeout=300, cwd=REPO)
         with open(os.path.join(logs, f"{key[0]}.{key[1]}.log"), "w") as f:
             f.write(" ".join(cmd) + "\n" + output)
         if rc != 0 or not os.path.isfile(dst):
             if os.path.exists(dst):
                 os.remove(dst)
             return key, f"nvcc failed (exit {rc}): " + " ".join(output.split())[-500:]
+        relativize_ptx(dst)
         return key, "ok"
 
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:

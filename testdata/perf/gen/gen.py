@@ -212,12 +212,15 @@ def compile_all(out, mods, jobs):
         m, v = key
         src = module_source(m)
         dst = os.path.join(ptx_dir, f"{m}.{v}.ptx")
-        cmd = ["nvcc", "-ptx", f"-arch={ARCH}", *VARIANTS[v], "-std=c++17", src, "-o", dst]
-        rc, o = run(cmd, timeout=300)
+        # From the repository's root with relative paths: the .file
+        # directives and the log name no machine folder (NG.relativize_ptx).
+        cmd = ["nvcc", "-ptx", f"-arch={ARCH}", *VARIANTS[v], "-std=c++17", NG.repo_rel(src), "-o", NG.repo_rel(dst)]
+        rc, o = run(cmd, timeout=300, cwd=NG.REPO)
         with open(os.path.join(logs, f"{m}.{v}.log"), "w") as f:
             f.write(" ".join(cmd) + "\n" + o)
         if rc != 0 or not os.path.isfile(dst):
             return key, f"nvcc failed (exit {rc}): " + " ".join(o.split())[-400:]
+        NG.relativize_ptx(dst)
         cubin = os.path.join(tmp, f"{m}.{v}.cubin")
         cmd = ["ptxas", f"-arch={ARCH}", "-v", dst, "-o", cubin]
         rc, o = run(cmd, timeout=300)
