@@ -188,7 +188,9 @@ var malformedShapes = []struct {
 	{"openbodies", func(n int) string { return header + strings.Repeat(".entry a() { {\n", n/15) }},
 	{"closers", func(n int) string { return header + strings.Repeat("}", n) }},
 	{"initialiser", func(n int) string { return header + ".global .u32 x[1] = {" + strings.Repeat("1,", n/2) + "}}};\n" }},
-	{"unterminated", func(n int) string { return header + ".entry a() {\n" + strings.Repeat("\tadd.f32 %f1, %f2, %f3; // {\n", n/30) }},
+	{"unterminated", func(n int) string {
+		return header + ".entry a() {\n" + strings.Repeat("\tadd.f32 %f1, %f2, %f3; // {\n", n/30)
+	}},
 }
 
 // BenchmarkRejectMalformed parses each malformed shape at 1 MB and 10 MB,

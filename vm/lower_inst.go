@@ -612,6 +612,10 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		if !l.lowerMovmatrix(pi, &in, &m) {
 			return
 		}
+	case "mma":
+		if !l.lowerMma(pi, &in, &m) {
+			return
+		}
 	case "mbarrier":
 		if !l.lowerMbarrier(pi, &in, &m) {
 			return
@@ -639,6 +643,10 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		in.A = 0
 		m.rest = nil
 	default:
+		if !ptx.KnownOpcode(pi.Opcode) {
+			l.errorf(pi.Pos, "%s", ptx.UnknownInstruction(pi.Opcode, pi.Mods))
+			return
+		}
 		l.errorf(pi.Pos, "unsupported instruction %s%s", pi.Opcode, strings.Join(pi.Mods, ""))
 		return
 	}

@@ -450,7 +450,7 @@ func TestUnknownInstructionIsNamed(t *testing.T) {
 }`
 	_, _, err := run(t, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{{0}})
 	require.ErrorContains(t, err, "test.ptx:8:")
-	require.ErrorContains(t, err, "unsupported instruction frobnicate.b32")
+	require.ErrorContains(t, err, "unknown instruction frobnicate.b32")
 }
 
 func TestUnknownRegisterIsPositioned(t *testing.T) {

@@ -52,6 +52,9 @@ error by error (the first ten, then how many more) and exits 2.`, stderr)
 		mode |= ptx.Lazy
 	}
 	ast, err := ptx.ParseMode(pos[0], src, mode)
+	if err == nil {
+		err = ast.CheckOpcodes()
+	}
 	if err != nil {
 		printErrors(stderr, err)
 		return exitUsage
