@@ -22,6 +22,8 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		return w.execStmatrix(in, f, exec, pc)
 	case OpMovmatrix:
 		return w.execMovmatrix(in, f, exec, pc)
+	case OpMma:
+		return w.execMma(in, f, exec, pc)
 	case OpMbarrier:
 		return w.execMbarrier(in, f, exec, pc)
 	case OpMbarPendingCount:

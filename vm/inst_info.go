@@ -156,6 +156,8 @@ func classify(in *Inst) Class {
 		return ClassNop // LDGDEPBAR, DEPBAR: scoreboard bookkeeping
 	case OpMovmatrix:
 		return ClassWarpSync // MOVM: a warp-wide exchange of registers
+	case OpMma:
+		return ClassHalf // HMMA: f16 multiplicands (the timing model has no tensor-core class)
 	case OpLdmatrix, OpStmatrix:
 		if in.Space == memspace.Shared {
 			return ClassLSUShared // LDSM, STSM
@@ -414,6 +416,16 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		addrReg()
 		for e := 0; e < int(in.Vec); e++ {
 			r.reg(in.V[e])
+		}
+	case OpMma:
+		d, a, b, c := in.MmaRegs(f)
+		for _, l := range [3][]int32{a, b, c} {
+			for _, x := range l {
+				r.reg(x)
+			}
+		}
+		for _, x := range d {
+			w.reg(x)
 		}
 	case OpMbarrier:
 		addrReg()

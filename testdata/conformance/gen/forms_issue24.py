@@ -1048,9 +1048,12 @@ def mbarrier_forms():
 # ---------------------------------------------------------------- mma.sync test vectors (recorded only)
 #
 # mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 on vectors chosen to show
-# how the tensor core rounds, aligns and accumulates: recorded on the GPU for
-# a later study (testdata/conformance/issue24/mma_vectors); ptxvm does not
-# implement mma yet, so these cases are not run by the Go tests.
+# how the tensor core rounds, aligns and accumulates, recorded on the GPU
+# (testdata/conformance/issue24/mma_vectors). The arithmetic learned from
+# them (docs/semantics.md, "Tensor cores") is checked against every element
+# by vm/internal/fpu TestDotF16F32Recorded and, through the VM, by
+# scheduler/suite TestIssue24MmaVectors. (The forms' note, "recorded only",
+# is as they were recorded.)
 #
 # Fragments (PTX ISA, "Matrix Fragments for mma.m16n8k16"): g = lane >> 2,
 # q = lane & 3; A (16x16, row): a0 = A[g][2q..2q+1], a1 = A[g+8][2q..],

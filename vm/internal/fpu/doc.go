@@ -4,7 +4,9 @@
 // copysign and testp; f16 and bf16 scalar arithmetic; the approximate
 // instructions (rcp/div/sqrt/rsqrt/sin/cos/lg2/ex2/tanh .approx); and cvt
 // between every float and integer type, with .ftz, .sat, .relu and
-// .satfinite.
+// .satfinite; and the tensor core's dot product of mma .f32.f16.f16.f32
+// (DotF16F32, mma.go: one fused sum of the exact products and c with
+// alignment truncation and rounding toward zero, learned from the GPU).
 //
 // Package vm calls it once per lane; it knows nothing about registers,
 // warps or the instruction stream, and the .x2 packed forms are built by
