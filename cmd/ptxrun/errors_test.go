@@ -198,7 +198,7 @@ func TestBadInput(t *testing.T) {
 		{name: "unknown instruction, run", files: map[string]string{"unk.ptx": unknownInstPTX, "spec.json": sp(map[string]any{"module": "unk.ptx", "kernel": "k", "args": []any{map[string]any{"buffer": "out"}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"unk.ptx:9:2: ", "frobnicate"}},
 		{name: "unknown instruction, list --check", files: map[string]string{"unk.ptx": unknownInstPTX},
-			args: []string{"{dir}/unk.ptx", "--check"}, code: exitFail, stderr: []string{"unk.ptx:9:2: ", "frobnicate"}},
+			args: []string{"{dir}/unk.ptx", "--check"}, code: exitUsage, stderr: []string{"unk.ptx:9:2: ", "unknown instruction frobnicate"}}, // a malformed module, as a parse error is
 
 		// Bad specs.
 		{name: "malformed spec JSON", files: map[string]string{"spec.json": "{\"module\": \"k.ptx\",\n \"kernel\": \"store\",, }"},
@@ -236,7 +236,7 @@ func TestBadInput(t *testing.T) {
 		{name: "too many arguments", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"u32": 0}, map[string]any{"u32": 1}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{"kernel store takes 2 parameters, the spec gives 3 arguments"}},
 		{name: "f64 for a u32 parameter", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"f64": 1.5}}})},
-			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`args[1] (parameter 1 of store, .u32 in PTX): f64 is 64 bits; the parameter is 32 bits: write {"u32": ...}`}},
+			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`spec.json: args[1] (parameter 1 of store, .u32 in PTX): f64 is 64 bits; the parameter is 32 bits: write {"u32": ...}`}},
 		{name: "u32 for a pointer parameter", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"u32": 5}, map[string]any{"u32": 0}}})},
 			args: []string{"run", "{dir}/spec.json"}, code: exitUsage, stderr: []string{`args[0] (parameter 0 of store, .u64 in PTX): u32 is 32 bits; the parameter is 64 bits: write {"u64": ...}`}},
 		{name: "u32 argument out of range", files: map[string]string{"spec.json": sp(map[string]any{"args": []any{map[string]any{"buffer": "out"}, map[string]any{"u32": 1 << 32}}})},

@@ -117,6 +117,7 @@ func buildQuickSpec(module, kernel, grid, block string, dyn uint64, args []strin
 	if err != nil {
 		return nil, err
 	}
+	checked.Quick = true
 	return checked, nil
 }
 

@@ -204,10 +204,10 @@ func TestQuickLaunchErrors(t *testing.T) {
 		{[]string{"--kernel", "vecadd", "--arg", "C=f32[4]:nofile.bin"}, `contents "nofile.bin": not rand, iota, a number or a file`},
 		{[]string{"--kernel", "vecadd", "--arg", "C=f32[4]", "--arg", "C=f32[4]"}, "buffer C is given twice"},
 		{[]string{"--kernel", "vecadd", "--arg", "C=f32[4]", "--arg", "A=f32[4]", "--arg", "B=f32[4]", "--arg", "n=u32:4294967295"},
-			"args[3] (parameter 3 of vecadd, .u32 in PTX, int in C++): 4294967295 is out of range (-2147483648 to 2147483647)"},
+			"--arg 4 (parameter 3 of vecadd, .u32 in PTX, int in C++): 4294967295 is out of range (-2147483648 to 2147483647)"},
 		{[]string{"--kernel", "vecadd", "--arg", "C=f32[4]", "--arg", "A=f32[4]", "--arg", "B=f32[4]", "--arg", "n=f32:4"},
-			`f32 is a float; the parameter is an integer: write {"s32": ...}`},
-		{[]string{"--kernel", "vecadd", "--arg", "C=f32[4]"}, "kernel vecadd takes 4 parameters, the spec gives 1 arguments"},
+			"f32 is a float; the parameter is an integer: write --arg s32:VALUE"},
+		{[]string{"--kernel", "vecadd", "--arg", "C=f32[4]"}, "kernel vecadd takes 4 parameters, the launch gives 1 --arg values"},
 		{[]string{"--kernel", "nosuch", "--arg", "C=f32[4]"}, `no kernel matches "nosuch"`},
 		{[]string{"--kernel", "vecadd", "--grid", "0", "--arg", "C=f32[4]"}, `--grid "0": "0" is not a positive size`},
 	} {

@@ -24,21 +24,34 @@ func (s *Spec) checkArgs(kernel string, fn *ptx.Function) error {
 	if len(ctypes) != len(fn.Params) {
 		ctypes = nil
 	}
+	// A spec file's errors name it; a quick launch's speak of --arg.
+	where := ""
+	if s.Path != "" {
+		where = s.Path + ": "
+	}
 	if len(s.Args) != len(fn.Params) {
 		var ps []string
 		for i, p := range fn.Params {
 			ps = append(ps, paramDesc(p, ctypes, i))
 		}
-		return fmt.Errorf("kernel %s takes %d parameters, the spec gives %d arguments; the parameters are:\n  %s",
-			display, len(fn.Params), len(s.Args), strings.Join(ps, "\n  "))
+		gives := fmt.Sprintf("the spec gives %d arguments", len(s.Args))
+		if s.Quick {
+			gives = fmt.Sprintf("the launch gives %d --arg values", len(s.Args))
+		}
+		return fmt.Errorf("%skernel %s takes %d parameters, %s; the parameters are:\n  %s",
+			where, display, len(fn.Params), gives, strings.Join(ps, "\n  "))
 	}
 	for i, a := range s.Args {
 		ctype := ""
 		if ctypes != nil {
 			ctype = ctypes[i]
 		}
-		if err := checkArg(a, fn.Params[i], ctype); err != nil {
-			return fmt.Errorf("args[%d] (parameter %d of %s, %s): %s", i, i, display, paramDesc(fn.Params[i], ctypes, i), err)
+		if err := checkArg(a, fn.Params[i], ctype, s.Quick); err != nil {
+			arg := fmt.Sprintf("args[%d]", i)
+			if s.Quick {
+				arg = fmt.Sprintf("--arg %d", i+1)
+			}
+			return fmt.Errorf("%s%s (parameter %d of %s, %s): %s", where, arg, i, display, paramDesc(fn.Params[i], ctypes, i), err)
 		}
 	}
 	return nil
@@ -91,28 +104,36 @@ func paramKind(p *ptx.Param, ctype string) (kind byte, bits int) {
 }
 
 // checkArg says what is wrong with argument a for parameter p, of C++
-// type ctype ("" if unknown).
-func checkArg(a Arg, p *ptx.Param, ctype string) error {
+// type ctype ("" if unknown); quick words the fix as an --arg flag.
+func checkArg(a Arg, p *ptx.Param, ctype string, quick bool) error {
 	kind, bits := paramKind(p, ctype)
 	if kind == 0 || bits == 0 {
 		return fmt.Errorf("a %s parameter cannot be given from a spec", p.Type)
 	}
+	want := map[byte]string{'u': "u", 's': "s", 'f': "f", 'p': "u", 'b': "u"}[kind] + fmt.Sprint(bits)
+	if _, ok := scalarSize[want]; !ok {
+		want = "a scalar of that size"
+	} else if quick {
+		want = fmt.Sprintf("--arg %s:VALUE", want)
+	} else {
+		want = fmt.Sprintf("{%q: ...}", want)
+	}
 	switch a.Kind {
 	case "buffer", "texture":
+		// The address is 8 bytes, which any 64-bit integer or bits
+		// parameter takes (hand-written PTX and other compilers declare
+		// pointers .s64 or .b64).
 		what := map[string]string{"buffer": "a buffer's address", "texture": "a texture object"}[a.Kind]
-		if bits != 64 || kind == 'f' || kind == 's' {
-			return fmt.Errorf("%s is a 64-bit unsigned integer; this parameter is not", what)
+		switch {
+		case kind == 'f':
+			return fmt.Errorf("%s is an integer; this parameter is a float: give it a value, write %s (a buffer goes to a pointer parameter)", what, want)
+		case bits != 64:
+			return fmt.Errorf("%s is 64 bits; this parameter is %d bits: give it a value, write %s", what, bits, want)
 		}
 		return nil
 	}
 	abits := scalarSize[a.Kind] * 8
 	akind := a.Kind[0]
-	want := map[byte]string{'u': "u", 's': "s", 'f': "f", 'p': "u", 'b': "u"}[kind] + fmt.Sprint(bits)
-	if _, ok := scalarSize[want]; !ok {
-		want = "a scalar of that size"
-	} else {
-		want = fmt.Sprintf("{%q: ...}", want)
-	}
 	switch {
 	case abits != bits:
 		return fmt.Errorf("%s is %d bits; the parameter is %d bits: write %s", a.Kind, abits, bits, want)

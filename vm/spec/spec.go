@@ -52,6 +52,9 @@ type Spec struct {
 	// relative paths.
 	Path string `json:"-"`
 	Dir  string `json:"-"`
+	// Quick marks a spec made from a quick launch's flags: its messages
+	// speak of --arg values, not of the spec's args.
+	Quick bool `json:"-"`
 }
 
 // Buffer is a device buffer (or, under "symbols", a module variable). Its
