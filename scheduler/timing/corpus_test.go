@@ -33,6 +33,11 @@ var interleavingDependent = map[string]string{
 	"atomic_shared_ops/G":  "atomicCAS loop on one shared word (atomics.cu:162)",
 	"atomic_contended/O3":  "atomicCAS loops on one global word (atomics.cu:56, 68)",
 	"atomic_contended/G":   "atomicCAS loops on one global word (atomics.cu:56, 68)",
+	// Which lane's atomicCAS claims a node first decides which lanes take
+	// the branch that sets changed (graph.cu:52): the same lanes in all,
+	// grouped differently.
+	"bfs_block/O3": "atomicCAS claims of neighbours (graph.cu:52)",
+	"bfs_block/G":  "atomicCAS claims of neighbours (graph.cu:52)",
 }
 
 // Timing mode computes what functional mode computes: every corpus case
