@@ -96,6 +96,7 @@ Examples:
 			fmt.Fprintln(stderr, "ptxrun compare:", err)
 			return exitFail
 		}
+		reps[i].From = path
 	}
 	c := report.Compare(reps[0], reps[1])
 	if *asJSON {

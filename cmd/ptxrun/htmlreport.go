@@ -143,13 +143,14 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 				opt.Sources[k] = v
 			}
 		}
+		rep.From = target
 		reps = append(reps, rep)
 	}
 	var buf bytes.Buffer
 	name := short(reps[0].Kernel)
 	if *cmp {
 		err = html.WriteCompare(&buf, report.Compare(reps[0], reps[1]), opt)
-		name += "-vs-" + short(reps[1].Kernel)
+		name = compareName(pos[0], pos[1], reps[0].Kernel, reps[1].Kernel)
 	} else {
 		err = html.Write(&buf, reps[0], opt)
 	}
@@ -286,6 +287,33 @@ func runBundled(ctx context.Context, e *kernels.Example, gpu *scheduler.Profile,
 
 // short is a kernel's C++ name without parameters.
 func short(mangled string) string { return demangle.Filter(mangled, demangle.NoParams) }
+
+// compareName names a comparison's HTML file: A-vs-B by kernel, and where
+// both are one kernel, by what tells the two launches apart (the parts of
+// their paths that differ: matmul-O3-vs-G), so that a second comparison of
+// the kernel does not overwrite the first.
+func compareName(targetA, targetB, kernelA, kernelB string) string {
+	a, b := short(kernelA), short(kernelB)
+	if a != b {
+		return a + "-vs-" + b
+	}
+	split := func(p string) []string {
+		p = filepath.ToSlash(filepath.Clean(p))
+		return strings.Split(strings.TrimSuffix(p, filepath.Ext(p)), "/")
+	}
+	pa, pb := split(targetA), split(targetB)
+	for len(pa) > 1 && len(pb) > 1 && pa[0] == pb[0] {
+		pa, pb = pa[1:], pb[1:]
+	}
+	for len(pa) > 1 && len(pb) > 1 && pa[len(pa)-1] == pb[len(pb)-1] {
+		pa, pb = pa[:len(pa)-1], pb[:len(pb)-1]
+	}
+	da, db := strings.Join(pa, "_"), strings.Join(pb, "_")
+	if da == db {
+		return a + "-vs-" + b
+	}
+	return a + "-" + da + "-vs-" + db
+}
 
 // fileName keeps the letters, digits, '_', '-' and '.' of a name.
 func fileName(s string) string {

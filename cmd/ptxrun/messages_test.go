@@ -36,3 +36,22 @@ func TestListUnknownOpcode(t *testing.T) {
 		})
 	}
 }
+
+// report --compare names its file by kernel, and two launches of one
+// kernel by what sets them apart, so comparisons do not overwrite each
+// other.
+func TestCompareName(t *testing.T) {
+	const k = "_Z6matmulPfPKfS1_i"
+	for _, tc := range []struct {
+		a, b, ka, kb, want string
+	}{
+		{"naive.json", "tiled.json", "_Z12matmul_naivePfPKfS1_i", "_Z12matmul_tiledPfPKfS1_i", "matmul_naive-vs-matmul_tiled"},
+		{"cases/matmul/O3/spec.json", "cases/matmul/G/spec.json", k, k, "matmul-O3-vs-G"},
+		{"runs/a.json", "runs/b.json", k, k, "matmul-a-vs-b"},
+		{"x/big/spec.json", "y/small/spec.json", k, k, "matmul-x_big-vs-y_small"},
+		{"same.json", "same.json", k, k, "matmul-vs-matmul"},
+		{"matmul_naive", "matmul_naive", "_Z12matmul_naivePfPKfS1_i", "_Z12matmul_naivePfPKfS1_i", "matmul_naive-vs-matmul_naive"},
+	} {
+		require.Equal(t, tc.want, compareName(tc.a, tc.b, tc.ka, tc.kb), "%s %s", tc.a, tc.b)
+	}
+}

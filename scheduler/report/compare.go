@@ -262,8 +262,12 @@ func diffDiagnoses(a, b *Report) []DiagnosisDiff {
 // launch's duration with its unit), then the diagnoses that differ.
 func (c *Comparison) WriteText(w io.Writer, all bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "A\t%s\tgrid %s x block %s\n", c.A.Kernel, dims(c.A.Launch.Grid), dims(c.A.Launch.Block))
-	fmt.Fprintf(tw, "B\t%s\tgrid %s x block %s\n", c.B.Kernel, dims(c.B.Launch.Grid), dims(c.B.Launch.Block))
+	for _, side := range []struct {
+		name string
+		r    *Report
+	}{{"A", c.A}, {"B", c.B}} {
+		fmt.Fprintf(tw, "%s\t%s\tgrid %s x block %s\n", side.name, sideTitle(side.r), dims(side.r.Launch.Grid), dims(side.r.Launch.Block))
+	}
 	fmt.Fprintf(tw, "gpu\t%s, %s mode\n", c.A.GPU, c.A.Mode)
 	tw.Flush()
 	if c.Timing != nil {

@@ -14,6 +14,9 @@ import (
 // Report is what a run of one launch says about its memory traffic.
 type Report struct {
 	Kernel string `json:"kernel"`
+	// From is what was run: the launch spec's path or the bundled
+	// kernel's name ("" when not known); comparisons label sides by it.
+	From   string `json:"from,omitempty"`
 	GPU    string `json:"gpu"`
 	Mode   string `json:"mode"`
 	Launch Launch `json:"launch"`

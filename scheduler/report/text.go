@@ -69,7 +69,7 @@ func bytesKiB(b int) string {
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	l := &r.Launch
-	fmt.Fprintf(tw, "kernel\t%s\n", r.Kernel)
+	fmt.Fprintf(tw, "kernel\t%s\n", kernelTitle(r.Kernel))
 	fmt.Fprintf(tw, "launch\tgrid %s x block %s, %d B static + %d B dynamic shared\n", dims(l.Grid), dims(l.Block), l.StaticShared, l.DynamicShared)
 	fmt.Fprintf(tw, "gpu\t%s (%d SMs), %s mode\n", r.GPU, l.SMs, r.Mode)
 	regs := fmt.Sprintf("%d registers per thread", l.Registers)
