@@ -39,6 +39,7 @@ import forms_fma  # noqa: E402
 import forms_addr  # noqa: E402
 import forms_carry  # noqa: E402
 import forms_warpdiv  # noqa: E402
+import forms_mma2  # noqa: E402
 import forms_ptxforms  # noqa: E402
 import forms_issue24  # noqa: E402
 
@@ -76,6 +77,8 @@ FAMILY_BUILDERS = [
     ('mbarrier', forms_issue24.mbarrier_forms, ''),
     # mma.sync test vectors, recorded only (testdata/conformance/issue24/mma_vectors)
     ('mma', forms_issue24.mma_forms, ''),
+    # the other mma types and wmma, recorded only (testdata/conformance/issue24/mma_vectors2)
+    ('mma2', forms_mma2.mma2_forms, ''),
 ]
 
 # Families whose SASS (nvdisasm -c of ptxas -arch=sm_90) and ptxas -v report
@@ -83,7 +86,7 @@ FAMILY_BUILDERS = [
 # contraction probes (fma_*, whose per-form SASS is also in forms.json
 # "sass") or sass/<family>.sass.gz (gzip) for the others.
 SASS_FAMILIES = ('fma_f32', 'fma_f64', 'fma_half', 'addr', 'carry', 'warpdiv', 'barerr', 'ptxforms', 'video',
-                 'cpasync', 'ldmatrix', 'stmatrix', 'movmatrix', 'mbarrier', 'mma')
+                 'cpasync', 'ldmatrix', 'stmatrix', 'movmatrix', 'mbarrier', 'mma', 'mma2')
 
 
 def all_forms(only=None):
