@@ -136,7 +136,7 @@ const (
 	OpStmatrix  // stmatrix.sync.aligned.m8n8.b16: A+Off the row address, Vec matrices, V sources, FTrans
 	OpMovmatrix // movmatrix.sync.aligned.m8n8.trans.b16 D, A
 	// warp-level matrix multiply-accumulate (exec_mma.go)
-	OpMma // mma.sync.aligned.m16n8k{16,8}.row.col.f32.f16.f16.f32: Imm k, Target the register list (Inst.MmaRegs)
+	OpMma // mma.sync.aligned (lower_mma.go): Imm k, T/T2 the D and A types, Target the register list (Inst.MmaRegs)
 	// mbarriers (exec_mbarrier.go)
 	OpMbarrier         // Imm: the operation (Inst.Mbar); A+Off the object; B, C operands; D the state or the wait predicate
 	OpMbarPendingCount // mbarrier.pending_count D, A (a state)
@@ -357,17 +357,17 @@ const (
 // then the values.
 func (in *Inst) RegList(f *Func) []int32 { return f.RegLists[in.Target] }
 
-// MmaK is the k of an OpMma's shape (16 or 8).
+// MmaK is the k of an OpMma's shape (32, 16, 8 or 4).
 func (in *Inst) MmaK() int { return int(in.Imm) }
 
 // MmaRegs splits an OpMma's register list in f into D, A, B and C.
 func (in *Inst) MmaRegs(f *Func) (d, a, b, c []int32) {
 	l := f.RegLists[in.Target]
-	na, nb := 4, 2
-	if in.Imm == 8 {
-		na, nb = 2, 1
+	nd, na, nb := mmaCounts(in.T, in.T2, in.Imm)
+	if len(l) != 2*nd+na+nb {
+		return nil, nil, nil, nil
 	}
-	return l[:4], l[4 : 4+na], l[4+na : 4+na+nb], l[4+na+nb : 8+na+nb]
+	return l[:nd], l[nd : nd+na], l[nd+na : nd+na+nb], l[nd+na+nb:]
 }
 
 // BrxTable is the target PCs of a brx.idx in f.

@@ -184,14 +184,17 @@ func TestMma(t *testing.T) {
 func TestMmaErrors(t *testing.T) {
 	tests := []struct{ name, inst, msg string }{
 		{"divergent warp", "setp.lt.u32 %p1, %r4, 16;\n\t@%p1 mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "every lane of the warp"},
-		{"f16 accumulator", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r30, %r31}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21};", "only .f32.f16.f16.f32"},
-		{"bf16", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "only .f32.f16.f16.f32"},
-		{"m8n8k4", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "only the shapes"},
+		{"k8 f16 accumulator (not measured)", "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%r30, %r31}, {%r10, %r11}, {%r14}, {%r20, %r21};", "is not supported"},
+		{"u8 (not measured)", "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "is not supported"},
+		{"mixed types", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21};", "mixed types are not supported"},
+		{"m8n8k4 f16 (not measured)", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "is not supported"},
+		{"m16n8k4 f64", "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%r30, %r31}, {%r10}, {%r14}, {%r20, %r21};", "is not supported"},
+		{"m16n8k256 b1", "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "only the shapes"},
 		{"no .sync", "mma.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "needs .sync.aligned"},
 		{"row row", "mma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "the layouts are .row.col"},
 		{"k8 with k16 a", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14}, {%r20, %r21, %r22, %r23};", "operand a needs 2 registers, found 4"},
 		{"three operands", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15};", "takes 4 operands"},
-		{"extra modifier", "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "unsupported modifier on mma"},
+		{"extra modifier", "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", ".satfinite is supported only on the .s32 forms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

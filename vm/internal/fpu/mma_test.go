@@ -153,3 +153,50 @@ func TestDotF16F32AnyBits(t *testing.T) {
 		}
 	}
 }
+
+// The other tensor-core types (learned from testdata/conformance/issue24/
+// mma_vectors2; scheduler/suite TestIssue24Mma2Vectors runs every recorded
+// element through the VM).
+func TestDotOtherTypesTable(t *testing.T) {
+	const (
+		bf1   = uint32(0x3f80) // bf16 1.0
+		bfBig = uint32(0x7f00) // bf16 2^127
+		tf1   = uint32(0x3f800000)
+		h1    = uint32(0x3c00) // f16 1.0
+	)
+	for _, c := range []struct {
+		name string
+		got  func() uint64
+		want uint64
+	}{
+		{"bf16 1*1+1", func() uint64 { return uint64(DotF32(MmaBF16, []uint32{bf1}, []uint32{bf1}, 0x3f800000)) }, 0x40000000},
+		{"bf16 overflow is inf, also toward zero", func() uint64 {
+			return uint64(DotF32(MmaBF16, []uint32{bfBig}, []uint32{bfBig}, 0))
+		}, 0x7f800000},
+		{"bf16 sum below the smallest subnormal is +0", func() uint64 {
+			return uint64(DotF32(MmaBF16, []uint32{0x8001}, []uint32{0x0001}, 0))
+		}, 0},
+		{"tf32 ignores the low 13 bits", func() uint64 {
+			return uint64(DotF32(MmaTF32, []uint32{tf1 | 0x1fff}, []uint32{tf1 | 0x1000}, 0))
+		}, 0x3f800000},
+		{"tf32 nan", func() uint64 { return uint64(DotF32(MmaTF32, []uint32{0x7fc00000}, []uint32{tf1}, 0)) }, uint64(CanonNaN32)},
+		{"f16 accumulator rounds to nearest", func() uint64 {
+			// 2048 + 1 + 1 (ties to even twice would give 2048; one sum gives 2050)
+			return uint64(DotF16F16([]uint32{h1, h1}, []uint32{h1, h1}, 0x6800))
+		}, 0x6801},
+		{"f16 accumulator 2048+1 ties to even", func() uint64 { return uint64(DotF16F16([]uint32{h1}, []uint32{h1}, 0x6800)) }, 0x6800},
+		{"f16 accumulator overflow", func() uint64 { return uint64(DotF16F16([]uint32{0x7bff}, []uint32{0x7bff}, 0)) }, 0x7c00},
+		{"f16 accumulator nan", func() uint64 { return uint64(DotF16F16([]uint32{h1}, []uint32{h1}, 0x7c01)) }, uint64(CanonNaN16)},
+		{"s8 wraps", func() uint64 { return uint64(DotS8S32([]uint32{0x80}, []uint32{0x80}, 0x7fffffff, false)) }, 0x80003fff},
+		{"s8 satfinite clamps", func() uint64 { return uint64(DotS8S32([]uint32{0x80}, []uint32{0x80}, 0x7fffffff, true)) }, 0x7fffffff},
+		{"s8 satfinite low", func() uint64 { return uint64(DotS8S32([]uint32{0x80}, []uint32{0x7f}, 0x80000000, true)) }, 0x80000000},
+		{"f64 fma chain in k order", func() uint64 {
+			// (2^53 + 1) - 2^53: the chain rounds 2^53+1 first, then cancels
+			return DotF64([]uint64{0x3ff0000000000000, 0xc340000000000000}, []uint64{0x3ff0000000000000, 0x3ff0000000000000}, 0x4340000000000000)
+		}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.Equal(t, c.want, c.got())
+		})
+	}
+}
