@@ -24,6 +24,12 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		return w.execMovmatrix(in, f, exec, pc)
 	case OpMma:
 		return w.execMma(in, f, exec, pc)
+	case OpWmmaLoad:
+		return w.execWmmaLoad(in, f, exec, pc)
+	case OpWmmaStore:
+		return w.execWmmaStore(in, f, exec, pc)
+	case OpWmmaMma:
+		return w.execWmmaMma(in, f, exec, pc)
 	case OpMbarrier:
 		return w.execMbarrier(in, f, exec, pc)
 	case OpMbarPendingCount:

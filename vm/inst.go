@@ -137,6 +137,10 @@ const (
 	OpMovmatrix // movmatrix.sync.aligned.m8n8.trans.b16 D, A
 	// warp-level matrix multiply-accumulate (exec_mma.go)
 	OpMma // mma.sync.aligned (lower_mma.go): Imm k, T/T2 the D and A types, Target the register list (Inst.MmaRegs)
+	// wmma .m16n16k16 (lower_wmma.go, exec_wmma.go)
+	OpWmmaLoad  // wmma.load.a/b/c: A+Off the address, B the stride (NoReg: 16), Imm the matrix, FTrans .col, Target the registers
+	OpWmmaStore // wmma.store.d: as OpWmmaLoad, the registers read
+	OpWmmaMma   // wmma.mma: Target the registers d, a, b, c (8 each)
 	// mbarriers (exec_mbarrier.go)
 	OpMbarrier         // Imm: the operation (Inst.Mbar); A+Off the object; B, C operands; D the state or the wait predicate
 	OpMbarPendingCount // mbarrier.pending_count D, A (a state)
@@ -165,7 +169,7 @@ var opNames = [numOps]string{
 	OpElect: "elect.sync", OpWarpSync: "bar.warp.sync",
 	OpTex: "tex", OpTxq: "txq",
 	OpCpAsync: "cp.async", OpCpAsyncCommit: "cp.async.commit_group", OpCpAsyncWait: "cp.async.wait_group",
-	OpLdmatrix: "ldmatrix", OpStmatrix: "stmatrix", OpMovmatrix: "movmatrix", OpMma: "mma",
+	OpLdmatrix: "ldmatrix", OpStmatrix: "stmatrix", OpMovmatrix: "movmatrix", OpMma: "mma", OpWmmaLoad: "wmma.load", OpWmmaStore: "wmma.store", OpWmmaMma: "wmma.mma",
 	OpMbarrier: "mbarrier", OpMbarPendingCount: "mbarrier.pending_count",
 }
 

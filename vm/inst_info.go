@@ -156,8 +156,16 @@ func classify(in *Inst) Class {
 		return ClassNop // LDGDEPBAR, DEPBAR: scoreboard bookkeeping
 	case OpMovmatrix:
 		return ClassWarpSync // MOVM: a warp-wide exchange of registers
-	case OpMma:
+	case OpMma, OpWmmaMma:
 		return ClassHalf // HMMA: f16 multiplicands (the timing model has no tensor-core class)
+	case OpWmmaLoad, OpWmmaStore:
+		switch in.Space {
+		case memspace.Shared:
+			return ClassLSUShared
+		case memspace.Global:
+			return ClassLSUGlobal
+		}
+		return ClassLSUGeneric
 	case OpLdmatrix, OpStmatrix:
 		if in.Space == memspace.Shared {
 			return ClassLSUShared // LDSM, STSM
@@ -416,6 +424,24 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		addrReg()
 		for e := 0; e < int(in.Vec); e++ {
 			r.reg(in.V[e])
+		}
+	case OpWmmaLoad, OpWmmaStore:
+		addrReg()
+		reg(&r, in.B)
+		for _, x := range in.RegList(f) {
+			if in.Op == OpWmmaLoad {
+				w.reg(x)
+			} else {
+				r.reg(x)
+			}
+		}
+	case OpWmmaMma:
+		for i, x := range in.RegList(f) {
+			if i < 8 {
+				w.reg(x)
+			} else {
+				r.reg(x)
+			}
 		}
 	case OpMma:
 		d, a, b, c := in.MmaRegs(f)

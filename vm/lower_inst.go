@@ -616,6 +616,10 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		if !l.lowerMma(pi, &in, &m) {
 			return
 		}
+	case "wmma":
+		if !l.lowerWmma(pi, &in, &m) {
+			return
+		}
 	case "mbarrier":
 		if !l.lowerMbarrier(pi, &in, &m) {
 			return

@@ -17,16 +17,8 @@ import (
 func TestIssue24Mma2Vectors(t *testing.T) {
 	t.Parallel()
 	const root = "../../testdata/conformance/issue24/mma_vectors2/cases"
-	all, err := suite.Find(root)
-	require.NoError(t, err)
-	require.Len(t, all, 83)
-	var cases []suite.Case
-	for _, c := range all {
-		if !strings.Contains(c.Name, "wmma_") { // wmma: not implemented yet
-			cases = append(cases, c)
-		}
-	}
-	results := runCases(t, root, cases)
+	results := runCorpus(t, root)
+	require.Len(t, results, 83)
 	per := map[string]int{}
 	total := 0
 	for _, r := range results {
@@ -52,6 +44,10 @@ func TestIssue24Mma2Vectors(t *testing.T) {
 		{"mma2_m8n8k4_f64", 7 * 2048},
 		{"mma2_m16n8k32_s32_s8", 3 * 4096},
 		{"mma2_m16n8k32_s32_s8_satfinite", 3 * 4096},
+		{"wmma_m16n16k16_f32_f16_row_col_row", 6*8192 + 24*1024}, // six arithmetic forms and the raw fragments
+		{"wmma_m16n16k16_f32_f16_col_row_col", 6*8192 + 24*1024},
+		{"wmma_m16n16k16_f32_f16_row_row_row", 6*8192 + 24*1024},
+		{"wmma_m16n16k16_f32_f16_col_col_col", 6*8192 + 24*1024},
 	} {
 		require.Equal(t, c.elems, per[c.form], c.form)
 	}

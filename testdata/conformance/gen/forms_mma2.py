@@ -15,9 +15,10 @@ The wmma forms load A (16x16 f16, stride 24 elements), B (likewise) and C
 (16x16 f32, stride 16) from global memory with wmma.load, multiply with
 wmma.mma and store D with wmma.store.d (stride 16), as nvcc 11.8 spells
 nvcuda::wmma for sm_90; each warp has its own matrices at w * the size.
-wmma_frag_dump stores the raw fragments that wmma.load.a/b/c give each lane
-(A[i][j] = i*16+j as f16 bits, B likewise + 0x100... see _wmma_dump), which
-pins down the fragment layout.
+The wmma_*_dump forms store the raw fragments that wmma.load.a/b/c give
+each lane (d[24*lane + 0..7] the A registers, 8..15 B, 16..23 C) for
+A[i][j] = i*16+j, B[i][j] = 0x1000+i*16+j (bit patterns) and C[i][j] =
+0x2000+i*16+j, which pins down the fragment layout (see _wmma_case).
 """
 
 import struct
