@@ -2,10 +2,11 @@ package fpu
 
 import "math/bits"
 
-// Tensor-core dot products (mma.sync .f32.f16.f16.f32), as the H100/H200
-// computes them. Learned from the recorded vectors of issue 24
-// (testdata/conformance/issue24/mma_vectors: 7 forms x 8192 elements of
-// m16n8k16, every one matched bit for bit):
+// Tensor-core dot products, as the H100/H200 computes them. Learned from
+// the recorded vectors of issue 24 (testdata/conformance/issue24/
+// mma_vectors: 7 forms x 8192 elements of m16n8k16 .f32.f16.f16.f32, every
+// one matched bit for bit; mma_vectors2: the other types, below and
+// docs/semantics.md). For f16, bf16 and tf32 multiplicands:
 //
 //   - each product a[k]*b[k] of two f16 values is exact (subnormal inputs
 //     kept), carried as an unnormalised significand in [0, 4) with the
@@ -17,7 +18,9 @@ import "math/bits"
 //     each term truncated toward zero (sign and magnitude, before the
 //     sum); the aligned terms are added exactly;
 //   - the sum is normalised and rounded toward zero to f32 (subnormal
-//     results kept).
+//     results kept; an overflow gives infinity and a nonzero sum below the
+//     smallest subnormal +0, which only the bf16/tf32 vectors reach), or,
+//     with an f16 accumulator, to nearest even to f16.
 //
 // NaN and infinity: any NaN input, inf*0, or infinities of both signs give
 // CanonNaN32; otherwise an infinite product or c gives that infinity.
