@@ -37,6 +37,7 @@ type asyncCopy struct {
 	size  uint8  // cp-size
 	lane  uint8
 	group uint32   // the lane's count of committed groups at issue: the group it belongs to
+	inst  int32    // the issuing instruction (InstInfo.ID), for a SyncObserver
 	data  [16]byte // the source bytes read at issue, zero-filled past src-size
 }
 
@@ -71,7 +72,7 @@ func (w *Warp) execCpAsync(in *Inst, f *frame, exec uint32, pc int32) error {
 		if _, mf := w.view.Bytes(memspace.Shared, dst[l], size, l); mf != nil {
 			return w.fault(f, pc, l, fmt.Sprintf("cp.async of %d bytes to shared address %#x: %s", size, dst[l], mf.Reason))
 		}
-		c := asyncCopy{dst: uint32(dst[l]), size: uint8(size), lane: uint8(l), group: w.asyncCommits[l]}
+		c := asyncCopy{dst: uint32(dst[l]), size: uint8(size), lane: uint8(l), group: w.asyncCommits[l], inst: f.fn.Info[pc].ID}
 		if n > 0 {
 			a := src[l] + in.Imm
 			if a%size != 0 {
@@ -146,6 +147,9 @@ func (w *Warp) completeCopies(f *frame, pc int32, m uint32, before *[32]uint32) 
 			return w.fault(f, pc, int(c.lane), fmt.Sprintf("cp.async completing to shared address %#x: %s", c.dst, mf.Reason))
 		}
 		copy(b, c.data[:c.size])
+		if s := w.cta.sm; s != nil && s.Sync != nil {
+			w.noteAsyncDone(int(c.lane), uint64(c.dst), int(c.size), c.inst)
+		}
 	}
 	w.async = w.async[:k]
 	return nil

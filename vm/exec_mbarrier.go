@@ -187,6 +187,9 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 			}
 			seen |= group
 			nw = mbArrive(old, count, tx, op == MbarArriveDrop)
+			if s := w.cta.sm; s != nil && s.Sync != nil {
+				w.noteMbar(SyncMbarArrive, group, in.Space, a, (nw^old)&mbPhaseBit != 0)
+			}
 			if d != nil {
 				st := mbState(old)
 				for y := group; y != 0; y &= y - 1 {
@@ -222,6 +225,9 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 	if op == MbarTestWait {
 		p := &f.preds[in.D]
 		*p = *p&^exec | done
+		if s := w.cta.sm; done != 0 && s != nil && s.Sync != nil {
+			w.noteMbarWaits(in.Space, &acc.Addr, done)
+		}
 	}
 	if op == MbarCpAsync && exec != 0 {
 		// An earlier one still in flight lands now, after this instruction.
@@ -267,13 +273,15 @@ func (w *Warp) landLate() {
 		}
 		a := addr[l]
 		var n uint64
+		var grp uint32
 		for y := x; y != 0; y &= y - 1 {
 			k := bits.TrailingZeros32(y) & 31
 			if addr[k] == a {
-				seen |= 1 << k
+				grp |= 1 << k
 				n++
 			}
 		}
+		seen |= grp
 		// The object was checked when the instruction was issued; one
 		// that can no longer be reached (it cannot) is left alone.
 		mem, mf := w.view.Bytes(w.mbLateSpace, a, 8, l)
@@ -286,6 +294,9 @@ func (w *Warp) landLate() {
 			nw = mbArrive(old, n, 0, false)
 		}
 		binary.LittleEndian.PutUint64(mem, nw)
+		if s := w.cta.sm; s != nil && s.Sync != nil {
+			w.noteMbar(SyncMbarArrive, grp, w.mbLateSpace, a, (nw^old)&mbPhaseBit != 0)
+		}
 	}
 }
 

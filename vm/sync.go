@@ -33,6 +33,19 @@ const (
 	// lanes of their membermasks that are elsewhere (a SyncWarp follows
 	// when the group completes).
 	SyncWarpWait
+	// SyncMbarArrive: Lanes of Warp arrive on the mbarrier object at
+	// shared-memory offset Addr as one operation (arrive, arrive_drop,
+	// expect_tx, complete_tx, or the arrive-on of a
+	// cp.async.mbarrier.arrive as it lands), after the object changed;
+	// Done when a phase completed with it.
+	SyncMbarArrive
+	// SyncMbarWait: Lanes of Warp found the phase they test completed
+	// (mbarrier.test_wait / try_wait true) on the object at Addr.
+	SyncMbarWait
+	// SyncAsyncDone: a cp.async copy of lane Lanes (one lane) of Warp
+	// landed in shared memory: Count bytes at offset Addr, issued by
+	// instruction Inst (InstInfo.ID). The bytes are written.
+	SyncAsyncDone
 )
 
 // SyncEvent is one synchronisation event of a block. It is valid only
@@ -54,6 +67,13 @@ type SyncEvent struct {
 	// Members holds each executing lane's membermask (SyncWarp only; the
 	// lanes of Foreign included).
 	Members [32]uint32
+	// Addr is the mbarrier object's or the copy's shared-memory offset
+	// (SyncMbarArrive, SyncMbarWait, SyncAsyncDone).
+	Addr uint64
+	// Done: SyncMbarArrive completed a phase.
+	Done bool
+	// Inst: SyncAsyncDone's issuing instruction (InstInfo.ID).
+	Inst int32
 }
 
 // SyncObserver sees a block's synchronisation events, in the order the
@@ -101,6 +121,44 @@ func (c *CTA) noteBarrierDone(id int) {
 	s := c.sm
 	e := &s.syncEv
 	*e = SyncEvent{Kind: SyncBarrierDone, CTA: c, Barrier: id}
+	s.Sync.Sync(e)
+}
+
+// noteMbar reports lanes of the warp arriving on (SyncMbarArrive) or
+// passing a wait on (SyncMbarWait) the mbarrier object at address a of
+// space sp.
+func (w *Warp) noteMbar(kind SyncKind, lanes uint32, sp memspace.Space, a uint64, done bool) {
+	s := w.cta.sm
+	if sp == memspace.Generic {
+		_, a = memspace.ResolveGeneric(a)
+	}
+	e := &s.syncEv
+	*e = SyncEvent{Kind: kind, CTA: w.cta, Warp: w, Lanes: lanes, Addr: a, Done: done}
+	s.Sync.Sync(e)
+}
+
+// noteMbarWaits reports the lanes done of a test_wait / try_wait that
+// found their phase completed, one event per object.
+func (w *Warp) noteMbarWaits(sp memspace.Space, addr *[32]uint64, done uint32) {
+	for x := done; x != 0; {
+		l := bits.TrailingZeros32(x) & 31
+		a, grp := addr[l], uint32(0)
+		for y := x; y != 0; y &= y - 1 {
+			if m := bits.TrailingZeros32(y) & 31; addr[m] == a {
+				grp |= 1 << m
+			}
+		}
+		x &^= grp
+		w.noteMbar(SyncMbarWait, grp, sp, a, false)
+	}
+}
+
+// noteAsyncDone reports that lane l's copy of size bytes to shared offset
+// dst, issued by instruction inst, landed.
+func (w *Warp) noteAsyncDone(l int, dst uint64, size int, inst int32) {
+	s := w.cta.sm
+	e := &s.syncEv
+	*e = SyncEvent{Kind: SyncAsyncDone, CTA: w.cta, Warp: w, Lanes: 1 << (l & 31), Active: 1 << (l & 31), Addr: dst, Count: size, Inst: inst}
 	s.Sync.Sync(e)
 }
 

@@ -318,7 +318,7 @@ func (c *checker) Observe(a *memspace.Access) memspace.Outcome {
 func (c *checker) Sync(e *vm.SyncEvent) {
 	c.cta = e.CTA
 	if c.race != nil {
-		c.race.sync(e)
+		c.race.sync(c, e)
 	}
 	if c.syn != nil {
 		c.syn.sync(c, e)
@@ -457,6 +457,12 @@ func (c *checker) launchFailed() {
 		return
 	}
 	c.add(Memcheck, "launch failure", SevError, "Program hit CUDA_ERROR_LAUNCH_FAILED (the launch failed)", nil, memspace.Generic, 0, 0, "")
+}
+
+// isAsync reports whether instruction id is a cp.async (its shared store
+// lands later: SyncAsyncDone).
+func (c *checker) isAsync(id int32) bool {
+	return id >= 0 && int(id) < len(c.l.Kernel.Insts) && c.l.Kernel.Insts[id].Inst().Op == vm.OpCpAsync
 }
 
 // instAt finds the instruction at pc of function name.
