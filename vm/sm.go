@@ -28,6 +28,13 @@ type SM struct {
 	// of the SM's blocks (see SyncObserver; a checker's hook). With none,
 	// such instructions cost one nil check.
 	Sync SyncObserver
+	// OnFault, if not nil, sees a warp's Fault as RunCTA or RunCTAs meets
+	// it. When it returns true the warp's threads exit and the block's
+	// other warps go on (a checker collecting every warp that faults, as
+	// compute-sanitizer's memcheck reports them before the launch fails);
+	// the run then returns the first such fault when its blocks end or can
+	// make no more progress.
+	OnFault func(*Fault) bool
 	// Clock, if not nil, is what %clock and %clock64 read (a timing model's
 	// cycle); %globaltimer reads it as nanoseconds at 1 GHz. Without one they
 	// read the warp's count of executed instructions.
@@ -45,6 +52,7 @@ type SM struct {
 	tex   memspace.TexFootprint // texels of the current texture fetch
 
 	syncEv SyncEvent // the event handed to Sync
+	fault  *Fault    // the first fault OnFault let the block go on after
 }
 
 // NewSM returns an SM with no resident blocks.
@@ -149,21 +157,52 @@ func (s *SM) RunCTA(index int) error {
 	for _, w := range c.warps {
 		w.watch = watch
 	}
+	s.fault = nil
 	for {
 		running, progress, err := s.turn(c, sliceInst)
 		if err != nil {
 			return err
 		}
 		if running == 0 {
-			return nil
+			return s.faulted(nil)
 		}
 		if l.stop.Load() {
 			return errStopped
 		}
 		if !progress {
-			return c.Deadlock()
+			return s.faulted(c.Deadlock())
 		}
 	}
+}
+
+// faulted is the error a run ends with: the first fault OnFault went on
+// after, else err.
+func (s *SM) faulted(err error) error {
+	if ft := s.fault; ft != nil {
+		s.fault = nil
+		return ft
+	}
+	return err
+}
+
+// goOn asks OnFault whether the block goes on after warp w's error err;
+// if so, the warp's threads exit.
+func (s *SM) goOn(c *CTA, w *Warp, err error) bool {
+	if s.OnFault == nil {
+		return false
+	}
+	var ft *Fault
+	if !errors.As(err, &ft) || !s.OnFault(ft) {
+		return false
+	}
+	if s.fault == nil {
+		s.fault = ft
+	}
+	if gone := w.live &^ w.exited; gone != 0 {
+		w.exited |= gone
+		c.threadsExited(bits.OnesCount32(gone))
+	}
+	return true
 }
 
 // turn gives every warp of block c that can run a turn of up to quantum
@@ -187,7 +226,7 @@ func (s *SM) turn(c *CTA, quantum int) (running int, progress bool, err error) {
 			// Stop within the budget, not up to a slice past it.
 			slice = max(1, min(slice, l.MaxInst-l.instTotal.Load()+1))
 		}
-		if err := w.run(int(slice)); err != nil {
+		if err := w.run(int(slice)); err != nil && !s.goOn(c, w, err) {
 			return running, progress, err
 		}
 		if n := int64(w.Inst - before); n > 0 {

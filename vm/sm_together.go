@@ -22,6 +22,7 @@ func (s *SM) RunCTAs(indices []int, quantum int) error {
 		}
 	}()
 	watch := s.Observer != nil
+	s.fault = nil
 	for _, i := range indices {
 		c, err := s.Admit(i)
 		if err != nil {
@@ -55,8 +56,8 @@ func (s *SM) RunCTAs(indices []int, quantum int) error {
 		if len(active) > 0 && !progress {
 			// Every warp of every resident block waits at a barrier that
 			// cannot complete: report the first block.
-			return active[0].Deadlock()
+			return s.faulted(active[0].Deadlock())
 		}
 	}
-	return nil
+	return s.faulted(nil)
 }

@@ -184,6 +184,10 @@ type checker struct {
 	syn  *syncState
 	mem  *memState
 
+	// wentOn is the first memory fault memcheck let the block go on
+	// after (onFault), already reported.
+	wentOn *vm.Fault
+
 	src ptxSource
 
 	groups map[string]*Finding
@@ -227,6 +231,9 @@ func Run(ctx context.Context, l *vm.Launch, opt Options) (*Report, error) {
 	c.sm = sm
 	sm.Observer = c
 	sm.Sync = c
+	if c.mem != nil {
+		sm.OnFault = c.onFault
+	}
 	rep := &Report{Tool: opt.Tools.String(), Kernel: l.Kernel.Name}
 	var runErr error
 	for i := 0; i < l.NumCTAs(); i++ {
@@ -426,15 +433,9 @@ func (c *checker) addRace(kind, sev, title string, sites []Site, size int, addr 
 func (c *checker) failure(err error) {
 	var ft *vm.Fault
 	if errors.As(err, &ft) {
-		info := c.instAt(ft.Func, ft.PC)
-		var id int32 = -1
-		if info != nil {
-			id = info.ID
-		}
-		var cta *vm.CTA
-		site := c.site(id, cta, int32(ft.Warp), ft.Lane, "")
-		site.Block = ft.Block
+		info, site := c.faultSite(ft)
 		switch {
+		case ft == c.wentOn: // reported as it happened
 		case c.mem != nil && c.mem.fault(c, ft, info, site):
 		case c.syn != nil && c.syn.fault(c, ft, info, site):
 		case c.mem != nil && errors.Is(ft, vm.ErrIllegalInstruction):
@@ -446,6 +447,38 @@ func (c *checker) failure(err error) {
 	if errors.Is(err, vm.ErrDeadlock) && c.syn != nil {
 		c.syn.deadlock(c, err)
 	}
+}
+
+// faultSite is the instruction and site of a fault.
+func (c *checker) faultSite(ft *vm.Fault) (*vm.InstInfo, Site) {
+	info := c.instAt(ft.Func, ft.PC)
+	var id int32 = -1
+	if info != nil {
+		id = info.ID
+	}
+	site := c.site(id, nil, int32(ft.Warp), ft.Lane, "")
+	site.Block = ft.Block
+	return info, site
+}
+
+// onFault is the SM's OnFault under memcheck: a memory fault is reported
+// at once, with every bad lane of the warp's instruction, and the block's
+// other warps go on, so that those that reach a bad access report theirs
+// too, as compute-sanitizer's do before the launch fails. The launch
+// stops at the end of the block (blocks run one after another here; on the
+// GPU other resident blocks may report theirs too).
+func (c *checker) onFault(ft *vm.Fault) bool {
+	if ft.MemFault == nil {
+		return false
+	}
+	info, site := c.faultSite(ft)
+	if !c.mem.fault(c, ft, info, site) {
+		return false
+	}
+	if c.wentOn == nil {
+		c.wentOn = ft
+	}
+	return true
 }
 
 // launchFailed adds, under memcheck, the error compute-sanitizer reports
