@@ -412,7 +412,7 @@ func (w *Warp) run(limit int) error {
 // of the running group wait after the call.
 func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 	if w.depth >= maxCallDepth {
-		return w.fault(f, pc, bits.TrailingZeros32(exec), "call stack overflow: more than 1024 nested calls")
+		return w.stackFault(f, pc, bits.TrailingZeros32(exec), "call stack overflow: more than 1024 nested calls")
 	}
 	cs := in.CallSite(f.fn)
 	callee := cs.Callee

@@ -45,6 +45,12 @@ func (f *Fault) Error() string {
 // whose membermask leaves out the lane executing it.
 var ErrIllegalInstruction = errors.New("illegal instruction")
 
+// ErrStackOverflow is wrapped by the Fault of a call that overflows the
+// thread's stack (the launch's stack limit, or the VM's bound on nested
+// calls): on the GPU a launch failure that compute-sanitizer's memcheck
+// reports as a stack overflow.
+var ErrStackOverflow = errors.New("stack overflow")
+
 // Unwrap returns what the fault is an instance of (ErrIllegalInstruction),
 // or nil.
 func (f *Fault) Unwrap() error { return f.Err }

@@ -78,9 +78,16 @@ func (w *Warp) stackOverflow(f *frame, callee *Func, pc int32, lane int) (uint64
 	if !l.recursiveKernel || need <= l.stackLimit() {
 		return need, nil
 	}
-	return 0, w.fault(f, pc, lane, fmt.Sprintf(
+	return 0, w.stackFault(f, pc, lane, fmt.Sprintf(
 		"stack overflow: %d nested calls need about %d bytes of stack per thread, more than the launch's %d (cudaLimitStackSize; on the GPU a launch failure, which compute-sanitizer reports as a stack overflow). A recursion that never ends? If it should go this deep, raise the limit (\"stack_bytes\" in the spec)",
 		w.depth, need, l.stackLimit()))
+}
+
+// stackFault builds the Fault of a stack overflow.
+func (w *Warp) stackFault(f *frame, pc int32, lane int, msg string) *Fault {
+	ft := w.fault(f, pc, lane, msg)
+	ft.Err = ErrStackOverflow
+	return ft
 }
 
 // BudgetError is the error of a launch that ran out of its instruction

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
 	"sort"
@@ -58,6 +59,12 @@ func accessWord(k memspace.Kind) string {
 func (m *memState) fault(c *checker, ft *vm.Fault, info *vm.InstInfo, site Site) bool {
 	mf := ft.MemFault
 	if mf == nil {
+		if errors.Is(ft, vm.ErrStackOverflow) {
+			// compute-sanitizer's hardware exception record for a
+			// thread whose calls ran past its stack.
+			c.add(Memcheck, "stack overflow", SevError, "Stack overflow", []Site{site}, memspace.Generic, 0, 0, ft.Msg)
+			return true
+		}
 		if strings.Contains(ft.Msg, "trap instruction") {
 			c.add(Memcheck, "trap", SevError, "Hardware exception: trap", []Site{site}, memspace.Generic, 0, 0, ft.Msg)
 			return true
