@@ -65,7 +65,8 @@ Run "ptxrun COMMAND -h" for the flags of a command. The reference pages are
 in the ptxvm repository's docs/: launch-spec.md (the spec), counters.md
 (every counter and how close it is to ncu), reports.md (reading a report),
 timing.md and timing-validation.md (the cycle model and its error),
-semantics.md (what runs, how exactly), sanitize.md, limitations.md.
+semantics.md (what runs, how exactly), sanitize.md, fuzzing.md,
+limitations.md.
 `
 
 // doMain runs a command line. A command that ends because ctx was
