@@ -3,7 +3,9 @@ package ptx
 import (
 	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -54,13 +56,20 @@ func TestFastPathAsGrammar(t *testing.T) {
 	}))
 	require.NotEmpty(t, files)
 	r := rand.New(rand.NewPCG(1, 2))
+	// Three damaged copies of each small module in every go test run (the
+	// suite must stay within minutes on two cores); twenty with
+	// PTXVM_FAST_DAMAGED=20 (about 75 s more).
+	damaged := 3
+	if n, err := strconv.Atoi(os.Getenv("PTXVM_FAST_DAMAGED")); err == nil && n > 0 {
+		damaged = n
+	}
 	for _, file := range files {
 		src := readFile(t, file)
 		parseBoth(t, file, src)
 		if testing.Short() || len(src) > 64<<10 {
 			continue
 		}
-		for range 20 {
+		for range damaged {
 			b := []byte(string(src))
 			for range 1 + r.IntN(4) {
 				i := r.IntN(len(b))
