@@ -52,8 +52,8 @@ type Memory struct {
 	// lastAtom is, per slice, the line (+1) of the last atomic or
 	// reduction it performed (0: none).
 	lastAtom []uint64
-	chanFree  []float64
-	chanCyc   float64 // cycles one sector occupies a DRAM channel
+	chanFree []float64
+	chanCyc  float64 // cycles one sector occupies a DRAM channel
 
 	dramUnit uint8 // sectors DRAM reads at a time
 
