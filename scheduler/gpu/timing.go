@@ -109,6 +109,46 @@ type Timing struct {
 
 	// Fetch is the SM's instruction fetch.
 	Fetch Fetch `json:"fetch"`
+
+	// SharedCAS models the shared-memory atomics ptxas turns into
+	// compare-and-store loops (zero: they cost as native atomics do).
+	SharedCAS SharedCAS `json:"shared_cas,omitempty"`
+}
+
+// SharedCAS models the shared-memory atomics that have no native ATOMS
+// operation: ptxas makes each a loop of LDS, the operation, ATOMS.CAST.SPIN
+// (compare and store), a test and a branch back (red/atom.shared.add on
+// .f32, .f64, .u64, and the other 64-bit operations but exch and cas). The
+// .SPIN store is a "fast fail": among a warp's lanes whose addresses fall
+// in one bank (64-bit: in one half-warp's bank) one lane tries, the others
+// fail at once, so a round of the loop completes at most one lane per bank,
+// and lanes on one word one per round. Lanes of other warps on the word
+// take turns: each completed update holds the word for WordCycles. H100
+// (testdata/perf/micro/sched/casspin.*, one block of 1, 8, 32 warps):
+// a round takes 138 cycles for .f32, 159 for .u64 and .f64 (every lane on
+// its own word); 32 lanes of a warp on one word 32 rounds (4,689 and 5,201
+// cycles); 8 and 32 warps on one word 41 (.f32) and 57 (.u64) cycles per
+// update.
+type SharedCAS struct {
+	// RoundCycles32 and RoundCycles64 are one round of the loop for one
+	// warp, from the LDS to the branch back, for 32- and 64-bit words.
+	RoundCycles32 float64 `json:"round_cycles_32,omitempty"`
+	RoundCycles64 float64 `json:"round_cycles_64,omitempty"`
+	// WordCycles32 and WordCycles64 are how long an update holds its word
+	// against the next (another warp's) update of it.
+	WordCycles32 float64 `json:"word_cycles_32,omitempty"`
+	WordCycles64 float64 `json:"word_cycles_64,omitempty"`
+	// ReturnCycles is the part of a round after the store: its result back,
+	// the test and the branch.
+	ReturnCycles float64 `json:"return_cycles,omitempty"`
+	// WavefrontCycles is how much longer a round takes for each further
+	// wavefront of its LDS (the lanes left on several words of one bank:
+	// 32 words of one bank, 32 rounds of 177 cycles for .f32).
+	WavefrontCycles float64 `json:"wavefront_cycles,omitempty"`
+	// RoundSlots32 and RoundSlots64 are the machine instructions a round
+	// issues (.f32: LDS, FADD, ATOMS.CAST.SPIN, ISETP, BRA).
+	RoundSlots32 float64 `json:"round_slots_32,omitempty"`
+	RoundSlots64 float64 `json:"round_slots_64,omitempty"`
 }
 
 // Fetch models instruction fetch: each SM caches the kernel's code by line

@@ -51,3 +51,40 @@ func ReadRegs(f *vm.Func) []bool {
 	}
 	return read
 }
+
+// CASLoop says whether ptxas makes shared-memory atomic instruction info a
+// compare-and-store loop (LDS, the operation, ATOMS.CAST.SPIN, a test, a
+// branch back), and on words of how many bits: 32 or 64, 0 for a native
+// ATOMS. The H100's ATOMS has 32-bit integer add, min, max, inc, dec, and,
+// or, xor, exch and cas, and 64-bit exch and cas; every other shared
+// atomic is a loop: floating-point adds (f32, f64, f16x2, bf16x2) and the
+// 64-bit integer operations. Verified from SASS for add.f32, add.f64 and
+// add.u64 (testdata/perf/micro/sched/casspin.sass.gz, atomics.sass.gz;
+// testdata/perf/sass/smem.O3.sass), and for the 64-bit add, and, or, xor,
+// min and max (signed and unsigned) and the f32 and f64 adds from the debug
+// build of the corpus's atomics, whose generic-address helpers run
+// ATOMS.CAST.SPIN(.64) when the address is shared
+// (testdata/nvcc/sass/atomics.G.sass: __ullAtomicAdd ... __ullAtomicXor,
+// __illAtomicMin, __illAtomicMax, __fAtomicAdd, __dAtomicAdd). The f16x2
+// and bf16x2 adds are taken to be loops too (no native form is known);
+// not verified from SASS.
+func CASLoop(info *vm.InstInfo) int {
+	in := info.Inst()
+	if in.Op != vm.OpAtom || info.Space != memspace.Shared {
+		return 0
+	}
+	op := in.AtomOp()
+	if op == vm.AtomCas || op == vm.AtomExch {
+		return 0
+	}
+	switch in.T {
+	case vm.F32, vm.F16, vm.F16x2, vm.BF16, vm.BF16x2:
+		return 32
+	case vm.F64:
+		return 64
+	}
+	if in.T.Size() == 8 {
+		return 64
+	}
+	return 0
+}

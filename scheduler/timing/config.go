@@ -76,6 +76,14 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	flt(&t.TexCycles, d.TexCycles)
 	str(&t.SharedOrder, d.SharedOrder)
 	str(&t.SharedOrder, Arrival)
+	flt(&t.SharedCAS.RoundCycles32, d.SharedCAS.RoundCycles32)
+	flt(&t.SharedCAS.RoundCycles64, d.SharedCAS.RoundCycles64)
+	flt(&t.SharedCAS.WordCycles32, d.SharedCAS.WordCycles32)
+	flt(&t.SharedCAS.WordCycles64, d.SharedCAS.WordCycles64)
+	flt(&t.SharedCAS.ReturnCycles, d.SharedCAS.ReturnCycles)
+	flt(&t.SharedCAS.WavefrontCycles, d.SharedCAS.WavefrontCycles)
+	flt(&t.SharedCAS.RoundSlots32, d.SharedCAS.RoundSlots32)
+	flt(&t.SharedCAS.RoundSlots64, d.SharedCAS.RoundSlots64)
 	num(&t.Fetch.LineBytes, d.Fetch.LineBytes)
 	flt(&t.Fetch.MissCycles, d.Fetch.MissCycles)
 	flt(&t.Fetch.SequentialCycles, d.Fetch.SequentialCycles)
@@ -137,6 +145,10 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 	}
 	if c.DataCycles < 0 || c.TexCycles < 0 || c.CTADispatchCycles < 0 || c.BarrierWarpCycles < 0 {
 		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")
+	}
+	if q := c.SharedCAS; q.RoundCycles32 < 0 || q.RoundCycles64 < 0 || q.WordCycles32 < 0 || q.WordCycles64 < 0 ||
+		q.ReturnCycles < 0 || q.WavefrontCycles < 0 || q.RoundSlots32 < 0 || q.RoundSlots64 < 0 {
+		return e("shared_cas", "cycles and slots must not be negative")
 	}
 	if f := c.Fetch; f.LineBytes > 0 && (f.LineBytes < 16 || f.LineBytes&(f.LineBytes-1) != 0) || f.LineBytes < -1 {
 		return e("fetch.line_bytes", "%d is neither a power of two of at least 16 nor -1 (no fetch model)", f.LineBytes)

@@ -443,6 +443,14 @@ func TestMechAtomicsAgainstH100(t *testing.T) {
 	mechCompare(t, "atomics.jsonl.gz", "global", "warpagg", "shared")
 }
 
+// Shared atomics that ptxas makes compare-and-store loops (u64, f32, f64
+// adds) against native ones (u32 adds of a value per lane and of 2), with
+// equal and distinct values per lane, from one warp to 32 on an SM
+// (casspin.cu).
+func TestMechCASSpinAgainstH100(t *testing.T) {
+	mechCompare(t, "casspin.jsonl.gz", "casspin")
+}
+
 // Misses in flight: a step of K independent loads per thread (column
 // walks, a sector a lane, a line a lane), cycles a step from one warp on
 // one SM to 32 on every SM (mlp.cu).
@@ -502,6 +510,19 @@ var mechHeld = []struct {
 	{"icache.jsonl.gz", "icache/ffma2048_sm1_w1", 0.15},
 	{"icache.jsonl.gz", "icache/ffma4096_sm1_w1", 0.15},
 	{"icache.jsonl.gz", "icache/ffma8192_sm1_w1", 0.15},
+	// Shared atomics ptxas makes compare-and-store loops: one lane per
+	// bank a round (ATOMS.CAST.SPIN fails the bank's others fast), and
+	// other warps' updates of the word take turns with the warp's.
+	{"casspin.jsonl.gz", "casspin/f32_tid_lane_sm1_w1", 0.15},
+	{"casspin.jsonl.gz", "casspin/f32_tid_same_sm1_w1", 0.10},
+	{"casspin.jsonl.gz", "casspin/f32_tid_bins8_sm1_w1", 0.10},
+	{"casspin.jsonl.gz", "casspin/f32_tid_same_sm1_w32", 0.15},
+	{"casspin.jsonl.gz", "casspin/f32_tid_stride32_sm1_w32", 0.15},
+	{"casspin.jsonl.gz", "casspin/u64_tid_lane_sm1_w1", 0.15},
+	{"casspin.jsonl.gz", "casspin/u64_tid_same_sm1_w1", 0.10},
+	{"casspin.jsonl.gz", "casspin/u64_tid_stride32_sm1_w1", 0.10},
+	{"casspin.jsonl.gz", "casspin/u64_tid_same_sm1_w32", 0.15},
+	{"casspin.jsonl.gz", "casspin/f64_tid_bins8_sm1_w1", 0.10},
 	// Loads in flight: a warp's K independent column loads (K up to 8).
 	{"mlp.jsonl.gz", "mlp/col_k4_sm1_w8", 0.10},
 	{"mlp.jsonl.gz", "mlp/col_k8_sm1_w8", 0.15},
@@ -514,7 +535,7 @@ func TestMechanismsHoldToH100(t *testing.T) {
 	byFile := map[string][]mechRecord{}
 	for _, h := range mechHeld {
 		if byFile[h.file] == nil {
-			byFile[h.file] = mechRecords(t, h.file, "global", "warpagg", "shared", "pipes", "icache", "mlp")
+			byFile[h.file] = mechRecords(t, h.file, "global", "warpagg", "shared", "pipes", "icache", "mlp", "casspin")
 		}
 		var r *mechRecord
 		for i := range byFile[h.file] {

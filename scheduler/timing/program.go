@@ -86,6 +86,9 @@ type inst struct {
 	// agg: an atomic ptxas warp-aggregates (sasscost.Aggregates): the
 	// memory system sees only its lowest executing lane.
 	agg bool
+	// cas: a shared atomic ptxas makes a compare-and-store loop on words
+	// of this many bits (sasscost.CASLoop; casloop.go); 0 otherwise.
+	cas uint8
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -162,6 +165,9 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		in.slots = uint32(c.Slots*256 + 0.5)
 		if info.Class == vm.ClassAtomic {
 			in.round = uint32(c.PerRound*256 + 0.5)
+			if cfg.SharedCAS.RoundCycles32 > 0 {
+				in.cas = uint8(sasscost.CASLoop(info))
+			}
 		}
 		in.pipe = c.Pipe
 		pc := cfg.Pipes[c.Pipe.String()]

@@ -143,6 +143,10 @@ type sm struct {
 	capLines int
 	st       vm.Step
 	err      error
+	// casWords are the shared-memory words compare-and-store loops hold
+	// or will hold (casloop.go).
+	casWords []casWord
+	casWf    int // the wavefronts of the loop casLoop ran last
 
 	// occupancy
 	warpCycles uint64      // sum over warps of the cycles they were resident
@@ -580,6 +584,11 @@ func (s *sm) issue(w *warp, t uint64) {
 			p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], float64(t)) + pc
 		}
 		w.readyAt, w.readyW = t+uint64(w.gap), Wait
+		if in.cas != 0 {
+			// A compare-and-store loop's instructions wait on its LDS
+			// and ATOMS.CAST results.
+			w.readyW = ShortScoreboard
+		}
 		s.waitLast(w, in)
 		w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
 		if w.slotsLeft == 0 {
@@ -629,7 +638,23 @@ func (s *sm) issue(w *warp, t uint64) {
 		return
 	}
 	w.next = nil
-	if in.info.Class == vm.ClassAtomic {
+	var casDone uint64
+	gap := in.gap
+	switch {
+	case in.cas != 0 && len(s.st.Accesses) > 0:
+		// A compare-and-store loop: its rounds issue their machine
+		// instructions (and BSSY, BSYNC around them), spread over the
+		// rounds, and the warp waits for the last.
+		rounds, done, wf := s.casLoop(in, start)
+		s.acc.perInst[in.info.ID].rounds += uint64(rounds - 1)
+		slots := cfg.SharedCAS.RoundSlots32
+		if in.cas == 64 {
+			slots = cfg.SharedCAS.RoundSlots64
+		}
+		n = max(1, uint32(2+float64(rounds)*slots+0.5))
+		gap = uint32(max(1, (done-t)/uint64(n)))
+		casDone, s.casWf = done, wf
+	case in.info.Class == vm.ClassAtomic:
 		r := uint32(atomicRounds(s.st.Accesses)) - 1
 		s.acc.perInst[in.info.ID].rounds += uint64(r)
 		if in.round > 0 && r > 0 {
@@ -638,10 +663,13 @@ func (s *sm) issue(w *warp, t uint64) {
 			w.frac = extra & 255
 		}
 	}
-	lat := uint64(in.lat) + uint64(n-1)*uint64(in.gap)
+	lat := uint64(in.lat) + uint64(n-1)*uint64(gap)
 	switch in.kind {
 	case kindMem:
 		s.memDone(w, in, p, start)
+		if casDone > 0 {
+			s.writeback(w, in, casDone, in.sb)
+		}
 		// A parameter that missed the constant cache holds the warp
 		// (ptxas reads parameters as constant operands).
 		if r := in.paramReg; r >= 0 && w.reg[r] > start+uint64(s.r.offLat[qNone]) {
@@ -651,7 +679,7 @@ func (s *sm) issue(w *warp, t uint64) {
 		s.writeback(w, in, start+lat, in.sb)
 	}
 	w.slotsLeft = n - 1
-	w.gap = in.gap
+	w.gap = gap
 	w.readyAt, w.readyW = t+s.issueGap(w), Wait
 	w.tail = 0
 	switch in.kind {
@@ -660,9 +688,16 @@ func (s *sm) issue(w *warp, t uint64) {
 	case kindMembar:
 		w.tail, w.tailWhy = uint64(cfg.MembarCycles), Membar
 	}
+	if last := t + uint64(n-1)*uint64(gap); casDone > last {
+		// The loop's last branch waits for its last store's result.
+		w.tail, w.tailWhy = casDone-last, ShortScoreboard
+	}
 	w.first = t
 	if n > 1 {
-		w.readyAt = t + uint64(in.gap)
+		w.readyAt = t + uint64(gap)
+		if in.cas != 0 {
+			w.readyW = ShortScoreboard
+		}
 		s.waitLast(w, in)
 	} else if w.tail > 0 {
 		w.readyAt, w.readyW = t+w.tail, w.tailWhy
@@ -713,6 +748,9 @@ func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
 func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	cfg := s.r.cfg
 	wf := float64(s.hs.Wavefronts())
+	if in.cas != 0 && s.casWf > 0 {
+		wf, s.casWf = float64(s.casWf), 0
+	}
 	if in.vecN > 1 {
 		// A vector load ptxas made of in and the next loads: half a
 		// wavefront per 32-bit word at least (the tiled matmul's LDS.128

@@ -11,7 +11,9 @@
 # atomics, atomics.cu), mlp (misses in flight, mlp.cu), dramscale (the L2
 # and DRAM at scale, dramscale.cu), pipes (shuffle, SFU, conversion and FMA
 # pipes under many warps, pipes.cu), icache (many-warp loops of 8-128 KB,
-# icache.cu); `mech` names all five. For each: OUTDIR/PROBE.jsonl.gz (the
+# icache.cu), casspin (shared atomics that ptxas makes compare-and-store
+# loops, with equal and distinct values per lane, casspin.cu); `mech` names
+# all six. For each: OUTDIR/PROBE.jsonl.gz (the
 # records), OUTDIR/PROBE.ptx.gz (the probes' PTX, which the timing tests
 # run), OUTDIR/PROBE.sass.gz (their machine code), OUTDIR/PROBE.log.
 # The probes build in parallel, then run one at a time (each under a
@@ -25,7 +27,7 @@ mkdir -p "$out"
 probes=""
 for p in ${@:-sched latency turnaround phases contend burst}; do
 	case $p in
-	mech) probes="$probes atomics mlp dramscale pipes icache" ;;
+	mech) probes="$probes atomics mlp dramscale pipes icache casspin" ;;
 	*) probes="$probes $p" ;;
 	esac
 done
