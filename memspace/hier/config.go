@@ -181,14 +181,23 @@ type LatencyConfig struct {
 	// one address serialise there, and so do successive transactions on
 	// it), L2AtomicFloatCycles the same for floating-point arithmetic (0:
 	// L2AtomicCycles), L2AtomicAddrCycles per distinct address of the
-	// line; a transaction takes the larger, plus L2AtomicTxnCycles. 0:
-	// atomics cost their bytes. (H100, from the atomics probe,
+	// line; a transaction takes the larger, plus L2AtomicTxnCycles (with
+	// L2AtomicSectorCycles set, a transaction's lanes cost per sector
+	// instead: see there). 0: atomics cost their bytes. (H100, from the atomics probe,
 	// testdata/perf/micro/sched/atomics.*: every warp of the GPU adding to
 	// one word takes 1.46 slice cycles a lane for integers, 3.5 for
 	// floats, and one lane a transaction 1.5 and 3.5.)
 	L2AtomicCycles      float64 `json:"l2_atomic_cycles_per_lane,omitempty"`
 	L2AtomicFloatCycles float64 `json:"l2_atomic_float_cycles_per_lane,omitempty"`
 	L2AtomicAddrCycles  float64 `json:"l2_atomic_cycles_per_address,omitempty"`
+	// L2AtomicSectorCycles, if not 0, is what the first update of each
+	// sector a transaction touches costs when its line is not at hand:
+	// the unit takes the sectors one after another, each for its first
+	// update plus the chain of its busiest address's further lanes. (H100,
+	// the atomics probe: a lane to a line of its own, every warp of the
+	// GPU, 2.25 slice cycles a transaction; 32 lanes to the 32 words of a
+	// warp's own line, four sectors, 9.2.)
+	L2AtomicSectorCycles float64 `json:"l2_atomic_cycles_per_sector,omitempty"`
 	// L2AtomicTxnCycles is what each atomic or reduction transaction
 	// costs its slice on top, L2AtomicRepeatCycles what it costs instead
 	// when the slice's last atomic was on the same line (H100: every warp
@@ -391,7 +400,7 @@ func (c *Config) Validate() error {
 		v    float64
 	}{{"latency.dram_load_cycles", c.Latency.DRAMLoadCycles}, {"latency.dram_write_load_cycles", c.Latency.DRAMWriteLoadCycles},
 		{"latency.l2_atomic_cycles_per_lane", c.Latency.L2AtomicCycles}, {"latency.l2_atomic_float_cycles_per_lane", c.Latency.L2AtomicFloatCycles},
-		{"latency.l2_atomic_cycles_per_address", c.Latency.L2AtomicAddrCycles}, {"latency.l2_atomic_cycles_per_transaction", c.Latency.L2AtomicTxnCycles},
+		{"latency.l2_atomic_cycles_per_address", c.Latency.L2AtomicAddrCycles}, {"latency.l2_atomic_cycles_per_sector", c.Latency.L2AtomicSectorCycles}, {"latency.l2_atomic_cycles_per_transaction", c.Latency.L2AtomicTxnCycles},
 		{"latency.l2_atomic_cycles_per_repeat", c.Latency.L2AtomicRepeatCycles}} {
 		if !(k.v >= 0 && k.v <= 1e6) {
 			return e(k.name, "%g is not in 0..1e6", k.v)

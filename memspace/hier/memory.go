@@ -13,9 +13,11 @@ type txn struct {
 	mask uint8 // sectors
 	op   uint8 // opRead..opRed | flags
 	// For an atomic or reduction: the most lanes on one address of the
-	// line (they serialise) and its distinct addresses on the line. For a
-	// write: lanes is 1 when the line's sectors are written in part.
-	lanes, addrs uint8
+	// line (they serialise) and its distinct addresses on the line, and
+	// chain, the sum over its sectors of the most lanes on one address of
+	// the sector (the atomic unit takes a sector at a time). For a write:
+	// lanes is 1 when the line's sectors are written in part.
+	lanes, addrs, chain uint8
 	// konst marks a constant-cache miss: traffic that does not come from
 	// L1TEX (ncu's srcunit_tex).
 	konst bool
@@ -360,11 +362,21 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 		// integer one); the first waits so for the slice's previous
 		// atomic only when that was on the same line.
 		base, first := lat.L2AtomicTxnCycles, lat.L2AtomicCycles
+		if lat.L2AtomicSectorCycles > 0 {
+			first = lat.L2AtomicSectorCycles
+		}
 		if m.lastAtom[slice] == t.line+1 {
 			base, first = lat.L2AtomicRepeatCycles, chain // the line is at hand
 		}
 		m.lastAtom[slice] = t.line + 1
 		lanes := first + float64(max(t.lanes, 1)-1)*chain
+		if sec := lat.L2AtomicSectorCycles; sec > 0 && t.chain > 0 {
+			// The unit takes the line's sectors one after another, each
+			// as long as its busiest address's lanes; only the first
+			// finds its sector at hand when the line is.
+			nsec := bits.OnesCount8(t.mask)
+			lanes = first + float64(nsec-1)*sec + float64(max(int(t.chain), 1)-nsec)*chain
+		}
 		busy = max(busy, base+max(lanes, float64(t.addrs)*lat.L2AtomicAddrCycles))
 	case op == opWrite && t.lanes != 0:
 		busy = max(busy, float64(n)*lat.L2PartialWriteCycles)

@@ -317,9 +317,9 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 		var lat uint32
 		for i := 0; i < s.ls.n; i++ {
 			s.l1.drop(s.ls.line[i], s.ls.mask[i])
-			most, addrs := lanesOnLine(a, s.ls.line[i], s.g.sectorShift+s.g.lineShift, key)
+			most, addrs, chain := lanesOnLine(a, s.ls.line[i], s.g.sectorShift+s.g.lineShift, s.g.sectorShift, key)
 			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst,
-				lanes: most, addrs: addrs, float: a.FloatOp}))
+				lanes: most, addrs: addrs, chain: chain, float: a.FloatOp}))
 		}
 		return s.cfg.Latency.L1Hit + lat
 	}
@@ -559,9 +559,10 @@ func (s *SM) texture(a *memspace.Access) uint32 {
 
 // lanesOnLine returns, for the lanes of a whose address falls in line, the
 // most lanes on one address and the number of distinct addresses.
-func lanesOnLine(a *memspace.Access, line uint64, shift uint, key uint64) (most, addrs uint8) {
+func lanesOnLine(a *memspace.Access, line uint64, shift, sectorShift uint, key uint64) (most, addrs, chain uint8) {
 	var seen [32]uint64
 	var count [32]uint8
+	var bySector [8]uint8
 	n := 0
 	for m := a.Mask; m != 0; m &= m - 1 {
 		addr := key | a.Addr[bits.TrailingZeros32(m)]
@@ -578,8 +579,13 @@ func lanesOnLine(a *memspace.Access, line uint64, shift uint, key uint64) (most,
 		}
 		count[j]++
 		most = max(most, count[j])
+		sec := (addr >> sectorShift) & 7
+		bySector[sec] = max(bySector[sec], count[j])
 	}
-	return most, uint8(n)
+	for _, c := range bySector {
+		chain += c
+	}
+	return most, uint8(n), chain
 }
 
 // partialWrite reports whether the lanes of store a that fall in line

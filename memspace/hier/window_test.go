@@ -272,6 +272,35 @@ func TestAtomicLanesSerialise(t *testing.T) {
 	assert.Equal(t, 2, s.Wavefronts(), "one line per access")
 }
 
+// With a cost per sector, the atomic unit takes a transaction's sectors one
+// after another, each for its first update and the further lanes of its
+// busiest address; when the line is at hand (the slice's previous atomic
+// was on it) the first sector's first update costs a lane's chain.
+func TestAtomicSectorsOneAfterAnother(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	cfg.Latency.L2AtomicCycles = 2
+	cfg.Latency.L2AtomicAddrCycles = 0
+	cfg.Latency.L2AtomicSectorCycles = 3
+	cfg.Latency.L2AtomicTxnCycles = 0
+	cfg.Latency.L2AtomicRepeatCycles = 0
+	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	s := h.SM(0)
+	s.SetCycle(100)
+	s.Observe(acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + uint64(4*l) })) // the line in L2
+	s.SetCycle(10000)
+	// Lanes l and l+16 on word l: 16 words, two sectors, two lanes on
+	// each word. The second atomic waits for the first's time at the
+	// slice: 3 (the first sector's first update: the load left the line
+	// without an atomic) + 3 (the second sector's) + 2*2 (each sector's
+	// second lane on its busiest word).
+	words := acc(memspace.Global, memspace.Atomic, 4, all, func(l int) uint64 { return base + uint64(4*(l%16)) })
+	first := s.Observe(words).Latency
+	second := s.Observe(words).Latency
+	assert.Equal(t, uint32(3+1*3+2*2), second-first, "two sectors, two lanes on each word")
+}
+
 // Atomics on distinct addresses of one line cost per address; a store
 // writing part of its sectors costs per sector.
 func TestAtomicAddressesAndPartialWrites(t *testing.T) {
@@ -279,6 +308,7 @@ func TestAtomicAddressesAndPartialWrites(t *testing.T) {
 	require.NoError(t, err)
 	cfg.Latency.L2AtomicCycles = 2
 	cfg.Latency.L2AtomicAddrCycles = 0.5
+	cfg.Latency.L2AtomicSectorCycles = 0 // the per-address cost, not the per-sector one
 	cfg.Latency.L2AtomicTxnCycles = 1
 	cfg.Latency.L2PartialWriteCycles = 4
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)

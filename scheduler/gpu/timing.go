@@ -123,12 +123,16 @@ type Timing struct {
 // in one bank (64-bit: in one half-warp's bank) one lane tries, the others
 // fail at once, so a round of the loop completes at most one lane per bank,
 // and lanes on one word one per round. Lanes of other warps on the word
-// take turns: each completed update holds the word for WordCycles. H100
-// (testdata/perf/micro/sched/casspin.*, one block of 1, 8, 32 warps):
-// a round takes 138 cycles for .f32, 159 for .u64 and .f64 (every lane on
-// its own word); 32 lanes of a warp on one word 32 rounds (4,689 and 5,201
-// cycles); 8 and 32 warps on one word 41 (.f32) and 57 (.u64) cycles per
-// update.
+// take turns: each completed update holds the word for WordCycles.
+// Measured on an H200 (the H100's SM; testdata/perf/micro/sched/casspin.*,
+// one block of 1, 8, 32 warps, SM cycles): a round takes 138 cycles for
+// .f32, 159 for .u64 and .f64 (every lane on its own word); 32 lanes of a
+// warp on one word 32 rounds (4,689 and 5,201 cycles); 8 and 32 warps on
+// one word 41 to 44 (.f32) and 57 to 62 (.u64) cycles per update. The
+// model books updates on a word first come, first served when a warp's
+// loop starts, so warps settle into turns of whole rounds: a .u64 word
+// holds for 53 cycles here so that three turns fit a 160-cycle round, as
+// the H200's 57 to 62 nearly do (at 57, two fit and the model took 77).
 type SharedCAS struct {
 	// RoundCycles32 and RoundCycles64 are one round of the loop for one
 	// warp, from the LDS to the branch back, for 32- and 64-bit words.

@@ -495,6 +495,12 @@ var mechHeld = []struct {
 	{"atomics.jsonl.gz", "global/atom_u32_leader_gpu_w8", 0.10},
 	{"atomics.jsonl.gz", "global/atom_f32_leader_gpu_w8", 0.10},
 	{"atomics.jsonl.gz", "global/atom_u32_leader_gpu_w64", 0.15},
+	// The atomic unit takes a transaction's sectors one after another: a
+	// lane to a line of its own, and a warp's 32 lanes to the four
+	// sectors of its own line (gpu.Memory's l2_atomic_cycles_per_sector).
+	{"atomics.jsonl.gz", "global/atom_u32_line_gpu_w8", 0.10},
+	{"atomics.jsonl.gz", "global/atom_f32_line_gpu_w8", 0.10},
+	{"atomics.jsonl.gz", "global/atom_u32_lane_gpu_w64", 0.10},
 	// SASS expansions read off the machine code: 1/x (rcp.rn.f32) is
 	// ten machine instructions around a branch to its slow path, expf's
 	// fifteen PTX instructions eight, a shuffle one.
