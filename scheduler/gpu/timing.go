@@ -153,6 +153,18 @@ type SharedCAS struct {
 	// issues (.f32: LDS, FADD, ATOMS.CAST.SPIN, ISETP, BRA).
 	RoundSlots32 float64 `json:"round_slots_32,omitempty"`
 	RoundSlots64 float64 `json:"round_slots_64,omitempty"`
+
+	// The native compare-and-swap (atom.shared.cas, ATOMS.CAS: a loop the
+	// program writes) takes CASCycles longer than the other native
+	// atomics, CASLaneCycles longer per further lane on its word, and
+	// CASDataFactor times the data path's time per wavefront. H100
+	// (atomics.cu's shared cas_u32 records): a CAS loop's round with every
+	// lane on its own word 122 cycles (an ATOMS.ADD chain step 50), with
+	// 32 lanes on one word 138 a round on average over the 32 rounds; 8
+	// and 32 warps, each on its own word, 2 cycles of the SM per lane.
+	CASCycles     float64 `json:"cas_cycles,omitempty"`
+	CASLaneCycles float64 `json:"cas_lane_cycles,omitempty"`
+	CASDataFactor float64 `json:"cas_data_factor,omitempty"`
 }
 
 // Fetch models instruction fetch: each SM caches the kernel's code by line

@@ -84,6 +84,9 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	flt(&t.SharedCAS.WavefrontCycles, d.SharedCAS.WavefrontCycles)
 	flt(&t.SharedCAS.RoundSlots32, d.SharedCAS.RoundSlots32)
 	flt(&t.SharedCAS.RoundSlots64, d.SharedCAS.RoundSlots64)
+	flt(&t.SharedCAS.CASCycles, d.SharedCAS.CASCycles)
+	flt(&t.SharedCAS.CASLaneCycles, d.SharedCAS.CASLaneCycles)
+	flt(&t.SharedCAS.CASDataFactor, d.SharedCAS.CASDataFactor)
 	num(&t.Fetch.LineBytes, d.Fetch.LineBytes)
 	flt(&t.Fetch.MissCycles, d.Fetch.MissCycles)
 	flt(&t.Fetch.SequentialCycles, d.Fetch.SequentialCycles)
@@ -147,7 +150,8 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")
 	}
 	if q := c.SharedCAS; q.RoundCycles32 < 0 || q.RoundCycles64 < 0 || q.WordCycles32 < 0 || q.WordCycles64 < 0 ||
-		q.ReturnCycles < 0 || q.WavefrontCycles < 0 || q.RoundSlots32 < 0 || q.RoundSlots64 < 0 {
+		q.ReturnCycles < 0 || q.WavefrontCycles < 0 || q.RoundSlots32 < 0 || q.RoundSlots64 < 0 ||
+		q.CASCycles < 0 || q.CASLaneCycles < 0 || q.CASDataFactor < 0 {
 		return e("shared_cas", "cycles and slots must not be negative")
 	}
 	if f := c.Fetch; f.LineBytes > 0 && (f.LineBytes < 16 || f.LineBytes&(f.LineBytes-1) != 0) || f.LineBytes < -1 {

@@ -516,6 +516,13 @@ var mechHeld = []struct {
 	{"icache.jsonl.gz", "icache/ffma2048_sm1_w1", 0.15},
 	{"icache.jsonl.gz", "icache/ffma4096_sm1_w1", 0.15},
 	{"icache.jsonl.gz", "icache/ffma8192_sm1_w1", 0.15},
+	// The native compare-and-swap on shared memory (a CAS loop the
+	// program writes): longer than the other native atomics, per lane on
+	// its word too, and twice the data path's time.
+	{"atomics.jsonl.gz", "shared/cas_u32_lane_sm1_w1", 0.10},
+	{"atomics.jsonl.gz", "shared/cas_u32_same_sm1_w1", 0.10},
+	{"atomics.jsonl.gz", "shared/cas_u32_same_sm1_w8", 0.10},
+	{"atomics.jsonl.gz", "shared/cas_u32_warp_sm1_w32", 0.10},
 	// Shared atomics ptxas makes compare-and-store loops: one lane per
 	// bank a round (ATOMS.CAST.SPIN fails the bank's others fast), and
 	// other warps' updates of the word take turns with the warp's.

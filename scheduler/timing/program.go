@@ -89,6 +89,8 @@ type inst struct {
 	// cas: a shared atomic ptxas makes a compare-and-store loop on words
 	// of this many bits (sasscost.CASLoop; casloop.go); 0 otherwise.
 	cas uint8
+	// nativeCAS: atom.shared.cas (ATOMS.CAS; gpu.SharedCAS.CASCycles).
+	nativeCAS bool
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -168,6 +170,8 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			if cfg.SharedCAS.RoundCycles32 > 0 {
 				in.cas = uint8(sasscost.CASLoop(info))
 			}
+			x := info.Inst()
+			in.nativeCAS = x.Op == vm.OpAtom && x.AtomOp() == vm.AtomCas && info.Space == memspace.Shared
 		}
 		in.pipe = c.Pipe
 		pc := cfg.Pipes[c.Pipe.String()]

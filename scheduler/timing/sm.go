@@ -774,6 +774,14 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		s.pool(w, in, w.issued-1, wf, uint32(lat)) // issue sets w.issued to its cycle + 1
 		return
 	}
+	var casExtra uint64
+	if in.nativeCAS && len(s.st.Accesses) > 0 {
+		q := &cfg.SharedCAS
+		casExtra = uint64(q.CASCycles + q.CASLaneCycles*(wf-1) + 0.5)
+		if q.CASDataFactor > 0 {
+			wf *= q.CASDataFactor
+		}
+	}
 	switch {
 	case in.queue == qTex:
 		s.texFree = max(s.texFree, float64(start)) + wf*cfg.TexCycles
@@ -797,7 +805,7 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		s.pend = append(s.pend, pending{group: s.hs.Group(), w: w, in: in})
 		return
 	}
-	s.writeback(w, in, start+uint64(s.st.Outcome.Latency), in.sb)
+	s.writeback(w, in, start+uint64(s.st.Outcome.Latency)+casExtra, in.sb)
 }
 
 // barrier handles a warp's arrival at a barrier: if it completed the
