@@ -114,6 +114,16 @@ type Func struct {
 	hasTrue    bool
 }
 
+// InitValue is what register r (an index, as InstInfo lists registers)
+// holds in every lane when the function starts: the value of a constant
+// the lowering made a register of, 0 for any other register.
+func (f *Func) InitValue(r int32) uint64 {
+	if off := int(r) * 32; r >= 0 && off < len(f.init) {
+		return f.init[off]
+	}
+	return 0
+}
+
 // Kernel is an entry lowered together with every function it can call, with
 // the shared-memory layout of that kernel.
 type Kernel struct {

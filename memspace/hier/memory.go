@@ -365,19 +365,26 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 		if lat.L2AtomicSectorCycles > 0 {
 			first = lat.L2AtomicSectorCycles
 		}
-		if m.lastAtom[slice] == t.line+1 {
+		repeat := m.lastAtom[slice] == t.line+1
+		if repeat {
 			base, first = lat.L2AtomicRepeatCycles, chain // the line is at hand
 		}
 		m.lastAtom[slice] = t.line + 1
 		lanes := first + float64(max(t.lanes, 1)-1)*chain
+		addrs := float64(t.addrs) * lat.L2AtomicAddrCycles
 		if sec := lat.L2AtomicSectorCycles; sec > 0 && t.chain > 0 {
 			// The unit takes the line's sectors one after another, each
 			// as long as its busiest address's lanes; only the first
-			// finds its sector at hand when the line is.
+			// finds its sector at hand when the line is. The cost per
+			// address applies to a line at hand only (its addresses were
+			// just updated by the transaction before).
 			nsec := bits.OnesCount8(t.mask)
 			lanes = first + float64(nsec-1)*sec + float64(max(int(t.chain), 1)-nsec)*chain
+			if !repeat {
+				addrs = 0
+			}
 		}
-		busy = max(busy, base+max(lanes, float64(t.addrs)*lat.L2AtomicAddrCycles))
+		busy = max(busy, base+max(lanes, addrs))
 	case op == opWrite && t.lanes != 0:
 		busy = max(busy, float64(n)*lat.L2PartialWriteCycles)
 	}

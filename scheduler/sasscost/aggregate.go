@@ -1,6 +1,8 @@
 package sasscost
 
 import (
+	"slices"
+
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm"
 )
@@ -87,4 +89,61 @@ func CASLoop(info *vm.InstInfo) int {
 		return 64
 	}
 	return 0
+}
+
+// PopcInc says whether ptxas makes shared atomic instruction pc of function
+// f an ATOMS.POPC.INC: a 32-bit integer add of the constant 1 whose result
+// nothing reads (read: which registers some instruction reads). The
+// hardware counts the lanes on each word and adds their number once, so
+// lanes on one word cost one update. Read off the SASS: the corpus's
+// histograms (atom.shared.add.u32 of 1, result unused:
+// testdata/nvcc/sass/atomics.O3.sass, testdata/perf/sass/calib.O3.sass,
+// testdata/apps/sass/prims.O3.sass.gz) and the atomics probe's red of a
+// register holding 1 (testdata/perf/micro/sched/atomics.sass.gz) are
+// POPC.INC; an add of 2 or of a value per lane is ATOMS.ADD
+// (casspin.sass.gz), as is an add of 1 whose result is used.
+func PopcInc(f *vm.Func, pc int, read []bool) bool {
+	in := &f.Code[pc]
+	if in.Op != vm.OpAtom || in.Space != memspace.Shared || in.AtomOp() != vm.AtomAdd || in.Vec > 1 {
+		return false
+	}
+	if in.T.Float() || in.T.Size() != 4 {
+		return false
+	}
+	if in.D != vm.NoReg && int(in.D/32) < len(read) && read[in.D/32] {
+		return false // the returned value is used
+	}
+	return constOne(f, in.B/32)
+}
+
+// constOne says whether register r of f holds 1 where it is read: a
+// constant register of 1 that no instruction writes, or one whose every
+// write in f moves such a constant into it (nvcc hoists the mov of a loop's
+// constant out of the loop).
+func constOne(f *vm.Func, r int32) bool {
+	writes := 0
+	for q := range f.Code {
+		if !slices.Contains(f.Info[q].Writes.Regs, r) {
+			continue
+		}
+		writes++
+		c := &f.Code[q]
+		if c.Op != vm.OpMov || len(f.Info[q].Reads.Regs) != 1 {
+			return false
+		}
+		if src := f.Info[q].Reads.Regs[0]; written(f, src) || f.InitValue(src) != 1 {
+			return false
+		}
+	}
+	return writes > 0 || f.InitValue(r) == 1
+}
+
+// written says whether some instruction of f writes register r.
+func written(f *vm.Func, r int32) bool {
+	for i := range f.Info {
+		if slices.Contains(f.Info[i].Writes.Regs, r) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package sasscost
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -103,4 +106,88 @@ func TestAggregatesNeedsAUniformAddress(t *testing.T) {
 	}
 	// uniform; per-lane address; result stored; inc; 64-bit; float.
 	assert.Equal(t, []bool{true, false, false, false, false, false}, got)
+}
+
+// popcIncs counts the atomics of kernel k that PopcInc says ptxas makes
+// ATOMS.POPC.INC.
+func popcIncs(k *vm.Kernel) int {
+	n := 0
+	for _, f := range k.Funcs {
+		read := ReadRegs(f)
+		for pc := range f.Code {
+			if PopcInc(f, pc, read) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// sassFunctions splits a SASS listing into its functions' bodies by name:
+// nvdisasm's ".text.NAME:" sections or cuobjdump's "Function : NAME".
+func sassFunctions(t *testing.T, path string) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		require.NoError(t, err)
+		raw, err = io.ReadAll(zr)
+		require.NoError(t, err)
+	}
+	out := map[string]string{}
+	head := regexp.MustCompile(`(?m)^\.text\.([A-Za-z0-9_]+):|Function : ([A-Za-z0-9_]+)`)
+	idx := head.FindAllStringSubmatchIndex(string(raw), -1)
+	for i, m := range idx {
+		var name string
+		if m[2] >= 0 {
+			name = string(raw[m[2]:m[3]]) // nvdisasm
+		} else {
+			name = string(raw[m[4]:m[5]]) // cuobjdump
+		}
+		end := len(raw)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		out[name] += string(raw[m[1]:end])
+	}
+	return out
+}
+
+// TestPopcIncAsPtxasDoes holds PopcInc to the machine code: every kernel
+// of these modules has as many shared adds PopcInc picks as its SASS has
+// ATOMS.POPC.INC (histograms' adds of 1, the atomics probe's red of a
+// register holding 1), and none where the SASS has ATOMS.ADD for an add
+// of 2 or of a value per lane (casspin) or of 1 whose result is used.
+func TestPopcIncAsPtxasDoes(t *testing.T) {
+	popc := regexp.MustCompile(`ATOMS\.POPC\.INC`)
+	for _, c := range []struct{ ptx, sass string }{
+		{"../../testdata/nvcc/ptx/atomics.O3.ptx", "../../testdata/nvcc/sass/atomics.O3.sass"},
+		{"../../testdata/perf/ptx/calib.O3.ptx", "../../testdata/perf/sass/calib.O3.sass"},
+		{"../../testdata/apps/ptx/prims.O3.ptx", "../../testdata/apps/sass/prims.O3.sass.gz"},
+		{"../../testdata/perf/micro/sched/atomics.ptx.gz", "../../testdata/perf/micro/sched/atomics.sass.gz"},
+		{"../../testdata/perf/micro/sched/casspin.ptx.gz", "../../testdata/perf/micro/sched/casspin.sass.gz"},
+	} {
+		src, err := os.ReadFile(c.ptx)
+		require.NoError(t, err)
+		if strings.HasSuffix(c.ptx, ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(src))
+			require.NoError(t, err)
+			src, err = io.ReadAll(zr)
+			require.NoError(t, err)
+		}
+		m, err := vm.NewDevice().LoadModule(c.ptx, src)
+		require.NoError(t, err)
+		seen := 0
+		for name, body := range sassFunctions(t, c.sass) {
+			k, err := m.Kernel(name)
+			if err != nil {
+				continue // a device function
+			}
+			want := len(popc.FindAllString(body, -1))
+			seen += want
+			assert.Equal(t, want, popcIncs(k), "%s: %s", c.sass, name)
+		}
+		t.Logf("%s: %d ATOMS.POPC.INC", c.sass, seen)
+	}
 }

@@ -516,6 +516,12 @@ var mechHeld = []struct {
 	{"icache.jsonl.gz", "icache/ffma2048_sm1_w1", 0.15},
 	{"icache.jsonl.gz", "icache/ffma4096_sm1_w1", 0.15},
 	{"icache.jsonl.gz", "icache/ffma8192_sm1_w1", 0.15},
+	// A shared add of 1 whose result is unused is ATOMS.POPC.INC: lanes
+	// on one word are one update; an add of a value per lane (ATOMS.ADD)
+	// serialises them.
+	{"atomics.jsonl.gz", "shared/red_u32_same_sm1_w32", 0.10},
+	{"atomics.jsonl.gz", "shared/red_u32_bins8_sm1_w32", 0.10},
+	{"casspin.jsonl.gz", "casspin/u32_tid_same_sm1_w32", 0.10},
 	// The native compare-and-swap on shared memory (a CAS loop the
 	// program writes): longer than the other native atomics, per lane on
 	// its word too, and twice the data path's time.

@@ -91,6 +91,9 @@ type inst struct {
 	cas uint8
 	// nativeCAS: atom.shared.cas (ATOMS.CAS; gpu.SharedCAS.CASCycles).
 	nativeCAS bool
+	// popc: a shared add of 1 ptxas makes ATOMS.POPC.INC
+	// (sasscost.PopcInc): lanes on one word are one update.
+	popc bool
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -239,6 +242,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 				u = &uniformity{v: info.Func.Varying(), read: sasscost.ReadRegs(info.Func)}
 				uni[info.Func] = u
 			}
+			in.popc = !debug && sasscost.PopcInc(info.Func, int(info.PC), u.read)
 			if sasscost.Aggregates(info.Func, int(info.PC), &u.v, u.read, debug) {
 				in.agg = true
 				if p.agg == nil {

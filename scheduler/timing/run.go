@@ -127,7 +127,10 @@ type run struct {
 	// lanes executes (guard false): its unit still takes it, and what
 	// waits on its registers waits that long.
 	offLat [4]uint32
-	done   *atomic.Uint64
+	// perWavefront is the latency of each further shared wavefront
+	// (memory.latency.per_wavefront).
+	perWavefront uint32
+	done         *atomic.Uint64
 }
 
 // Run runs every block of l on gpu with the cycle loop and returns what it
@@ -180,6 +183,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	}
 	lat := &prof.Memory.Latency
 	r.offLat = [4]uint32{qNone: lat.Const, qMIO: lat.Shared, qLSU: lat.L1Hit, qTex: lat.Tex}
+	r.perWavefront = lat.PerWavefront
 	r.issueGap = uint32(cfg.IssueCycles*256 + 0.5)
 	if debug {
 		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)

@@ -775,6 +775,21 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		return
 	}
 	var casExtra uint64
+	var popcLess uint64
+	if in.popc && !in.agg && len(s.st.Accesses) == 1 {
+		// ATOMS.POPC.INC: lanes on one word are one update, so only
+		// distinct words of a bank take further wavefronts.
+		a := &s.st.Accesses[0]
+		var key [32]uint8
+		for m := a.Mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			key[l] = uint8(a.Addr[l]>>2) & 31
+		}
+		if merged := float64(casLoadWavefronts(a.Addr[:], &key, a.Mask, 4)); merged < wf {
+			popcLess = uint64(wf-merged) * uint64(s.r.perWavefront)
+			wf = merged
+		}
+	}
 	if in.nativeCAS && len(s.st.Accesses) > 0 {
 		q := &cfg.SharedCAS
 		casExtra = uint64(q.CASCycles + q.CASLaneCycles*(wf-1) + 0.5)
@@ -805,7 +820,7 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		s.pend = append(s.pend, pending{group: s.hs.Group(), w: w, in: in})
 		return
 	}
-	s.writeback(w, in, start+uint64(s.st.Outcome.Latency)+casExtra, in.sb)
+	s.writeback(w, in, start+uint64(s.st.Outcome.Latency)+casExtra-min(popcLess, uint64(s.st.Outcome.Latency)), in.sb)
 }
 
 // barrier handles a warp's arrival at a barrier: if it completed the
