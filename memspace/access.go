@@ -30,6 +30,9 @@ type Access struct {
 	// point arithmetic (an L2 slice takes longer over successive updates
 	// of one address); false for every other access.
 	FloatOp bool
+	// CAS marks an atomic compare-and-swap: a lane whose compare fails
+	// writes nothing (the L2's atomic unit does not chain it).
+	CAS bool
 
 	// WordStride, when non-zero, says that each lane's Size bytes are not
 	// contiguous: they are 4-byte words, word k at Addr[lane] + k*WordStride.

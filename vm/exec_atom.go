@@ -22,6 +22,7 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 	acc.Space, acc.Size, acc.Mask = in.Space, uint8(in.T.Size()), exec
 	acc.Kind = memspace.Atomic
 	acc.FloatOp = in.T.Float()
+	acc.CAS = in.AtomOp() == atomCas
 	if in.D == NoReg {
 		acc.Kind = memspace.Reduction
 	}

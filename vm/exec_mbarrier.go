@@ -245,7 +245,7 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 		default:
 			acc.Kind = memspace.Atomic
 		}
-		acc.FloatOp = false
+		acc.FloatOp, acc.CAS = false, false
 		w.observe(f, pc)
 	}
 	return nil

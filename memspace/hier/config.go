@@ -193,11 +193,28 @@ type LatencyConfig struct {
 	// L2AtomicSectorCycles, if not 0, is what the first update of each
 	// sector a transaction touches costs when its line is not at hand:
 	// the unit takes the sectors one after another, each for its first
-	// update plus the chain of its busiest address's further lanes. (H100,
-	// the atomics probe: a lane to a line of its own, every warp of the
-	// GPU, 2.25 slice cycles a transaction; 32 lanes to the 32 words of a
-	// warp's own line, four sectors, 9.2.)
+	// update plus the chain of its busiest address's further lanes; the
+	// per-address cost then applies only to a line at hand. (H100, the
+	// atomics probe: a lane to a line of its own, every warp of the GPU,
+	// 2.25 slice cycles a transaction; 32 lanes to the 32 words of a
+	// warp's own line, four sectors, 9.2. The per-address cost on a line
+	// at hand is from the corpus's hist_shared_256bins, whose blocks merge
+	// 256 bins into the same 8 lines.)
 	L2AtomicSectorCycles float64 `json:"l2_atomic_cycles_per_sector,omitempty"`
+	// L2AtomicCASCycles, if not 0, is the chain cost of a compare-and-
+	// swap's lanes on one address instead of L2AtomicCycles: after the
+	// first, a lane compares against what the one before left, and in a
+	// CAS loop most fail and write nothing. (H100: 0.6, fitted on the
+	// training kernel atomic_contended, whose 8,000 threads loop on one
+	// word; the probes' CAS loops are bound by their latency and do not
+	// show it.)
+	L2AtomicCASCycles float64 `json:"l2_atomic_cas_cycles_per_lane,omitempty"`
+	// L2AtomicCASLatency is what a global compare-and-swap takes longer
+	// than another atomic from issue to result (H100, atomics probe: a
+	// CAS loop's round with 32 lanes on the warp's own word 421 cycles,
+	// 304 in the model without it; one lane's CAS on its own word 728
+	// against 643).
+	L2AtomicCASLatency uint32 `json:"l2_atomic_cas_latency,omitempty"`
 	// L2AtomicTxnCycles is what each atomic or reduction transaction
 	// costs its slice on top, L2AtomicRepeatCycles what it costs instead
 	// when the slice's last atomic was on the same line (H100: every warp
@@ -400,7 +417,7 @@ func (c *Config) Validate() error {
 		v    float64
 	}{{"latency.dram_load_cycles", c.Latency.DRAMLoadCycles}, {"latency.dram_write_load_cycles", c.Latency.DRAMWriteLoadCycles},
 		{"latency.l2_atomic_cycles_per_lane", c.Latency.L2AtomicCycles}, {"latency.l2_atomic_float_cycles_per_lane", c.Latency.L2AtomicFloatCycles},
-		{"latency.l2_atomic_cycles_per_address", c.Latency.L2AtomicAddrCycles}, {"latency.l2_atomic_cycles_per_sector", c.Latency.L2AtomicSectorCycles}, {"latency.l2_atomic_cycles_per_transaction", c.Latency.L2AtomicTxnCycles},
+		{"latency.l2_atomic_cycles_per_address", c.Latency.L2AtomicAddrCycles}, {"latency.l2_atomic_cycles_per_sector", c.Latency.L2AtomicSectorCycles}, {"latency.l2_atomic_cas_cycles_per_lane", c.Latency.L2AtomicCASCycles}, {"latency.l2_atomic_cycles_per_transaction", c.Latency.L2AtomicTxnCycles},
 		{"latency.l2_atomic_cycles_per_repeat", c.Latency.L2AtomicRepeatCycles}} {
 		if !(k.v >= 0 && k.v <= 1e6) {
 			return e(k.name, "%g is not in 0..1e6", k.v)

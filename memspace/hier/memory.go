@@ -21,8 +21,9 @@ type txn struct {
 	// konst marks a constant-cache miss: traffic that does not come from
 	// L1TEX (ncu's srcunit_tex).
 	konst bool
-	// float marks an atomic or reduction of floating-point arithmetic.
-	float bool
+	// float marks an atomic or reduction of floating-point arithmetic,
+	// cas a compare-and-swap.
+	float, cas bool
 }
 
 // Transaction operations and flags.
@@ -356,6 +357,11 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 		chain := lat.L2AtomicCycles
 		if t.float && lat.L2AtomicFloatCycles > 0 {
 			chain = lat.L2AtomicFloatCycles
+		}
+		if t.cas && lat.L2AtomicCASCycles > 0 {
+			// Lanes of a compare-and-swap after the first on an address
+			// compare against what it left: most fail and write nothing.
+			chain = lat.L2AtomicCASCycles
 		}
 		// The lanes on one address update it one after another, each
 		// waiting for the one before (a float add longer than an

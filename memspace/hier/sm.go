@@ -319,7 +319,10 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 			s.l1.drop(s.ls.line[i], s.ls.mask[i])
 			most, addrs, chain := lanesOnLine(a, s.ls.line[i], s.g.sectorShift+s.g.lineShift, s.g.sectorShift, key)
 			lat = max(lat, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: op | l2Flags(a), inst: a.Origin.Inst,
-				lanes: most, addrs: addrs, chain: chain, float: a.FloatOp}))
+				lanes: most, addrs: addrs, chain: chain, float: a.FloatOp, cas: a.CAS}))
+		}
+		if a.CAS {
+			lat += s.cfg.Latency.L2AtomicCASLatency
 		}
 		return s.cfg.Latency.L1Hit + lat
 	}

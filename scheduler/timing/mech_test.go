@@ -495,6 +495,11 @@ var mechHeld = []struct {
 	{"atomics.jsonl.gz", "global/atom_u32_leader_gpu_w8", 0.10},
 	{"atomics.jsonl.gz", "global/atom_f32_leader_gpu_w8", 0.10},
 	{"atomics.jsonl.gz", "global/atom_u32_leader_gpu_w64", 0.15},
+	// A global compare-and-swap takes 100 cycles longer than another
+	// atomic (memory.latency.l2_atomic_cas_latency).
+	{"atomics.jsonl.gz", "global/cas_u32_one_sm1_w8", 0.10},
+	{"atomics.jsonl.gz", "global/cas_u32_warp_sm1_w1", 0.10},
+	{"atomics.jsonl.gz", "global/cas_u32_lane_sm1_w1", 0.10},
 	// The atomic unit takes a transaction's sectors one after another: a
 	// lane to a line of its own, and a warp's 32 lanes to the four
 	// sectors of its own line (gpu.Memory's l2_atomic_cycles_per_sector).
