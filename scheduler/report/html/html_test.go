@@ -397,6 +397,27 @@ func TestCompareStructure(t *testing.T) {
 	}
 }
 
+// Two launches of one kernel (two specs, other sizes) are told apart by
+// what was run: each side names its spec.
+func TestCompareNamesTheSpecs(t *testing.T) {
+	ra, rb := *build(t, "transpose_shared"), *build(t, "transpose_shared") // copies: build shares its reports
+	a, b := &ra, &rb
+	a.From, b.From = "runs/small/spec.json", "runs/large/spec.json"
+	var buf bytes.Buffer
+	require.NoError(t, html.WriteCompare(&buf, report.Compare(a, b), html.Options{}))
+	d := parse(t, buf.Bytes())
+	var heads []string
+	for _, p := range d.allInClass(d.root, "p", "sidehead") {
+		heads = append(heads, textOf(p))
+	}
+	require.NotEmpty(t, heads)
+	assert.Contains(t, heads[0], "runs/small/spec.json")
+	assert.Contains(t, heads[1], "runs/large/spec.json")
+	meta := textOf(d.allInClass(d.root, "p", "meta")[0])
+	assert.Contains(t, meta, "A: runs/small/spec.json")
+	assert.Contains(t, meta, "B: runs/large/spec.json")
+}
+
 // TestDeterministic: the same report gives the same bytes.
 func TestDeterministic(t *testing.T) {
 	r := build(t, "matmul_tiled")

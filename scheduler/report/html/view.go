@@ -21,6 +21,9 @@ type runView struct {
 	// Name is the kernel's C++ name, Signature its demangled signature,
 	// Mangled the PTX name.
 	Name, Signature, Mangled string
+	// From is what was run: the launch spec's path or the bundled
+	// kernel's name ("" if the report does not say).
+	From string
 	GPU, Mode                string
 	Module                   string
 	Launch                   []kv
@@ -296,7 +299,7 @@ func short(mangled string) string {
 // timed says whether to draw the run's timing section (side by side, only
 // when both runs have one).
 func newRunView(r *report.Report, prefix, tag string, sources map[string]string, timed bool) *runView {
-	v := &runView{Prefix: prefix, Tag: tag, Mangled: r.Kernel, Name: short(r.Kernel), Signature: demangle.Filter(r.Kernel),
+	v := &runView{Prefix: prefix, Tag: tag, Mangled: r.Kernel, Name: short(r.Kernel), Signature: demangle.Filter(r.Kernel), From: r.From,
 		GPU: r.GPU, Mode: r.Mode, Module: filepath.Base(r.Module), r: r, chartW: chartW, labelW: 230, cudaIDs: map[string]string{},
 		Timed: timed && r.Timing != nil}
 	if tag != "" {
