@@ -23,22 +23,22 @@ type runView struct {
 	Name, Signature, Mangled string
 	// From is what was run: the launch spec's path or the bundled
 	// kernel's name ("" if the report does not say).
-	From string
-	GPU, Mode                string
-	Module                   string
-	Launch                   []kv
-	Cards                    []card
-	Findings                 []finding
-	Charts                   []*chart
-	Cols                     []column
-	CUDA                     []cudaRow
-	CUDANote                 string
-	CUDAFile                 string // the one CUDA file of the rows, if one
-	HasCUDAText              bool
-	PTX                      []ptxRow
-	Tops                     []topList
-	Counters                 []counterGroup
-	Zeros                    []counterRow
+	From        string
+	GPU, Mode   string
+	Module      string
+	Launch      []kv
+	Cards       []card
+	Findings    []finding
+	Charts      []*chart
+	Cols        []column
+	CUDA        []cudaRow
+	CUDANote    string
+	CUDAFile    string // the one CUDA file of the rows, if one
+	HasCUDAText bool
+	PTX         []ptxRow
+	Tops        []topList
+	Counters    []counterGroup
+	Zeros       []counterRow
 	// Timed: the run has a timing section, drawn (side by side: only when
 	// both runs have one). TimeFindings are where its stall cycles went;
 	// Timeline its SM and warp timeline.
