@@ -54,6 +54,9 @@ type Options struct {
 	// SpecRun.WriteOutput instead of reading them into SpecRun.Outputs
 	// (RunSpec only).
 	StreamOutputs bool
+	// Sample, in timing mode, samples the launch's waves (timing.Sample:
+	// the first waves in detail, the rest extrapolated).
+	Sample timing.Sample
 }
 
 // Result is what a functional run reports.

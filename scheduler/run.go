@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/scheduler/occupancy"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
 )
@@ -103,6 +104,11 @@ func (r *SpecRun) Metrics() map[string]float64 {
 		for _, v := range hier.Metrics(&c, hier.Extra{InstIssued: st.Inst}) {
 			m[v.Name] = v.Value
 		}
+	}
+	if t := r.Result.Timing; t != nil && t.Sampling != nil {
+		// A sampled run's figures are the detailed part's, its cycles an
+		// estimate: none goes under an ncu name.
+		timing.SampledMetrics(m, t)
 	}
 	return m
 }

@@ -56,6 +56,7 @@ func RunTimed(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Re
 		Strict:      opt.Strict,
 		Trace:       opt.Trace,
 		Done:        opt.Done,
+		Sample:      opt.Sample,
 	})
 	if err != nil {
 		return nil, err

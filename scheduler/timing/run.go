@@ -43,6 +43,9 @@ type Options struct {
 	// L2, as ncu's cache control leaves it before each pass). The
 	// testdata/perf/micro probes flush the L2 with a 128 MB cudaMemset.
 	DirtyL2 uint64
+	// Sample, if its Mode is not SampleOff, simulates the launch's first
+	// waves in detail and extrapolates the rest (sample.go; Result.Sampling).
+	Sample Sample
 }
 
 // dirtyBase is where the DirtyL2 lines lie: above any device allocation.
@@ -81,6 +84,13 @@ type Result struct {
 	Hier *hier.Hierarchy
 	// Windows is the number of windows the SMs advanced in.
 	Windows int
+	// Sampling, if not nil, says that the run was sampled: Cycles and Busy
+	// are estimates, the other figures count the detailed blocks only
+	// (Sampling's doc).
+	Sampling *Sampling
+	// NotSampled, if not empty, says why a launch Options.Sample asked to
+	// sample ran in full.
+	NotSampled string
 }
 
 // InstStats are one PTX instruction's counts.
@@ -154,9 +164,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	var folded, predicated []int32
 	var vec []merged
 	var cross map[int32][]crossing
+	orig := l.Kernel
 	if !debug {
 		prog := newProgram(l.Kernel, cfg, tab, prof.Memory.Latency.L1Hit)
-		orig := l.Kernel
 		l.Kernel, folded, vec = schedule(orig, prog, opt.Registers, cfg.ScheduleRegisters)
 		defer func() { l.Kernel = orig }()
 		predicated = ifConverted(orig, l.Kernel)
@@ -255,6 +265,8 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	// A block's launch: CTALaunchCycles plus CTALaunchWarpCycles per warp.
 	launch := uint64(float64(cfg.CTALaunchCycles) + cfg.CTALaunchWarpCycles*float64((l.ThreadsPerCTA()+31)/32) + 0.5)
 	start0 := launch
+	smp := newSampler(opt.Sample, l, h, prof.Memory.L2.SizeBytes, prof.Memory.SectorBytes, n, len(sms)*occ, start0)
+	limit := n        // blocks dispatched at most (the sampler may lower it)
 	dispatched := 0.0 // when the block scheduler last dispatched
 	pace := func(at uint64) uint64 {
 		t := max(float64(at), dispatched+cfg.CTADispatchCycles)
@@ -321,8 +333,14 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		sort.Slice(frees, func(i, j int) bool {
 			return frees[i].at < frees[j].at || frees[i].at == frees[j].at && frees[i].sm < frees[j].sm
 		})
+		if smp != nil {
+			for _, f := range frees {
+				smp.retire(f.at)
+			}
+			limit = smp.decide(next)
+		}
 		for _, f := range frees {
-			if next >= n {
+			if next >= limit {
 				break
 			}
 			at := pace(max(f.at+launch, end))
@@ -344,7 +362,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 				resident = true
 			}
 		}
-		if !resident && next >= n {
+		if !resident && next >= limit {
 			break
 		}
 		if soon == never {
@@ -387,6 +405,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	last = max(last, h.Memory().BusyUntil())
 	res.Busy = last - first
 	res.Cycles = uint64(cfg.LaunchCycles) + last
+	if err := smp.finish(ctx, res, orig, occ, workers, opt.Done); err != nil {
+		return nil, err
+	}
 	pi := make([]instTally, len(r.prog.insts))
 	for _, t := range tallies {
 		res.Stalls.Add(&t.stalls)

@@ -1,0 +1,479 @@
+package timing
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ptxvm/ptxvm/memspace/hier"
+	"github.com/ptxvm/ptxvm/vm"
+)
+
+// SampleMode says what a sampled run does with the blocks it does not
+// simulate in detail.
+type SampleMode int
+
+const (
+	// SampleOff simulates every block in detail (the default).
+	SampleOff SampleMode = iota
+	// SampleExact runs the blocks past the detailed part functionally
+	// (no timing model, no counters): the outputs are exact, the cycles
+	// an estimate.
+	SampleExact
+	// SampleSkip does not run the blocks past the detailed part: the
+	// cycles are an estimate and the outputs incomplete.
+	SampleSkip
+)
+
+func (m SampleMode) String() string {
+	switch m {
+	case SampleExact:
+		return "exact"
+	case SampleSkip:
+		return "skip"
+	}
+	return "off"
+}
+
+// ParseSampleMode reads off, exact or skip.
+func ParseSampleMode(s string) (SampleMode, error) {
+	switch strings.ToLower(s) {
+	case "", "off":
+		return SampleOff, nil
+	case "exact":
+		return SampleExact, nil
+	case "skip":
+		return SampleSkip, nil
+	}
+	return SampleOff, fmt.Errorf("unknown sampling mode %q (off, exact or skip)", s)
+}
+
+// Sample configures wave sampling (sample.go): the launch's first waves
+// are simulated in detail until the time a wave takes is stable; then the
+// block scheduler stops dispatching at a block from which a whole number
+// of waves is left, the blocks already resident drain in detail, and the
+// cycles of the waves left out are added at the measured per-wave time.
+type Sample struct {
+	Mode SampleMode
+	// MinInst: sample only a launch whose warp instructions, projected
+	// from its first waves, are more than this (0: any launch with waves
+	// enough). The automatic threshold of ptxrun is AutoSampleInst.
+	MinInst int64
+	// Tolerance is how far two consecutive per-wave times may differ,
+	// relative to their mean, for the per-wave time to count as stable
+	// (0: DefaultSampleTolerance).
+	Tolerance float64
+	// MeasureWaves is how many consecutive per-wave times, after the
+	// first wave (warming the L2, the instruction caches and DRAM), must
+	// agree within Tolerance (0: DefaultMeasureWaves; at least 2).
+	MeasureWaves int
+}
+
+// Sampling defaults.
+const (
+	DefaultSampleTolerance = 0.03
+	DefaultMeasureWaves    = 2
+	// AutoSampleInst is the projected warp instructions above which
+	// ptxrun samples a timed launch unless told not to (about two minutes
+	// of a full simulation on one host core).
+	AutoSampleInst = 200_000_000
+	// MinSampleWaves is the fewest waves a launch must have to be
+	// sampled: a warm-up wave, the measured waves, one wave to
+	// extrapolate and the partial last wave.
+	MinSampleWaves = 4
+)
+
+// Sampling says how a sampled run's figures were obtained. Cycles (and
+// Busy) in its Result are estimates: the detailed part's cycles plus
+// ExtrapolatedWaves times WaveCycles. Every other figure of the Result
+// (instructions issued, stalls, occupancy, the hierarchy's counters, the
+// per-instruction and per-line figures, the trace) counts the detailed
+// blocks only; Stats (PTX instructions) counts every block in SampleExact
+// mode, the detailed blocks only in SampleSkip mode.
+type Sampling struct {
+	Mode SampleMode `json:"-"`
+	// ModeName is Mode as a word (exact or skip).
+	ModeName string `json:"mode"`
+	// Blocks is the grid's blocks; Detailed those simulated in detail
+	// (blocks 0 to Detailed-1); Functional those run functionally
+	// (SampleExact), Skipped those not run at all (SampleSkip).
+	Blocks     int `json:"blocks"`
+	Detailed   int `json:"detailed_blocks"`
+	Functional int `json:"functional_blocks"`
+	Skipped    int `json:"skipped_blocks"`
+	// WaveBlocks is the blocks the GPU holds at once (SMs used ×
+	// occupancy); Waves the grid's waves.
+	WaveBlocks int     `json:"wave_blocks"`
+	Waves      float64 `json:"waves"`
+	// WaveTimes are the detailed waves' times in cycles, the first (the
+	// warm-up) included: wave j ends when (j+1)·WaveBlocks blocks have
+	// retired. MeasuredWaves is how many of the last of them the per-wave
+	// time was taken from, WaveCycles their mean.
+	WaveTimes     []uint64 `json:"wave_cycles_detailed"`
+	MeasuredWaves int      `json:"measured_waves"`
+	WaveCycles    float64  `json:"wave_cycles"`
+	// Stable says whether the measured waves agreed within the tolerance
+	// after the L2's filling; false: the detailed part reached half the
+	// grid first, for the reason Unstable gives, and the per-wave time is
+	// the last detailed wave's.
+	Stable   bool   `json:"stable"`
+	Unstable string `json:"unstable,omitempty"`
+	// ExtrapolatedWaves is the whole waves left out, whose time is added.
+	ExtrapolatedWaves int `json:"extrapolated_waves"`
+	// DetailedCycles is the cycles of the detailed part alone (a launch of
+	// its blocks: launch overhead, its waves and its drain).
+	DetailedCycles uint64 `json:"detailed_cycles"`
+	// Cycles is the estimate (Result.Cycles); Error its error bound in
+	// cycles: per extrapolated wave, the change between the last two
+	// measured waves plus 2% of WaveCycles.
+	Cycles uint64 `json:"cycles"`
+	Error  uint64 `json:"error_cycles"`
+	// ProjectedInst is the launch's warp instructions projected from the
+	// detailed part when sampling was decided.
+	ProjectedInst float64 `json:"projected_warp_instructions"`
+}
+
+// ErrorPct is the error bound as a percentage of the estimate.
+func (s *Sampling) ErrorPct() float64 {
+	if s.Cycles == 0 {
+		return 0
+	}
+	return 100 * float64(s.Error) / float64(s.Cycles)
+}
+
+// OutputsComplete says whether every block ran (in detail or
+// functionally), so that the launch's outputs are what a full run writes.
+func (s *Sampling) OutputsComplete() bool { return s == nil || s.Skipped == 0 }
+
+// Describe is one line on how the figures were obtained.
+func (s *Sampling) Describe() string {
+	what := fmt.Sprintf("%d of %d blocks (%.1f of %.1f waves) simulated in detail", s.Detailed, s.Blocks, float64(s.Detailed)/float64(s.WaveBlocks), s.Waves)
+	switch s.Mode {
+	case SampleExact:
+		what += fmt.Sprintf(", %d run functionally (outputs exact)", s.Functional)
+	case SampleSkip:
+		what += fmt.Sprintf(", %d not run (outputs incomplete)", s.Skipped)
+	}
+	how := fmt.Sprintf("the mean of %d measured waves that agree", s.MeasuredWaves)
+	if !s.Stable {
+		how = "the last detailed wave's: " + s.Unstable
+	}
+	return fmt.Sprintf("%s; %d waves extrapolated at %.0f cycles each (%s)", what, s.ExtrapolatedWaves, s.WaveCycles, how)
+}
+
+// fallbackSpread is how far apart (relative to the longest) the last three
+// waves may be for a launch whose per-wave time is not stable by half the
+// grid to be sampled at all.
+const fallbackSpread = 0.09
+
+// errFloor is the part of a wave's time the error bound adds per
+// extrapolated wave whatever the measured waves' spread: the detailed
+// part's drain and the launch's differ a little (measured on the corpus:
+// docs/sampling.md).
+const errFloor = 0.02
+
+// sampler watches a timed run's retirements and decides where the detailed
+// part ends.
+type sampler struct {
+	cfg     Sample
+	l       *vm.Launch
+	n, wave int
+	start   uint64
+	retired int
+	marks   []uint64 // marks[j]: the cycle (j+1)·wave blocks had retired by
+	limit   int      // blocks dispatched at most (n until decided)
+	// The L2's warm state: h's counters give the bytes the launch has
+	// brought into the L2 (fill: sectors read from DRAM and sectors
+	// written) at each wave's end; warm is the first wave by whose end
+	// they were at least the L2's capacity l2 (-1: not yet).
+	h     *hier.Hierarchy
+	l2    float64
+	fill  float64
+	fill0 float64 // fill by the first wave's end
+	// filling: the L2 was projected to fill and had not when the detailed
+	// part had to end.
+	filling bool
+	// notSampled says why a launch asked to be sampled ran in full.
+	notSampled string
+	warm       int
+	decided    bool
+	info       *Sampling
+}
+
+func newSampler(cfg Sample, l *vm.Launch, h *hier.Hierarchy, l2Bytes, sectorBytes, n, wave int, start uint64) *sampler {
+	if cfg.Mode == SampleOff || wave <= 0 || n < MinSampleWaves*wave {
+		return nil
+	}
+	if cfg.Tolerance <= 0 {
+		cfg.Tolerance = DefaultSampleTolerance
+	}
+	if cfg.MeasureWaves <= 0 {
+		cfg.MeasureWaves = DefaultMeasureWaves
+	}
+	cfg.MeasureWaves = max(cfg.MeasureWaves, 2)
+	return &sampler{cfg: cfg, l: l, n: n, wave: wave, start: start, limit: n, h: h, l2: float64(l2Bytes) / float64(max(sectorBytes, 1)), warm: -1}
+}
+
+// retire counts a block that retired at cycle at (in order).
+func (p *sampler) retire(at uint64) {
+	p.retired++
+	if p.retired%p.wave == 0 {
+		p.marks = append(p.marks, at)
+		if p.h != nil {
+			c := p.h.Counts()
+			p.fill = float64(c[hier.DRAMReadSectors] + c[hier.L2WriteSectors] + c[hier.L2AtomSectors] + c[hier.L2RedSectors])
+			if len(p.marks) == 1 {
+				p.fill0 = p.fill
+			}
+			if p.warm < 0 && p.fill >= p.l2 {
+				p.warm = len(p.marks) - 1
+			}
+		}
+	}
+}
+
+// times are the per-wave times so far (the first wave's from the first
+// block's start).
+func (p *sampler) times() []uint64 {
+	out := make([]uint64, len(p.marks))
+	prev := p.start
+	for i, m := range p.marks {
+		out[i] = m - min(m, prev)
+		prev = m
+	}
+	return out
+}
+
+// decide is called after each window with the blocks dispatched so far;
+// it returns how many blocks may be dispatched in all.
+func (p *sampler) decide(next int) int {
+	if p.decided {
+		return p.limit
+	}
+	k := p.cfg.MeasureWaves
+	ts := p.times()
+	// The measured waves come after the first (cold caches, every block
+	// starting at once) and, for a launch that brings more than the L2
+	// holds, after the L2 has filled: from then on its misses evict (and
+	// write back dirty lines), which the waves before did not pay.
+	first := 1
+	p.filling = false
+	if p.warm >= 0 {
+		first = max(first, p.warm+1)
+	} else if len(ts) > 1 && p.fill+(p.fill-p.fill0)/float64(len(ts)-1)*float64(p.n-p.retired)/float64(p.wave) >= p.l2 {
+		// At the fill rate of the waves after the first (whose compulsory
+		// misses, of data every block reads, come once), the L2 fills
+		// before the launch ends: not warm yet.
+		first = len(ts) + 1
+		p.filling = true
+	}
+	stable := len(ts) >= first+k
+	var meas []uint64
+	if stable {
+		meas = ts[len(ts)-k:]
+		for i := 1; i < len(meas); i++ {
+			a, b := float64(meas[i-1]), float64(meas[i])
+			if math.Abs(a-b) > p.cfg.Tolerance*(a+b)/2 {
+				stable = false
+			}
+		}
+	}
+	if !stable {
+		if next < p.n/2 || len(ts) < 3 {
+			return p.limit
+		}
+		// Half the grid and no stable time. If the last three waves
+		// agree within fallbackSpread (the L2 was projected to fill and
+		// has not, or a slow drift), extrapolate at the last wave's time;
+		// if they do not (waves that take erratic times), sampling would
+		// guess: the run goes on in full.
+		meas = ts[len(ts)-3:]
+		lo, hi := float64(min(meas[0], meas[1], meas[2])), float64(max(meas[0], meas[1], meas[2]))
+		if hi-lo > fallbackSpread*hi {
+			p.decided = true
+			if p.cfg.MinInst > 0 && float64(p.l.InstExecuted())*float64(p.n)/float64(max(next, 1)) <= float64(p.cfg.MinInst) {
+				return p.limit
+			}
+			p.notSampled = fmt.Sprintf("not sampled: the per-wave time had not settled by half the grid (the last three waves took %d, %d and %d cycles)", meas[0], meas[1], meas[2])
+			return p.limit
+		}
+		meas = meas[1:]
+	}
+	// Stop where a whole number of waves is left, so that the detailed
+	// part ends with the grid's partial wave, as the launch does.
+	left := (p.n - next) / p.wave
+	d := p.n - left*p.wave
+	p.decided = true
+	projected := float64(p.l.InstExecuted()) * float64(p.n) / float64(max(next, 1))
+	if left < 1 {
+		p.notSampled = "not sampled: less than a wave was left when the per-wave time was known"
+		return p.limit
+	}
+	if p.cfg.MinInst > 0 && projected <= float64(p.cfg.MinInst) {
+		return p.limit // not worth it: the run goes on in full
+	}
+	var sum float64
+	for _, t := range meas {
+		sum += float64(t)
+	}
+	mean := sum / float64(len(meas))
+	last, prev := float64(meas[len(meas)-1]), float64(meas[len(meas)-2])
+	if !stable {
+		mean = last
+	}
+	// The bound: per wave left, the change between the last two
+	// measured waves plus errFloor of a wave.
+	m := float64(left)
+	bound := m * (math.Abs(last-prev) + errFloor*mean)
+	p.limit = d
+	p.info = &Sampling{Mode: p.cfg.Mode, ModeName: p.cfg.Mode.String(), Blocks: p.n, Detailed: d, WaveBlocks: p.wave,
+		Waves: float64(p.n) / float64(p.wave), MeasuredWaves: len(meas), WaveCycles: mean, Stable: stable,
+		ExtrapolatedWaves: left, ProjectedInst: projected}
+	if !stable {
+		p.info.Unstable = "the per-wave time was not stable by half the grid"
+		if p.filling && p.warm < 0 {
+			p.info.Unstable = "the L2 was projected to fill and had not by half the grid: later waves may evict more than the detailed ones"
+		}
+	}
+	p.info.Error = uint64(math.Ceil(bound))
+	if p.cfg.Mode == SampleExact {
+		p.info.Functional = p.n - d
+	} else {
+		p.info.Skipped = p.n - d
+	}
+	return p.limit
+}
+
+// finish turns the detailed run's result into the launch's estimate and,
+// in SampleExact mode, runs the blocks left out functionally (with the
+// kernel as written, orig).
+func (p *sampler) finish(ctx context.Context, res *Result, orig *vm.Kernel, occ, workers int, done *atomic.Uint64) error {
+	if p == nil {
+		return nil
+	}
+	res.NotSampled = p.notSampled
+	if p.info == nil {
+		return nil
+	}
+	s := p.info
+	s.WaveTimes = p.times()
+	s.DetailedCycles = res.Cycles
+	add := uint64(math.Round(float64(s.ExtrapolatedWaves) * s.WaveCycles))
+	res.Cycles += add
+	res.Busy += add
+	s.Cycles = res.Cycles
+	res.Sampling = s
+	if s.Functional == 0 {
+		return nil
+	}
+	st, err := runRest(ctx, p.l, orig, s.Detailed, p.n, occ, workers, done)
+	res.Stats.Add(st)
+	return err
+}
+
+// restQuantum is the warp instructions a warp runs per turn when the blocks
+// left out run functionally (the functional mode's quantum).
+const restQuantum = 32
+
+// runRest runs blocks [from, n) of l functionally with kernel k, occ at a
+// time per host SM, on workers goroutines, and returns what they executed.
+func runRest(ctx context.Context, l *vm.Launch, k *vm.Kernel, from, n, occ, workers int, done *atomic.Uint64) (vm.Stats, error) {
+	saved := l.Kernel
+	l.Kernel = k
+	defer func() { l.Kernel = saved }()
+	var next atomic.Int64
+	next.Store(int64(from))
+	sms := make([]*vm.SM, max(1, workers))
+	errs := make([]error, len(sms))
+	var wg sync.WaitGroup
+	for i := range sms {
+		sms[i] = l.NewSM(i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := sms[i]
+			for ctx.Err() == nil {
+				a := int(next.Add(int64(occ))) - occ
+				if a >= n {
+					return
+				}
+				blocks := make([]int, 0, occ)
+				for b := a; b < min(a+occ, n); b++ {
+					blocks = append(blocks, b)
+				}
+				if err := s.RunCTAs(blocks, restQuantum); err != nil {
+					errs[i] = err
+					l.Stop()
+					return
+				}
+				if done != nil {
+					done.Add(uint64(len(blocks)))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var st vm.Stats
+	for _, s := range sms {
+		st.Add(s.Stats)
+	}
+	for _, err := range errs {
+		if err != nil && !vm.IsStopped(err) {
+			return st, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// SampledMetrics relabels a sampled run's metrics so that no figure of
+// the detailed part passes for the launch's: every name but the launch's
+// configuration (launch__*) becomes ptxvm__detailed__NAME (the figure over
+// the detailed blocks only), and the estimate is given under names of our
+// own: ptxvm__sampled_cycles_estimate, ptxvm__sampled_cycles_error,
+// ptxvm__sampled_duration_ns_estimate, ptxvm__sampled_detailed_blocks,
+// ptxvm__sampled_blocks and ptxvm__sampled_outputs_complete. In
+// SampleExact mode the PTX instruction counts are of every block and keep
+// their names. m is changed in place and returned.
+func SampledMetrics(m map[string]float64, r *Result) map[string]float64 {
+	s := r.Sampling
+	if s == nil {
+		return m
+	}
+	keep := func(k string) bool {
+		if strings.HasPrefix(k, "launch__") {
+			return true
+		}
+		return s.Mode == SampleExact && (k == "ptxvm__ptx_inst_executed.sum" || k == "ptxvm__ptx_thread_inst_executed.sum")
+	}
+	for k, v := range m {
+		if keep(k) {
+			continue
+		}
+		delete(m, k)
+		m["ptxvm__detailed__"+k] = v
+	}
+	m["ptxvm__detailed__"+MetricCycles] = float64(s.DetailedCycles)
+	m["ptxvm__detailed__"+MetricDuration] = float64(s.DetailedCycles) * 1000 / max(r.ClockMHz, 1)
+	m["ptxvm__sampled_cycles_estimate"] = float64(s.Cycles)
+	m["ptxvm__sampled_cycles_error"] = float64(s.Error)
+	m["ptxvm__sampled_duration_ns_estimate"] = r.Nanoseconds()
+	m["ptxvm__sampled_detailed_blocks"] = float64(s.Detailed)
+	m["ptxvm__sampled_blocks"] = float64(s.Blocks)
+	complete := 0.0
+	if s.OutputsComplete() {
+		complete = 1
+	}
+	m["ptxvm__sampled_outputs_complete"] = complete
+	return m
+}

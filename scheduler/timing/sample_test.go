@@ -1,0 +1,177 @@
+package timing_test
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/scheduler/internal/ncu"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
+	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/spec"
+)
+
+// corpusLaunch returns the ncu-profiled launch of the corpus with the name
+// given (ncu.Launch.Name: "public/O3/hto_reduce_v4_8M").
+func corpusLaunch(t *testing.T, name string) *ncu.Launch {
+	t.Helper()
+	ls, err := ncu.ReadWithPublic("../../testdata")
+	require.NoError(t, err)
+	for _, l := range ls {
+		if l.Name() == name && l.Table != "repeat.O3" {
+			return l
+		}
+	}
+	require.FailNow(t, "no such corpus launch", name)
+	return nil
+}
+
+// sampledRun runs a corpus launch in timing mode with the sampling given
+// and returns the result and the launch's outputs.
+func sampledRun(t *testing.T, l *ncu.Launch, s timing.Sample, workers int) (*scheduler.Result, map[string][]byte) {
+	t.Helper()
+	sp, err := spec.Load(l.SpecPath())
+	require.NoError(t, err)
+	p, err := sp.Prepare(vm.NewDevice(), nil)
+	require.NoError(t, err)
+	defer p.Launch.Release()
+	res, err := scheduler.RunTimed(context.Background(), p.Launch, gpu.MustLookup("h100"), scheduler.Options{
+		Registers: l.Int("launch__registers_per_thread"), Workers: workers, Sample: s})
+	require.NoError(t, err, l.Name())
+	out, err := p.Outputs()
+	require.NoError(t, err)
+	return res, out
+}
+
+// Sampling the waves of multi-wave corpus launches (15.5 waves of the
+// H100) gives the full simulation's cycles within 3%, from fewer than half
+// of the blocks in detail; the blocks left out run functionally in
+// SampleExact mode (outputs and PTX instruction counts those of the full
+// run) and not at all in SampleSkip mode (said by the Sampling).
+func TestSampledCyclesMatchFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two corpus launches in full")
+	}
+	for _, tc := range []struct {
+		launch string
+		mode   timing.SampleMode
+		// inBound: the error is within the bound (jacobi2d_big misses it
+		// by 7 cycles of 33,936: docs/sampling.md).
+		inBound bool
+	}{
+		{"public/O3/hto_reduce_v4_8M", timing.SampleExact, true},
+		{"apps/O3/jacobi2d_big", timing.SampleSkip, false},
+	} {
+		t.Run(tc.launch, func(t *testing.T) {
+			l := corpusLaunch(t, tc.launch)
+			full, fullOut := sampledRun(t, l, timing.Sample{}, 0)
+			require.Nil(t, full.Timing.Sampling, "a run without sampling is not sampled")
+			res, out := sampledRun(t, l, timing.Sample{Mode: tc.mode}, 0)
+			s := res.Timing.Sampling
+			require.NotNil(t, s, "a 15-wave launch is sampled")
+			e := (float64(res.Timing.Cycles) - float64(full.Timing.Cycles)) / float64(full.Timing.Cycles)
+			assert.LessOrEqual(t, math.Abs(e), 0.03, "sampled %d cycles against %d in full (%+.2f%%; bound ±%.2f%%)", res.Timing.Cycles, full.Timing.Cycles, 100*e, s.ErrorPct())
+			assert.Less(t, s.Detailed, s.Blocks/2, "fewer than half of the blocks in detail")
+			assert.Equal(t, s.Blocks, s.Detailed+s.Functional+s.Skipped)
+			assert.Zero(t, (s.Blocks-s.Detailed)%s.WaveBlocks, "a whole number of waves left out")
+			assert.Equal(t, s.Cycles, res.Timing.Cycles)
+			assert.Equal(t, s.DetailedCycles+uint64(math.Round(float64(s.ExtrapolatedWaves)*s.WaveCycles)), s.Cycles)
+			assert.Positive(t, s.Error)
+			if tc.inBound {
+				assert.LessOrEqual(t, math.Abs(float64(res.Timing.Cycles)-float64(full.Timing.Cycles)), float64(s.Error), "within the error bound")
+			}
+			assert.Less(t, res.Timing.Issued, full.Timing.Issued, "issued counts the detailed blocks only")
+			switch tc.mode {
+			case timing.SampleExact:
+				assert.True(t, s.OutputsComplete())
+				assert.Equal(t, s.Blocks-s.Detailed, s.Functional)
+				assert.Equal(t, full.Stats.Inst, res.Stats.Inst, "PTX instructions of every block")
+				assert.Equal(t, full.Stats.ThreadInst, res.Stats.ThreadInst)
+				for name, want := range fullOut {
+					assert.True(t, string(want) == string(out[name]), "output %s bit-exact", name)
+				}
+			case timing.SampleSkip:
+				assert.False(t, s.OutputsComplete())
+				assert.Equal(t, s.Blocks-s.Detailed, s.Skipped)
+				assert.Less(t, res.Stats.Inst, full.Stats.Inst, "the skipped blocks did not run")
+				differ := false
+				for name, want := range fullOut {
+					differ = differ || string(want) != string(out[name])
+				}
+				assert.True(t, differ, "the skipped blocks wrote nothing")
+			}
+		})
+	}
+}
+
+// A sampled run decides the same on any number of host goroutines, and
+// twice the same.
+func TestSampledDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a corpus launch three times")
+	}
+	l := corpusLaunch(t, "public/O3/hto_reduce_v4_8M")
+	var got []timing.Sampling
+	for _, w := range []int{1, 2, 1} {
+		res, _ := sampledRun(t, l, timing.Sample{Mode: timing.SampleSkip}, w)
+		require.NotNil(t, res.Timing.Sampling)
+		got = append(got, *res.Timing.Sampling)
+	}
+	assert.Equal(t, got[0], got[1], "1 and 2 workers")
+	assert.Equal(t, got[0], got[2], "twice")
+}
+
+// Sampling leaves launches alone that are too small (under
+// timing.MinSampleWaves waves), with MinInst projected below it, or whose
+// per-wave time has not settled by half the grid (the padded transpose
+// at 3072², 8.7 waves: 3,735, 4,209 and 4,311 cycles), and says why where
+// it was asked to sample one it could.
+func TestSampleThresholds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs corpus launches")
+	}
+	for _, tc := range []struct {
+		name   string
+		launch string
+		s      timing.Sample
+		why    string
+	}{
+		{"one wave", "perf/calib.O3/matmul_tiled_256", timing.Sample{Mode: timing.SampleSkip}, ""},
+		{"under MinInst", "public/O3/hto_reduce_v4_8M", timing.Sample{Mode: timing.SampleSkip, MinInst: timing.AutoSampleInst}, ""},
+		{"erratic waves", "perf/calib.O3/transpose_padded_3072", timing.Sample{Mode: timing.SampleSkip}, "not sampled: the per-wave time had not settled by half the grid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, _ := sampledRun(t, corpusLaunch(t, tc.launch), tc.s, 0)
+			assert.Nil(t, res.Timing.Sampling)
+			if tc.why == "" {
+				assert.Empty(t, res.Timing.NotSampled)
+			} else {
+				assert.Contains(t, res.Timing.NotSampled, tc.why)
+			}
+		})
+	}
+}
+
+// A sampled run's metrics carry no Nsight Compute name: the detailed
+// part's figures are ptxvm__detailed__NAME, the estimate ptxvm__sampled_*.
+func TestSampledMetricsNames(t *testing.T) {
+	r := &timing.Result{Cycles: 1200, ClockMHz: 1000, Sampling: &timing.Sampling{Mode: timing.SampleSkip, Blocks: 10, Detailed: 4, Skipped: 6, Cycles: 1200, DetailedCycles: 500, Error: 30}}
+	m := map[string]float64{timing.MetricCycles: 1200, "lts__t_sectors_op_read.sum": 7, "launch__grid_size": 10, "ptxvm__ptx_inst_executed.sum": 3}
+	timing.SampledMetrics(m, r)
+	for k := range m {
+		assert.True(t, strings.HasPrefix(k, "ptxvm__") || strings.HasPrefix(k, "launch__"), "%s under an ncu name", k)
+	}
+	assert.Equal(t, 1200.0, m["ptxvm__sampled_cycles_estimate"])
+	assert.Equal(t, 30.0, m["ptxvm__sampled_cycles_error"])
+	assert.Equal(t, 500.0, m["ptxvm__detailed__"+timing.MetricCycles])
+	assert.Equal(t, 7.0, m["ptxvm__detailed__lts__t_sectors_op_read.sum"])
+	assert.Equal(t, 3.0, m["ptxvm__detailed__ptxvm__ptx_inst_executed.sum"], "skip mode: the PTX count is the detailed blocks'")
+	assert.Equal(t, 0.0, m["ptxvm__sampled_outputs_complete"])
+	assert.Equal(t, 10.0, m["launch__grid_size"])
+}
