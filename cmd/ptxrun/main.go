@@ -65,6 +65,7 @@ Run "ptxrun COMMAND -h" for the flags of a command. The reference pages are
 in the ptxvm repository's docs/: launch-spec.md (the spec), counters.md
 (every counter and how close it is to ncu), reports.md (reading a report),
 timing.md and timing-validation.md (the cycle model and its error),
+sampling.md (--sample: sampled timing of huge launches),
 semantics.md (what runs, how exactly), sanitize.md, fuzzing.md,
 limitations.md.
 `

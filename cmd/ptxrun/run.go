@@ -42,6 +42,17 @@ per issued instruction under Nsight Compute's names and where the stall
 cycles went in words; --report adds the same, per CUDA line and per PTX
 instruction, to the memory report; --trace writes the timeline.
 
+A timed launch projected past 2e8 warp instructions is sampled (--sample
+auto, the default; said on stderr and in the output): its first waves
+are simulated in detail until the time a wave takes is stable, the rest
+of its cycles extrapolated, with an error bound. The blocks left out run
+functionally when outputs are asked for (--out, a bundled kernel's
+check: outputs exact) and not at all otherwise (outputs incomplete).
+--sample off simulates every block; exact or skip samples any launch of
+4 waves or more. Every figure but the cycles then counts the detailed
+blocks only, under ptxvm__detailed__ names in --metrics and --json
+(docs/sampling.md).
+
 A quick launch takes one --arg per kernel parameter, in order:
   NAME=TYPE[COUNT]                 a buffer of COUNT zeros (TYPE: u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64)
   NAME=TYPE[COUNT]:rand            random: floats in [0,1), integers over the type's range
@@ -76,6 +87,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault (warp-synchronous member masks naming exited lanes, shuffles reading inactive lanes)")
 	mode := modeFlag(fs)
 	trace := traceFlag(fs)
+	sampleMode := sampleFlag(fs)
 	kernel := fs.String("kernel", "", "quick launch: the kernel (`NAME`: mangled, C++ name or signature, or a unique part of one)")
 	grid := fs.String("grid", "", "quick launch: grid size, `X,Y,Z`")
 	block := fs.String("block", "", "quick launch: block size, `X,Y,Z`")
@@ -164,8 +176,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printErrors(stderr, err)
 		return exitUsage
 	}
+	smp, err := sampleOption(*sampleMode, *mode, set["sample"], *out != "" || bundled != nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "ptxrun run:", err)
+		return exitUsage
+	}
 	var done atomic.Uint64
-	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true, Mode: *mode, Trace: tr}
+	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true, Mode: *mode, Trace: tr,
+		Sample: smp}
 	prog := startProgress(stderr, "blocks", totalBlocks(sp), &done)
 	var run *scheduler.SpecRun
 	if bundled != nil {
@@ -194,6 +212,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer run.Release()
+	if t := run.Result.Timing; t != nil && t.Sampling != nil {
+		noteSampled(stderr, "run", t.Sampling, *sampleMode)
+	} else if t != nil && t.NotSampled != "" {
+		fmt.Fprintf(stderr, "ptxrun run: %s; every block was simulated in detail\n", t.NotSampled)
+	}
 	written := map[string]string{}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -368,6 +391,10 @@ type metricsFile struct {
 	GPU     string             `json:"gpu"`
 	Mode    string             `json:"mode"`
 	Metrics map[string]float64 `json:"metrics"`
+	// Sampling, in a sampled timed run: how the cycles were estimated,
+	// and their error bound (every other figure counts the detailed
+	// blocks only, under ptxvm__detailed__ names).
+	Sampling *timing.Sampling `json:"sampling,omitempty"`
 }
 
 func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile {
@@ -375,5 +402,9 @@ func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile 
 	if run.Result.Timing != nil {
 		mode = scheduler.ModeTiming
 	}
-	return &metricsFile{Kernel: run.Prepared.Kernel, GPU: gpu.Name, Mode: mode, Metrics: run.Metrics()}
+	mf := &metricsFile{Kernel: run.Prepared.Kernel, GPU: gpu.Name, Mode: mode, Metrics: run.Metrics()}
+	if t := run.Result.Timing; t != nil {
+		mf.Sampling = t.Sampling
+	}
+	return mf
 }

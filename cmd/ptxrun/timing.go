@@ -50,7 +50,16 @@ func writeTrace(tr *timing.Trace, file string) error {
 func printTiming(w io.Writer, r *timing.Result, top int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	m := r.Metrics()
-	fmt.Fprintf(tw, "cycles\t%d (sm__cycles_elapsed.max), %.1f us at %.0f MHz\n", r.Cycles, r.Nanoseconds()/1000, r.ClockMHz)
+	if s := r.Sampling; s != nil {
+		fmt.Fprintf(tw, "cycles\t%d ± %d (±%.2f%%), a sampled estimate, not sm__cycles_elapsed.max: %.1f us at %.0f MHz\n", r.Cycles, s.Error, s.ErrorPct(), r.Nanoseconds()/1000, r.ClockMHz)
+		fmt.Fprintf(tw, "sampled\t%s\n", s.Describe())
+		if !s.OutputsComplete() {
+			fmt.Fprintf(tw, "outputs\tINCOMPLETE: %d blocks were not run (--sample exact runs them functionally)\n", s.Skipped)
+		}
+		fmt.Fprintf(tw, "below\tthe %d blocks simulated in detail only\n", s.Detailed)
+	} else {
+		fmt.Fprintf(tw, "cycles\t%d (sm__cycles_elapsed.max), %.1f us at %.0f MHz\n", r.Cycles, r.Nanoseconds()/1000, r.ClockMHz)
+	}
 	fmt.Fprintf(tw, "machine instructions\t%d warp, %d thread (estimated from the SASS cost table)\n", r.Issued, r.ThreadIssued)
 	fmt.Fprintf(tw, "achieved occupancy\t%.1f%% of %d warps per SM (%d blocks per SM)\n", m[timing.MetricOccupancy], r.WarpsPerSM, r.BlocksPerSM)
 	fmt.Fprintf(tw, "issue slots used\t%.1f%%, IPC %.2f per busy SM cycle\n", m[timing.MetricIssueUtil], m[timing.MetricIPC])
@@ -98,4 +107,48 @@ func timingSummary(r *timing.Result) *timingJSON {
 		out.StallSources = append(out.StallSources, stallSourceJSON{s.Sentence, s.Reason, s.Where, s.Cycles, s.Share})
 	}
 	return out
+}
+
+// sampleFlag adds --sample.
+func sampleFlag(fs *flag.FlagSet) *string {
+	return fs.String("sample", "auto", "in timing mode, `MODE`: auto (sample a launch projected past 2e8 warp instructions), off (simulate every block in detail), exact (sample; the blocks left out run functionally: outputs exact), skip (sample; the blocks left out do not run: a timing estimate, outputs incomplete). Sampling simulates the first waves in detail and extrapolates the rest (docs/sampling.md)")
+}
+
+// sampleOption turns --sample into the timing model's option. outputs says
+// whether the run's outputs are used (written or checked): then auto runs
+// the blocks left out functionally, and skip is refused.
+func sampleOption(mode, runMode string, given, outputs bool) (timing.Sample, error) {
+	if mode == "auto" {
+		if runMode != scheduler.ModeTiming {
+			return timing.Sample{}, nil
+		}
+		m := timing.SampleSkip
+		if outputs {
+			m = timing.SampleExact
+		}
+		return timing.Sample{Mode: m, MinInst: timing.AutoSampleInst}, nil
+	}
+	m, err := timing.ParseSampleMode(mode)
+	if err != nil {
+		return timing.Sample{}, fmt.Errorf("--sample: %v (or auto)", err)
+	}
+	if given && m != timing.SampleOff && runMode != scheduler.ModeTiming {
+		return timing.Sample{}, fmt.Errorf("--sample %s needs --mode timing", mode)
+	}
+	if m == timing.SampleSkip && outputs {
+		return timing.Sample{}, fmt.Errorf("--sample skip does not run every block, so the outputs would be incomplete: use --sample exact (the blocks left out run functionally) to write or check outputs")
+	}
+	return timing.Sample{Mode: m}, nil
+}
+
+// noteSampled says on stderr that a timed run was sampled.
+func noteSampled(w io.Writer, cmd string, s *timing.Sampling, mode string) {
+	why := "--sample " + mode
+	if mode == "auto" {
+		why = fmt.Sprintf("automatic: about %.2g warp instructions projected, more than %.2g; --sample off simulates every block", s.ProjectedInst, float64(timing.AutoSampleInst))
+	}
+	fmt.Fprintf(w, "ptxrun %s: sampled (%s): cycles %d ± %d (±%.2f%%) estimated; %s\n", cmd, why, s.Cycles, s.Error, s.ErrorPct(), s.Describe())
+	if !s.OutputsComplete() {
+		fmt.Fprintf(w, "ptxrun %s: warning: %d of the %d blocks did not run: the launch's outputs are incomplete\n", cmd, s.Skipped, s.Blocks)
+	}
 }

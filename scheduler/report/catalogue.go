@@ -44,12 +44,25 @@ var timingMetrics = []MetricInfo{
 	{timing.MetricIPC, "inst/cycle", "machine instructions issued per cycle of a busy SM", "timing"},
 }
 
+// sampledMetrics are a sampled timed run's (--sample, docs/sampling.md),
+// in place of every figure but launch__*.
+var sampledMetrics = []MetricInfo{
+	{"ptxvm__sampled_cycles_estimate", "cycle", "sampled run: the launch's cycles estimated from its first waves in detail and the rest extrapolated (in place of sm__cycles_elapsed.max)", "sampling"},
+	{"ptxvm__sampled_cycles_error", "cycle", "sampled run: the estimate's error bound (docs/sampling.md)", "sampling"},
+	{"ptxvm__sampled_duration_ns_estimate", "ns", "sampled run: the estimated cycles at the GPU profile's clock", "sampling"},
+	{"ptxvm__sampled_blocks", "block", "sampled run: blocks in the grid", "sampling"},
+	{"ptxvm__sampled_detailed_blocks", "block", "sampled run: blocks simulated in detail (the first ones)", "sampling"},
+	{"ptxvm__sampled_outputs_complete", "", "sampled run: 1 if every block ran (in detail or functionally), 0 if some were skipped and the outputs are incomplete", "sampling"},
+	{"ptxvm__detailed__<metric>", "", "sampled run: any other metric, over the blocks simulated in detail only", "sampling"},
+}
+
 // Catalogue lists every metric a run can report: launch figures,
 // occupancy, the timing model's figures and stall reasons, the hierarchy's
 // counters and the derived values, each with its one-line meaning.
 func Catalogue() []MetricInfo {
 	out := append([]MetricInfo(nil), launchMetrics...)
 	out = append(out, timingMetrics...)
+	out = append(out, sampledMetrics...)
 	for s := timing.Stall(0); s < timing.NumStalls; s++ {
 		out = append(out, MetricInfo{Name: s.Metric(), Unit: "cycle/inst", Help: "warp-cycles per issued instruction in which " + stallMeaning(s), Group: "timing"})
 	}
@@ -74,4 +87,4 @@ func Catalogue() []MetricInfo {
 	return out
 }
 
-var groupRank = map[string]int{"launch": 0, "occupancy": 1, "timing": 2, "memory": 3, "derived": 4}
+var groupRank = map[string]int{"launch": 0, "occupancy": 1, "timing": 2, "sampling": 3, "memory": 4, "derived": 5}

@@ -147,9 +147,17 @@ func (r *Report) WriteText(w io.Writer) error {
 // stall cycles per CUDA line and per PTX instruction.
 func (t *Timing) writeText(w io.Writer, theoretical float64) {
 	fmt.Fprintln(w, "\nTiming (the cycle-level model)")
+	if s := t.Sampling; s != nil {
+		fmt.Fprintf(w, "  SAMPLED: %s.\n  The figures but the cycles and time count the %d blocks simulated in detail only.\n", s.Describe(), s.Detailed)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  cycles\t%d\tsm__cycles_elapsed.max\n", t.Cycles)
-	fmt.Fprintf(tw, "  time\t%s at %s MHz\tgpu__time_duration.sum\n", duration(t.DurationNs), FormatValue(t.ClockMHz))
+	if s := t.Sampling; s != nil {
+		fmt.Fprintf(tw, "  cycles\t%d ± %d (±%.2f%%), a sampled estimate\tptxvm__sampled_cycles_estimate\n", t.Cycles, s.Error, s.ErrorPct())
+		fmt.Fprintf(tw, "  time\t%s at %s MHz, a sampled estimate\tptxvm__sampled_duration_ns_estimate\n", duration(t.DurationNs), FormatValue(t.ClockMHz))
+	} else {
+		fmt.Fprintf(tw, "  cycles\t%d\tsm__cycles_elapsed.max\n", t.Cycles)
+		fmt.Fprintf(tw, "  time\t%s at %s MHz\tgpu__time_duration.sum\n", duration(t.DurationNs), FormatValue(t.ClockMHz))
+	}
 	fmt.Fprintf(tw, "  achieved occupancy\t%.1f%% (theoretical %.1f%%, %d warps per SM)\tsm__warps_active.avg.pct_of_peak_sustained_active\n", t.Occupancy, theoretical, t.WarpsPerSM)
 	fmt.Fprintf(tw, "  issue slots used\t%.1f%%\tptxvm__issue_slot_utilization.pct\n", t.IssueUtil)
 	fmt.Fprintf(tw, "  IPC\t%.2f per busy SM cycle\tptxvm__ipc_per_busy_sm_cycle\n", t.IPC)

@@ -18,6 +18,10 @@ type Timing struct {
 	Cycles     uint64  `json:"cycles"`
 	DurationNs float64 `json:"duration_ns"`
 	ClockMHz   float64 `json:"clock_mhz"`
+	// Sampling, if not nil: the run was sampled; Cycles and DurationNs are
+	// estimates (not sm__cycles_elapsed.max), every other figure counts the
+	// detailed blocks only.
+	Sampling *timing.Sampling `json:"sampling,omitempty"`
 	// MachineInsts and MachineThreadInsts are the machine instructions
 	// the SMs issued (smsp__inst_executed.sum and
 	// smsp__thread_inst_executed.sum), estimated from the SASS cost table.
@@ -141,7 +145,7 @@ func newTiming(tr *timing.Result, k *vm.Kernel, text map[int]string, ptxFile str
 	t := &Timing{Cycles: tr.Cycles, DurationNs: tr.Nanoseconds(), ClockMHz: tr.ClockMHz,
 		MachineInsts: tr.Issued, MachineThreadInsts: tr.ThreadIssued,
 		Occupancy: m[timing.MetricOccupancy], WarpsPerSM: tr.WarpsPerSM, BlocksPerSM: tr.BlocksPerSM,
-		IssueUtil: m[timing.MetricIssueUtil], IPC: m[timing.MetricIPC], byID: map[int32]int{}}
+		IssueUtil: m[timing.MetricIssueUtil], IPC: m[timing.MetricIPC], byID: map[int32]int{}, Sampling: tr.Sampling}
 	for s := timing.Stall(0); s < timing.NumStalls; s++ {
 		if s != timing.Selected {
 			t.StallCycles += tr.Stalls[s]

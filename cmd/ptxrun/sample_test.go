@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sampleSpec is a 15.5-wave launch of the public corpus that samples in
+// about a second.
+const sampleSpec = "../../testdata/public/cases/hto_reduce_v4_8M/O3/spec.json"
+
+// --sample: a sampled timed run says so on stderr and in the summary, gives
+// the estimate's error bound beside the cycles, puts no figure under an
+// Nsight Compute name in --metrics and --json, and refuses (or warns) where
+// its outputs would be incomplete.
+func TestRunSample(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		// stdout, stderr: substrings expected.
+		stdout, stderr []string
+		// sampled: the --metrics file says the run was sampled.
+		sampled bool
+	}{
+		{name: "skip", args: []string{"--sample", "skip"}, code: exitOK,
+			stdout: []string{"a sampled estimate, not sm__cycles_elapsed.max", "± ", "outputs  ", "INCOMPLETE", "simulated in detail only"},
+			stderr: []string{"sampled (--sample skip)", "warning:", "outputs are incomplete"}, sampled: true},
+		{name: "exact writes outputs", args: []string{"--sample", "exact", "--out", filepath.Join(dir, "out")}, code: exitOK,
+			stdout: []string{"a sampled estimate", "run functionally (outputs exact)", "output "},
+			stderr: []string{"sampled (--sample exact)"}, sampled: true},
+		{name: "skip refuses outputs", args: []string{"--sample", "skip", "--out", filepath.Join(dir, "no")}, code: exitUsage,
+			stderr: []string{"--sample skip does not run every block", "--sample exact"}},
+		{name: "needs timing mode", args: []string{"--sample", "exact", "--mode", "functional"}, code: exitUsage,
+			stderr: []string{"--sample exact needs --mode timing"}},
+		{name: "bad mode", args: []string{"--sample", "some"}, code: exitUsage,
+			stderr: []string{"--sample: unknown sampling mode"}},
+		{name: "auto leaves a small launch alone", args: nil, code: exitOK,
+			stdout: []string{"(sm__cycles_elapsed.max)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
+			args := append([]string{"run", sampleSpec, "--mode", "timing", "--metrics", m}, tc.args...)
+			if tc.name == "needs timing mode" {
+				args = append([]string{"run", sampleSpec, "--metrics", m}, tc.args...)
+			}
+			r := ptxrun(t, args...)
+			require.Equal(t, tc.code, r.code, r.stderr)
+			for _, s := range tc.stdout {
+				assert.Contains(t, r.stdout, s)
+			}
+			for _, s := range tc.stderr {
+				assert.Contains(t, r.stderr, s)
+			}
+			if tc.code != exitOK {
+				assert.NoFileExists(t, m)
+				return
+			}
+			data, err := os.ReadFile(m)
+			require.NoError(t, err)
+			var mf struct {
+				Metrics  map[string]float64 `json:"metrics"`
+				Sampling *struct {
+					Mode   string `json:"mode"`
+					Cycles uint64 `json:"cycles"`
+					Error  uint64 `json:"error_cycles"`
+				} `json:"sampling"`
+			}
+			require.NoError(t, json.Unmarshal(data, &mf))
+			if !tc.sampled {
+				assert.Nil(t, mf.Sampling)
+				assert.Contains(t, mf.Metrics, "sm__cycles_elapsed.max")
+				assert.NotContains(t, r.stderr, "sampled")
+				return
+			}
+			require.NotNil(t, mf.Sampling)
+			assert.Positive(t, mf.Sampling.Error)
+			assert.Equal(t, float64(mf.Sampling.Cycles), mf.Metrics["ptxvm__sampled_cycles_estimate"])
+			assert.Equal(t, float64(mf.Sampling.Error), mf.Metrics["ptxvm__sampled_cycles_error"])
+			for k := range mf.Metrics {
+				assert.True(t, strings.HasPrefix(k, "ptxvm__") || strings.HasPrefix(k, "launch__"), "%s: a sampled figure under an ncu name", k)
+			}
+		})
+	}
+}
