@@ -38,6 +38,9 @@ type outcome struct {
 	real_   map[string]float64
 	wall    time.Duration
 	err     error
+	// sampled, if not nil: the launch was above -max-inst and ran sampled
+	// (-sample): model is the estimate.
+	sampled *timing.Sampling
 }
 
 // calibration set: the launches of at least minCycles real cycles.
@@ -58,7 +61,7 @@ func launchSet(testdata string, minCycles float64, only string, maxInst float64,
 		if !ok || c < minCycles || !selected(l.Name(), only) {
 			continue
 		}
-		if n, _ := l.Value("smsp__inst_executed.sum"); maxInst > 0 && n > maxInst {
+		if n, _ := l.Value("smsp__inst_executed.sum"); maxInst > 0 && n > maxInst && sampleAbove == timing.SampleOff {
 			continue
 		}
 		if l.Table == "repeat.O3" {
@@ -130,6 +133,13 @@ func parseSet(s string) (map[string]float64, error) {
 // progress prints each launch as it finishes, on stderr.
 var progress bool
 
+// sampleAbove is how launches above sampleMaxInst machine instructions
+// run (cycles -sample): timing.SampleOff leaves them out.
+var (
+	sampleAbove   timing.SampleMode
+	sampleMaxInst float64
+)
+
 // runSet runs every launch with profile p, jobs at a time.
 func runSet(ls []*ncu.Launch, p *gpu.Profile, jobs int, fs *families) []*outcome {
 	out := make([]*outcome, len(ls))
@@ -179,13 +189,19 @@ func runOne(l *ncu.Launch, p *gpu.Profile, fs *families) *outcome {
 	if held := float64(p.SMs * max(pp.occ.BlocksPerSM, 1)); held > 0 {
 		o.waves = float64(pp.p.Launch.NumCTAs()) / held
 	}
+	opt := timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Registers: pp.regs, Workers: 1, MaxInst: 1 << 33}
+	if sampleAbove != timing.SampleOff && sampleMaxInst > 0 && o.ncuInst > sampleMaxInst {
+		opt.Sample = timing.Sample{Mode: sampleAbove}
+		opt.MaxInst = 0
+	}
 	t0 := time.Now()
-	res, err := timing.Run(context.Background(), pp.p.Launch, p, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Registers: pp.regs, Workers: 1, MaxInst: 1 << 33})
+	res, err := timing.Run(context.Background(), pp.p.Launch, p, opt)
 	o.wall = time.Since(t0)
 	if err != nil {
 		o.err = err
 		return o
 	}
+	o.sampled = res.Sampling
 	o.model = float64(res.Cycles)
 	o.issued = float64(res.Issued)
 	o.stalls = res.Stalls
@@ -225,8 +241,14 @@ func cmdCycles(args []string) error {
 	verbose := fs.Bool("v", false, "print every launch")
 	maxInst := fs.Float64("max-inst", 0, "leave out launches of more than this many machine instructions (ncu's count; 0: none)")
 	fs.BoolVar(&progress, "progress", false, "print each launch as it finishes (stderr)")
+	sample := fs.String("sample", "off", "launches above -max-inst: off (left out), skip or exact (run sampled: the first waves in detail, the rest extrapolated; reported per launch as sampled, with the estimate's error bound)")
 	fs.IntVar(&stallsShown, "stalls", 4, "with -v: the stall reasons shown per launch (the largest of model and GPU first)")
 	_ = fs.Parse(args)
+	var err error
+	if sampleAbove, err = timing.ParseSampleMode(*sample); err != nil {
+		return err
+	}
+	sampleMaxInst = *maxInst
 	fams, err := loadFamilies(*testdata)
 	if err != nil {
 		return err
@@ -314,6 +336,9 @@ func printOutcomes(w *os.File, outs []*outcome, verbose bool, consulted map[stri
 		for _, o := range ok {
 			fmt.Fprintf(w, "  %-36s real %10.0f model %10.0f %+6.1f%%  roofline %10.0f  inst %9.0f/%9.0f  %5.1fs  %s\n", o.name, o.real, o.model,
 				100*(o.model-o.real)/o.real, o.roof, o.issued, o.ncuInst, o.wall.Seconds(), stallLine(o))
+			if s := o.sampled; s != nil {
+				fmt.Fprintf(w, "  %-36s   sampled: model cycles an estimate ±%.0f (±%.2f%%); %s; roofline, inst and stalls from the detailed blocks\n", "", float64(s.Error), s.ErrorPct(), s.Describe())
+			}
 		}
 	}
 	var model, roof, reals []float64
@@ -323,6 +348,11 @@ func printOutcomes(w *os.File, outs []*outcome, verbose bool, consulted map[stri
 		reals = append(reals, o.real)
 	}
 	c := bestConstant(reals)
+	for _, o := range ok {
+		if s := o.sampled; s != nil {
+			fmt.Fprintf(w, "sampled: %s: model %.0f ±%.0f cycles (±%.2f%%), %d of %d blocks in detail, %.1fs\n", o.name, o.model, float64(s.Error), s.ErrorPct(), s.Detailed, s.Blocks, o.wall.Seconds())
+		}
+	}
 	fmt.Fprintf(w, "cycle MAPE over %d launches: model %.1f%% (median %.1f%%, within 15%%: %.0f%%), constant guess %.0f cycles %.1f%%, roofline %.1f%%\n",
 		len(ok), 100*mean(model), 100*median(model), 100*within(model, 0.15), c, 100*mean(constErrs(reals)), 100*mean(roof))
 	for _, sp := range splits {

@@ -33,6 +33,8 @@ func main() {
 		err = cmdPairs(args)
 	case "regs":
 		err = cmdRegs(args)
+	case "sample":
+		err = cmdSample(args)
 	default:
 		usage()
 	}
@@ -44,7 +46,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./scheduler/timing/calibrate forms|sass|cycles|fit|pairs|regs [flags]")
+	fmt.Fprintln(os.Stderr, "usage: go run ./scheduler/timing/calibrate forms|sass|cycles|fit|pairs|regs|sample [flags]")
 	os.Exit(2)
 }
 

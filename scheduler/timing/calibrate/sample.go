@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/scheduler/internal/ncu"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
+)
+
+// cmdSample measures wave sampling against the full simulation: every
+// corpus launch of at least -min-waves waves (ncu's
+// launch__waves_per_multiprocessor) and at most -max-inst machine
+// instructions runs in full and sampled, one after the other on one host
+// goroutine each, and a Markdown table gives the cycles of both, the
+// sampled estimate's error against the full run beside its error bound,
+// and the host time of both (docs/sampling.md).
+func cmdSample(args []string) error {
+	fs := newFlags("sample")
+	testdata := fs.String("testdata", "testdata", "corpus root")
+	only := fs.String("only", "", "comma-separated launch-name substrings")
+	minWaves := fs.Float64("min-waves", 8, "launches of at least this many waves")
+	maxInst := fs.Float64("max-inst", 3e7, "launches of at most this many machine instructions (ncu's count)")
+	profile := fs.String("gpu", "h100", "GPU profile (name or file)")
+	mode := fs.String("mode", "skip", "sampling mode: skip or exact")
+	tol := fs.Float64("tolerance", 0, "per-wave stability tolerance (0: timing.DefaultSampleTolerance)")
+	measure := fs.Int("measure", 0, "measured waves that must agree (0: timing.DefaultMeasureWaves)")
+	fullOnly := fs.Bool("list", false, "only list the launches selected")
+	jobs := fs.Int("j", 1, "launches measured at once (each on one host goroutine)")
+	verbose := fs.Bool("v", false, "print each sampled run's per-wave times (stderr)")
+	_ = fs.Parse(args)
+	sm, err := timing.ParseSampleMode(*mode)
+	if err != nil {
+		return err
+	}
+	if sm == timing.SampleOff {
+		return fmt.Errorf("-mode: skip or exact")
+	}
+	p, err := gpu.Load(*profile)
+	if err != nil {
+		return err
+	}
+	all, err := ncu.ReadWithPublic(*testdata)
+	if err != nil {
+		return err
+	}
+	var ls []*ncu.Launch
+	seen := map[string]bool{}
+	for _, l := range all {
+		w, _ := l.Value("launch__waves_per_multiprocessor")
+		n, _ := l.Value("smsp__inst_executed.sum")
+		if w < *minWaves || n > *maxInst || l.Table == "repeat.O3" || !selected(l.Name(), *only) || seen[l.Name()] {
+			continue
+		}
+		seen[l.Name()] = true
+		ls = append(ls, l)
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].Name() < ls[j].Name() })
+	if *fullOnly {
+		for _, l := range ls {
+			w, _ := l.Value("launch__waves_per_multiprocessor")
+			n, _ := l.Value("smsp__inst_executed.sum")
+			fmt.Printf("%-44s waves %7.2f inst %10.0f\n", l.Name(), w, n)
+		}
+		return nil
+	}
+	cfg := timing.Sample{Mode: sm, Tolerance: *tol, MeasureWaves: *measure}
+	fmt.Println("| launch | waves | full cycles | sampled cycles | error | bound | detailed blocks | full s | sampled s | speedup |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	var errs, speed []float64
+	held, sampled := 0, 0
+	var fullT, sampT time.Duration
+	type pair struct {
+		full, smp *timing.Result
+		ft, st    time.Duration
+		err       error
+	}
+	res := make([]pair, len(ls))
+	sem := make(chan struct{}, max(1, *jobs))
+	var wg sync.WaitGroup
+	for i, l := range ls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r := &res[i]
+			if r.full, r.ft, r.err = runTimed(l, p, timing.Sample{}); r.err != nil {
+				return
+			}
+			r.smp, r.st, r.err = runTimed(l, p, cfg)
+			if *verbose && r.err == nil && r.smp.Sampling != nil {
+				fmt.Fprintf(os.Stderr, "%s: waves %v\n", l.Name(), r.smp.Sampling.WaveTimes)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, l := range ls {
+		full, ft, smp, st := res[i].full, res[i].ft, res[i].smp, res[i].st
+		if err := res[i].err; err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", l.Name(), err)
+			continue
+		}
+		w, _ := l.Value("launch__waves_per_multiprocessor")
+		s := smp.Sampling
+		if s == nil {
+			fmt.Printf("| %s | %.1f | %d | (not sampled) | | | | %.1f | %.1f | |\n", l.Name(), w, full.Cycles, ft.Seconds(), st.Seconds())
+			continue
+		}
+		sampled++
+		e := (float64(smp.Cycles) - float64(full.Cycles)) / float64(full.Cycles)
+		errs = append(errs, math.Abs(e))
+		if math.Abs(float64(smp.Cycles)-float64(full.Cycles)) <= float64(s.Error) {
+			held++
+		}
+		sp := ft.Seconds() / st.Seconds()
+		speed = append(speed, sp)
+		fullT += ft
+		sampT += st
+		fmt.Printf("| %s | %.1f | %d | %d | %+.2f%% | ±%.2f%% | %d / %d | %.1f | %.1f | %.1f× |\n", l.Name(), w, full.Cycles, smp.Cycles, 100*e, s.ErrorPct(),
+			s.Detailed, s.Blocks, ft.Seconds(), st.Seconds(), sp)
+	}
+	if sampled == 0 {
+		return nil
+	}
+	sort.Float64s(errs)
+	sort.Float64s(speed)
+	fmt.Printf("\n%d launches sampled: mean |error| %.2f%%, median %.2f%%, max %.2f%%; |error| within the bound: %d of %d; speedup median %.1f×, min %.1f×, max %.1f×, total host time %.1fs full against %.1fs sampled (%.1f×)\n",
+		sampled, 100*mean(errs), 100*errs[len(errs)/2], 100*errs[len(errs)-1], held, sampled, speed[len(speed)/2], speed[0], speed[len(speed)-1],
+		fullT.Seconds(), sampT.Seconds(), fullT.Seconds()/sampT.Seconds())
+	return nil
+}
+
+// runTimed runs a corpus launch in timing mode on one host goroutine with
+// the sampling cfg and returns its result and host time (the launch's
+// preparation excluded).
+func runTimed(l *ncu.Launch, p *gpu.Profile, cfg timing.Sample) (*timing.Result, time.Duration, error) {
+	pp, err := prepare(l, p)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer pp.p.Launch.Release()
+	t0 := time.Now()
+	res, err := timing.Run(context.Background(), pp.p.Launch, p, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Registers: pp.regs, Workers: 1, Sample: cfg})
+	return res, time.Since(t0), err
+}
