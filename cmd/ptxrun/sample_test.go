@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/timing"
 )
 
 // sampleSpec is a 15.5-wave launch of the public corpus that samples in
@@ -87,6 +91,41 @@ func TestRunSample(t *testing.T) {
 			for k := range mf.Metrics {
 				assert.True(t, strings.HasPrefix(k, "ptxvm__") || strings.HasPrefix(k, "launch__"), "%s: a sampled figure under an ncu name", k)
 			}
+		})
+	}
+}
+
+// --sample as the timing model gets it: auto samples past
+// timing.AutoSampleInst, running the blocks left out functionally when the
+// outputs are used; skip with outputs, and sampling outside timing mode,
+// are refused.
+func TestSampleOption(t *testing.T) {
+	for _, tc := range []struct {
+		mode, run      string
+		given, outputs bool
+		want           timing.Sample
+		err            string
+	}{
+		{"auto", scheduler.ModeTiming, false, false, timing.Sample{Mode: timing.SampleSkip, MinInst: timing.AutoSampleInst}, ""},
+		{"auto", scheduler.ModeTiming, false, true, timing.Sample{Mode: timing.SampleExact, MinInst: timing.AutoSampleInst}, ""},
+		{"auto", scheduler.ModeFunctional, false, true, timing.Sample{}, ""},
+		{"off", scheduler.ModeTiming, true, false, timing.Sample{}, ""},
+		{"off", scheduler.ModeFunctional, true, false, timing.Sample{}, ""},
+		{"exact", scheduler.ModeTiming, true, true, timing.Sample{Mode: timing.SampleExact}, ""},
+		{"skip", scheduler.ModeTiming, true, false, timing.Sample{Mode: timing.SampleSkip}, ""},
+		{"skip", scheduler.ModeTiming, true, true, timing.Sample{}, "outputs would be incomplete"},
+		{"exact", scheduler.ModeFunctional, true, false, timing.Sample{}, "needs --mode timing"},
+		{"sometimes", scheduler.ModeTiming, true, false, timing.Sample{}, "unknown sampling mode"},
+	} {
+		t.Run(fmt.Sprintf("%s/%s/outputs=%v", tc.mode, tc.run, tc.outputs), func(t *testing.T) {
+			got, err := sampleOption(tc.mode, tc.run, tc.given, tc.outputs)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
 		})
 	}
 }
