@@ -383,3 +383,68 @@ func TestLargestGrid(t *testing.T) {
 		assert.Equal(t, l.NumCTAs(), total)
 	}
 }
+
+// hammockSrc runs a loop with a branch over one add (a hammock the timing
+// model if-converts, as ptxas predicates it): odd blocks branch past it in
+// every lane, even ones run it.
+const hammockSrc = `
+.visible .entry hammock(.param .u64 p0)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<9>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 	%rd1, [p0];
+	cvta.to.global.u64 	%rd1, %rd1;
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ntid.x;
+	mov.u32 	%r3, %tid.x;
+	mad.lo.s32 	%r4, %r1, %r2, %r3;
+	and.b32 	%r6, %r1, 1;
+	setp.ne.u32 	%p2, %r6, 0;
+	mov.u32 	%r5, 0;
+	mov.u32 	%r7, 0;
+$L__loop:
+	@%p2 bra 	$L__skip;
+	add.s32 	%r7, %r7, 3;
+$L__skip:
+	add.s32 	%r5, %r5, 1;
+	setp.lt.u32 	%p1, %r5, 40;
+	@%p1 bra 	$L__loop;
+	add.s32 	%r8, %r5, %r7;
+	mul.wide.u32 	%rd2, %r4, 4;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.u32 	[%rd3], %r8;
+	ret;
+}`
+
+// TestTimedMaxInstCountsPTX: in timing mode the budget counts the PTX's
+// instructions, as a functional run does, although the timed program runs
+// an if-converted add in the blocks whose PTX branches past it: the budget
+// a functional run needs is enough, one fewer is not.
+func TestTimedMaxInstCountsPTX(t *testing.T) {
+	grid, block := [3]uint32{8, 1, 1}, [3]uint32{64, 1, 1}
+	l, _, _ := launch(t, hammockSrc, "hammock", grid, block, 4*8*64)
+	fres, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1})
+	require.NoError(t, err)
+	need := int64(fres.Stats.Inst)
+	l, _, _ = launch(t, hammockSrc, "hammock", grid, block, 4*8*64)
+	tres, err := scheduler.RunTimed(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1})
+	require.NoError(t, err)
+	require.Equal(t, fres.Stats.Inst, tres.Stats.Inst, "the same PTX instructions in both modes")
+	skipped := false
+	for _, in := range tres.Timing.Insts {
+		skipped = skipped || in.Execs > in.PTXExecs
+	}
+	require.True(t, skipped, "the timed program runs the if-converted add where the PTX does not")
+	assert.Equal(t, need, l.InstExecuted(), "the launch counts the PTX's instructions")
+	l, dev, buf := launch(t, hammockSrc, "hammock", grid, block, 4*8*64)
+	_, err = scheduler.RunTimed(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1, MaxInst: need})
+	require.NoError(t, err, "budget %d", need)
+	for i, v := range readU32s(t, dev, buf, 8*64) {
+		want := uint32(40 + 120*(1-(i/64)%2))
+		require.Equal(t, want, v, "thread %d", i)
+	}
+	l, _, _ = launch(t, hammockSrc, "hammock", grid, block, 4*8*64)
+	_, err = scheduler.RunTimed(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1, MaxInst: need - 1})
+	require.ErrorIs(t, err, vm.ErrBudget, "budget %d", need-1)
+}

@@ -83,6 +83,13 @@ func (l *Launch) Stop() { l.stop.Store(true) }
 // InstExecuted is the number of warp instructions executed so far.
 func (l *Launch) InstExecuted() int64 { return l.instTotal.Load() }
 
+// Recount adds n (negative: takes away) to the warp instructions the
+// launch counts against MaxInst, for a timing model whose program runs an
+// instruction the PTX does not run (an if-converted one no lane enables)
+// or leaves out one it runs: the budget then counts the PTX's
+// instructions, as a functional run does.
+func (l *Launch) Recount(n int64) { l.instTotal.Add(n) }
+
 // Release frees the launch's parameter buffer.
 func (l *Launch) Release() {
 	if l.params != nil {

@@ -460,16 +460,23 @@ func (s *sm) step(w *warp, t uint64) error {
 	if s.r.prog.insts[id].ifConv {
 		if s.st.Exec == 0 {
 			it.skipped++
+			s.vm.Launch().Recount(-1) // the budget counts the PTX's instructions
 		}
 		it.skippedThreads += uint64(bits.OnesCount32(s.st.Active &^ s.st.Exec))
 	}
 	if joins && s.st.Exec != 0 {
+		var d int64
 		for _, c := range s.r.prog.insts[id].cross {
 			if c.up {
 				s.acc.perInst[c.id].skipped++
+				d--
 			} else {
 				s.acc.perInst[c.id].missed++
+				d++
 			}
+		}
+		if d != 0 {
+			s.vm.Launch().Recount(d)
 		}
 	}
 	return nil
