@@ -46,3 +46,40 @@ func benchTiming(b *testing.B, name string, n int) {
 	}
 	b.ReportMetric(float64(thr)/b.Elapsed().Seconds(), "thread-inst/s")
 }
+
+// BenchmarkTimingSharedFloatAtomics runs a shared-memory histogram of
+// float bins (red.shared.add.f32, a compare-and-store loop in the model:
+// casloop.go) over 1,024 bins per block, 8 blocks per SM, through the
+// cycle loop on one host core: every word of every block is booked, so
+// the bookings' lookup must not walk them all.
+func BenchmarkTimingSharedFloatAtomics(b *testing.B) {
+	src := outKernel(`	mov.u32 %r1, %tid.x;
+	and.b32 %r2, %r1, 1023;
+	shl.b32 %r3, %r2, 2;
+	mov.u32 %r4, bins;
+	add.u32 %r5, %r4, %r3;
+	mov.f32 %f1, 0f3F800000;
+	mov.u32 %r6, 0;
+$L_loop:
+	red.shared.add.f32 [%r5], %f1;
+	add.u32 %r6, %r6, 1;
+	setp.lt.u32 %p1, %r6, 16;
+	@%p1 bra $L_loop;
+	bar.sync 0;
+	ld.shared.f32 %f2, [%r5];
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	st.global.f32 [%rd4], %f2;
+	ret;
+`, ".reg .f32 %f<4>;", ".shared .align 4 .b8 bins[4096];")
+	prof := gpu.MustLookup("h100")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		l, _, _ := ptxLaunch(b, src, 132*8, 1024, 4*1024)
+		b.StartTimer()
+		if _, err := Run(context.Background(), l, prof, Options{BlocksPerSM: 2, Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -115,21 +115,23 @@ func casLoadWavefronts(addr []uint64, key *[32]uint8, rem uint32, size uint64) i
 	return max(1, most[0]+most[1])
 }
 
+// casKey names a word the loops update: its block and address.
+type casKey struct{ cta, addr uint64 }
+
 // casReserve books the earliest update of word addr of block cta at or
 // after cycle c that no other update of it overlaps (each holds the word
 // for hold cycles), and returns its start.
 func (s *sm) casReserve(cta, addr uint64, c, hold float64) float64 {
-	var wd *casWord
-	for i := range s.casWords {
-		if s.casWords[i].cta == cta && s.casWords[i].addr == addr {
-			wd = &s.casWords[i]
-			break
-		}
+	if s.casIndex == nil {
+		s.casIndex = map[casKey]int32{}
 	}
-	if wd == nil {
+	i, ok := s.casIndex[casKey{cta, addr}]
+	if !ok {
+		i = int32(len(s.casWords))
 		s.casWords = append(s.casWords, casWord{cta: cta, addr: addr})
-		wd = &s.casWords[len(s.casWords)-1]
+		s.casIndex[casKey{cta, addr}] = i
 	}
+	wd := &s.casWords[i]
 	at := 0
 	for i, b := range wd.busy {
 		if b+hold <= c {
@@ -147,8 +149,14 @@ func (s *sm) casReserve(cta, addr uint64, c, hold float64) float64 {
 }
 
 // casPrune forgets the updates that ended before cycle t (no loop books
-// one that early again) and the words left with none.
+// one that early again) and the words left with none. It runs at most once
+// per window of the oldest booking's age, so that a warp's loop does not
+// walk every word.
 func (s *sm) casPrune(t float64) {
+	if t < s.casPruned {
+		return
+	}
+	s.casPruned = t + float64(s.r.cfg.SharedCAS.RoundCycles64)*4
 	k := 0
 	for _, wd := range s.casWords {
 		n := 0
@@ -163,4 +171,8 @@ func (s *sm) casPrune(t float64) {
 	}
 	clear(s.casWords[k:])
 	s.casWords = s.casWords[:k]
+	clear(s.casIndex)
+	for i := range s.casWords {
+		s.casIndex[casKey{s.casWords[i].cta, s.casWords[i].addr}] = int32(i)
+	}
 }

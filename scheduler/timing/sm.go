@@ -145,8 +145,10 @@ type sm struct {
 	err      error
 	// casWords are the shared-memory words compare-and-store loops hold
 	// or will hold (casloop.go).
-	casWords []casWord
-	casWf    int // the wavefronts of the loop casLoop ran last
+	casWords  []casWord
+	casIndex  map[casKey]int32 // casWords by block and address
+	casPruned float64          // casPrune's next cycle
+	casWf     int              // the wavefronts of the loop casLoop ran last
 
 	// occupancy
 	warpCycles uint64      // sum over warps of the cycles they were resident

@@ -15,7 +15,7 @@ import (
 
 // ptxLaunch prepares kernel k of src with one u64 argument: a buffer of n
 // bytes it returns with the device.
-func ptxLaunch(t *testing.T, src string, grid, block uint32, n uint64) (*vm.Launch, *vm.Device, uint64) {
+func ptxLaunch(t testing.TB, src string, grid, block uint32, n uint64) (*vm.Launch, *vm.Device, uint64) {
 	t.Helper()
 	dev := vm.NewDevice()
 	m, err := dev.LoadModule("t.ptx", []byte(src))
