@@ -451,6 +451,14 @@ func TestMechCASSpinAgainstH100(t *testing.T) {
 	mechCompare(t, "casspin.jsonl.gz", "casspin")
 }
 
+// Tensor-core and asynchronous-copy instructions: mma.sync (f16 and tf32
+// inputs, f32 and f16 accumulators), ldmatrix.x4 and a cp.async round trip,
+// in 1 to 8 chains, from one warp to 32 on an SM (tensor.cu). Logged only:
+// the model has no tensor-core class yet.
+func TestMechTensorAgainstH100(t *testing.T) {
+	mechCompare(t, "tensor.jsonl.gz", "tensor")
+}
+
 // Misses in flight: a step of K independent loads per thread (column
 // walks, a sector a lane, a line a lane), cycles a step from one warp on
 // one SM to 32 on every SM (mlp.cu).

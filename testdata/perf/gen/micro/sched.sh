@@ -12,8 +12,9 @@
 # and DRAM at scale, dramscale.cu), pipes (shuffle, SFU, conversion and FMA
 # pipes under many warps, pipes.cu), icache (many-warp loops of 8-128 KB,
 # icache.cu), casspin (shared atomics that ptxas makes compare-and-store
-# loops, with equal and distinct values per lane, casspin.cu); `mech` names
-# all six. For each: OUTDIR/PROBE.jsonl.gz (the
+# loops, with equal and distinct values per lane, casspin.cu), tensor
+# (mma.sync, ldmatrix and cp.async chains, tensor.cu); `mech` names all
+# seven. For each: OUTDIR/PROBE.jsonl.gz (the
 # records), OUTDIR/PROBE.ptx.gz (the probes' PTX, which the timing tests
 # run), OUTDIR/PROBE.sass.gz (their machine code), OUTDIR/PROBE.log.
 # The probes build in parallel, then run one at a time (each under a
@@ -27,7 +28,7 @@ mkdir -p "$out"
 probes=""
 for p in ${@:-sched latency turnaround phases contend burst}; do
 	case $p in
-	mech) probes="$probes atomics mlp dramscale pipes icache casspin" ;;
+	mech) probes="$probes atomics mlp dramscale pipes icache casspin tensor" ;;
 	*) probes="$probes $p" ;;
 	esac
 done
