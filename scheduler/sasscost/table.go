@@ -34,10 +34,11 @@ const (
 	PipeTex                 // texture fetches (TEX through L1TEX, long scoreboard)
 	PipeBranch              // branches, calls, exits (cbu/adu)
 	PipeBarrier             // barriers
+	PipeTensor              // tensor cores: mma.sync, wmma.mma (HMMA, IMMA, DMMA)
 	NumPipes
 )
 
-var pipeNames = [NumPipes]string{"none", "alu", "fma", "imad", "fp64", "half", "sfu", "conv", "mio", "lsu", "tex", "branch", "barrier"}
+var pipeNames = [NumPipes]string{"none", "alu", "fma", "imad", "fp64", "half", "sfu", "conv", "mio", "lsu", "tex", "branch", "barrier", "tensor"}
 
 func (p Pipe) String() string {
 	if p < NumPipes {
@@ -223,6 +224,16 @@ func (t *Table) Lookup(info *vm.InstInfo, fx *Facts, debug bool) (Cost, string) 
 		f = DebugPrefix + f
 	}
 	c := t.Classes[info.Class.String()]
+	switch info.Inst().Op {
+	case vm.OpMma:
+		// One HMMA/IMMA/DMMA a warp execution (the issue-24 forms' SASS:
+		// HMMA.16816, HMMA.1688, IMMA.16832, DMMA.8 each one instruction).
+		c = Cost{Slots: 1, Pipe: PipeTensor}
+	case vm.OpWmmaMma:
+		// Taken to be two m16n8 instructions for a m16n16 tile (not read
+		// off SASS).
+		c = Cost{Slots: 2, Pipe: PipeTensor}
+	}
 	// Memory classes whose space decides the pipe.
 	if info.Class == vm.ClassAtomic && info.Space == memspace.Shared {
 		c.Pipe = PipeMIO

@@ -453,8 +453,7 @@ func TestMechCASSpinAgainstH100(t *testing.T) {
 
 // Tensor-core and asynchronous-copy instructions: mma.sync (f16 and tf32
 // inputs, f32 and f16 accumulators), ldmatrix.x4 and a cp.async round trip,
-// in 1 to 8 chains, from one warp to 32 on an SM (tensor.cu). Logged only:
-// the model has no tensor-core class yet.
+// in 1 to 8 chains, from one warp to 32 on an SM (tensor.cu).
 func TestMechTensorAgainstH100(t *testing.T) {
 	mechCompare(t, "tensor.jsonl.gz", "tensor")
 }
@@ -555,6 +554,15 @@ var mechHeld = []struct {
 	{"casspin.jsonl.gz", "casspin/u64_tid_stride32_sm1_w1", 0.10},
 	{"casspin.jsonl.gz", "casspin/u64_tid_same_sm1_w32", 0.15},
 	{"casspin.jsonl.gz", "casspin/f64_tid_bins8_sm1_w1", 0.10},
+	// Tensor cores: a dependent mma.sync chain 34 cycles, the SM's
+	// sub-partitions one HMMA per 6 cycles each (the tensor pipe);
+	// ldmatrix.x4 four wavefronts of the data path.
+	{"tensor.jsonl.gz", "tensor/mma_f32_ch1_sm1_w1", 0.15},
+	{"tensor.jsonl.gz", "tensor/mma_f32_ch8_sm1_w32", 0.10},
+	{"tensor.jsonl.gz", "tensor/mma_f16_ch8_sm1_w1", 0.10},
+	{"tensor.jsonl.gz", "tensor/mma_tf32_ch4_sm1_w8", 0.15},
+	{"tensor.jsonl.gz", "tensor/ldmatrix_ch4_sm1_w8", 0.10},
+	{"tensor.jsonl.gz", "tensor/ldmatrix_ch8_sm1_w32", 0.10},
 	// Loads in flight: a warp's K independent column loads (K up to 8).
 	{"mlp.jsonl.gz", "mlp/col_k4_sm1_w8", 0.10},
 	{"mlp.jsonl.gz", "mlp/col_k8_sm1_w8", 0.15},
@@ -567,7 +575,7 @@ func TestMechanismsHoldToH100(t *testing.T) {
 	byFile := map[string][]mechRecord{}
 	for _, h := range mechHeld {
 		if byFile[h.file] == nil {
-			byFile[h.file] = mechRecords(t, h.file, "global", "warpagg", "shared", "pipes", "icache", "mlp", "casspin")
+			byFile[h.file] = mechRecords(t, h.file, "global", "warpagg", "shared", "pipes", "icache", "mlp", "casspin", "tensor")
 		}
 		var r *mechRecord
 		for i := range byFile[h.file] {
