@@ -84,6 +84,12 @@ type Timing struct {
 	BarrierUnitCycles float64 `json:"barrier_unit_cycles,omitempty"`
 	// MembarCycles: how long a memory barrier holds its warp.
 	MembarCycles int `json:"membar_cycles,omitempty"`
+	// AsyncCopyCycles is how much later a cp.async's data is in shared
+	// memory, for cp.async.wait_group, than its global load's data would
+	// be in a register (H100 family, the tensor probe: a 16-byte
+	// cp.async.ca that hits L1 and its wait, 112 cycles a round trip for
+	// one warp; 35 makes the model's 113).
+	AsyncCopyCycles int `json:"async_copy_cycles,omitempty"`
 
 	// MIOQueue, LSUQueue and TexQueue are the entries per sub-partition of
 	// the queues in front of the MIO unit (shared memory, transcendentals,

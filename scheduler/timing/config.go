@@ -69,6 +69,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	flt(&t.BarrierWarpCycles, d.BarrierWarpCycles)
 	flt(&t.BarrierUnitCycles, d.BarrierUnitCycles)
 	num(&t.MembarCycles, d.MembarCycles)
+	num(&t.AsyncCopyCycles, d.AsyncCopyCycles)
 	num(&t.MIOQueue, d.MIOQueue)
 	num(&t.LSUQueue, d.LSUQueue)
 	num(&t.TexQueue, d.TexQueue)

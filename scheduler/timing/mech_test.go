@@ -563,6 +563,10 @@ var mechHeld = []struct {
 	{"tensor.jsonl.gz", "tensor/mma_tf32_ch4_sm1_w8", 0.15},
 	{"tensor.jsonl.gz", "tensor/ldmatrix_ch4_sm1_w8", 0.10},
 	{"tensor.jsonl.gz", "tensor/ldmatrix_ch8_sm1_w32", 0.10},
+	// A cp.async's wait holds its warp until the copy lands
+	// (timing.async_copy_cycles after its load), not as a fence.
+	{"tensor.jsonl.gz", "tensor/cpasync_ch1_sm1_w1", 0.10},
+	{"tensor.jsonl.gz", "tensor/cpasync_ch4_sm1_w32", 0.10},
 	// Loads in flight: a warp's K independent column loads (K up to 8).
 	{"mlp.jsonl.gz", "mlp/col_k4_sm1_w8", 0.10},
 	{"mlp.jsonl.gz", "mlp/col_k8_sm1_w8", 0.15},

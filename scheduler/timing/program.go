@@ -94,6 +94,9 @@ type inst struct {
 	// popc: a shared add of 1 ptxas makes ATOMS.POPC.INC
 	// (sasscost.PopcInc): lanes on one word are one update.
 	popc bool
+	// cpAsync: a cp.async (LDGSTS), whose landing the warp's
+	// cp.async.wait_group (asyncWait: DEPBAR) waits for.
+	cpAsync, asyncWait bool
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -226,8 +229,21 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		case cl == vm.ClassExit:
 			in.kind = kindExit
 		case cl == vm.ClassNop && in.slots > 0:
-			in.kind = kindMembar
+			switch info.Inst().Op {
+			case vm.OpCpAsyncWait:
+				// DEPBAR: waits for the warp's copies to land
+				// (timing.async_copy_cycles after their loads), and
+				// holds it no longer (the tensor probe: a 16-byte
+				// cp.async.ca and its wait, 112 cycles on the GPU; as a
+				// memory barrier, 440 in the model before). It waits
+				// for every copy, where wait_group N lets N groups go on.
+				in.asyncWait = true
+			case vm.OpCpAsyncCommit:
+			default:
+				in.kind = kindMembar
+			}
 		}
+		in.cpAsync = info.Inst().Op == vm.OpCpAsync
 		in.regs = append(append([]int32(nil), info.Reads.Regs...), info.Writes.Regs...)
 		in.nread = len(info.Reads.Regs)
 		in.preds = append(append([]int32(nil), info.Reads.Preds...), info.Writes.Preds...)

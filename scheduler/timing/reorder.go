@@ -489,11 +489,14 @@ func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int
 			lastW[x] = i
 			reads[x] = reads[x][:0]
 		}
-		if k := memKind(in); k != 0 || in.Op == vm.OpBar {
+		fence := in.Op == vm.OpBar || in.Op == vm.OpCpAsyncCommit || in.Op == vm.OpCpAsyncWait
+		if k := memKind(in); k != 0 || fence {
 			// A barrier orders memory (every domain) as a store does;
-			// what only computes in registers moves across it.
+			// what only computes in registers moves across it. So do
+			// cp.async's commit and wait (LDGDEPBAR, DEPBAR: ptxas keeps
+			// the copies of one group between them).
 			lo, hi := 0, numDomains
-			if in.Op != vm.OpBar {
+			if !fence {
 				lo, hi = memDomain(in)
 			} else {
 				k = 2

@@ -84,6 +84,9 @@ type warp struct {
 	pred   []uint64
 	predSB []Stall
 	carry  uint64
+	// async is when the warp's last cp.async has landed (never: its load
+	// is still in flight); cp.async.wait_group waits for it.
+	async uint64
 }
 
 // cta is a block resident on an SM.
@@ -338,6 +341,9 @@ func (s *sm) look(w *warp, t uint64) {
 			if v > dep {
 				dep, why, cause = v, w.predSB[p], -1
 			}
+		}
+		if in.asyncWait && w.async > dep {
+			dep, why, cause = w.async, LongScoreboard, -1
 		}
 		if in.carryR || in.carryW {
 			if w.carry > dep {
@@ -827,9 +833,15 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	if s.hs.Waits() {
 		s.writeback(w, in, never, in.sb)
 		s.pend = append(s.pend, pending{group: s.hs.Group(), w: w, in: in})
+		if in.cpAsync {
+			w.async = never
+		}
 		return
 	}
 	s.writeback(w, in, start+uint64(s.st.Outcome.Latency)+casExtra-min(popcLess, uint64(s.st.Outcome.Latency)), in.sb)
+	if in.cpAsync {
+		w.async = max(w.async, start+uint64(s.st.Outcome.Latency)+uint64(s.r.cfg.AsyncCopyCycles))
+	}
 }
 
 // barrier handles a warp's arrival at a barrier: if it completed the
@@ -887,6 +899,9 @@ func (s *sm) complete() {
 			if w.reg[r] == never {
 				w.reg[r] = at
 			}
+		}
+		if in.cpAsync && w.async == never {
+			w.async = at + uint64(s.r.cfg.AsyncCopyCycles)
 		}
 		if w.live && w.eligAt == never && (w.why == in.sb || w.why == ImcMiss) {
 			w.next = nil
