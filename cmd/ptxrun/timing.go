@@ -122,11 +122,7 @@ func sampleOption(mode, runMode string, given, outputs bool) (timing.Sample, err
 		if runMode != scheduler.ModeTiming {
 			return timing.Sample{}, nil
 		}
-		m := timing.SampleSkip
-		if outputs {
-			m = timing.SampleExact
-		}
-		return timing.Sample{Mode: m, MinInst: timing.AutoSampleInst}, nil
+		return timing.AutoSample(outputs), nil
 	}
 	m, err := timing.ParseSampleMode(mode)
 	if err != nil {

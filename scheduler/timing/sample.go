@@ -60,7 +60,7 @@ type Sample struct {
 	Mode SampleMode
 	// MinInst: sample only a launch whose warp instructions, projected
 	// from its first waves, are more than this (0: any launch with waves
-	// enough). The automatic threshold of ptxrun is AutoSampleInst.
+	// enough). The automatic threshold (AutoSample) is AutoSampleInst.
 	MinInst int64
 	// Tolerance is how far two consecutive per-wave times may differ,
 	// relative to their mean, for the per-wave time to count as stable
@@ -85,6 +85,18 @@ const (
 	// extrapolate and the partial last wave.
 	MinSampleWaves = 4
 )
+
+// AutoSample is the sampling a timed run gets unless told otherwise: a
+// launch projected past AutoSampleInst warp instructions is sampled, its
+// blocks left out run functionally when the outputs are used (written or
+// checked: exact) and not at all otherwise (skip).
+func AutoSample(outputsUsed bool) Sample {
+	m := SampleSkip
+	if outputsUsed {
+		m = SampleExact
+	}
+	return Sample{Mode: m, MinInst: AutoSampleInst}
+}
 
 // Sampling says how a sampled run's figures were obtained. Cycles (and
 // Busy) in its Result are estimates: the detailed part's cycles plus

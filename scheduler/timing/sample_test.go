@@ -170,3 +170,10 @@ func TestSampledMetricsNames(t *testing.T) {
 	assert.Equal(t, 0.0, m["ptxvm__sampled_outputs_complete"])
 	assert.Equal(t, 10.0, m["launch__grid_size"])
 }
+
+// The automatic sampling keeps outputs exact when they are used, and
+// samples only launches past AutoSampleInst.
+func TestAutoSample(t *testing.T) {
+	assert.Equal(t, timing.Sample{Mode: timing.SampleExact, MinInst: timing.AutoSampleInst}, timing.AutoSample(true))
+	assert.Equal(t, timing.Sample{Mode: timing.SampleSkip, MinInst: timing.AutoSampleInst}, timing.AutoSample(false))
+}
