@@ -223,16 +223,26 @@ func TestMaxInstIsExact(t *testing.T) {
 	need := int64(res.Stats.Inst)
 	require.Greater(t, need, int64(20*3*40))
 	for _, w := range workerCounts {
-		l, dev, buf := launch(t, loopSrc, "loop", grid, block, 4*20*96)
-		_, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w, MaxInst: need})
-		require.NoError(t, err, "workers=%d, budget %d", w, need)
-		for i, v := range readU32s(t, dev, buf, 20*96) {
-			require.Equal(t, uint32(40), v, "thread %d", i)
-		}
-		l, _, _ = launch(t, loopSrc, "loop", grid, block, 4*20*96)
-		_, err = scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w, MaxInst: need - 1})
-		require.ErrorIs(t, err, vm.ErrBudget, "workers=%d, budget %d", w, need-1)
+		budgetIsExact(t, scheduler.RunFunctional, loopSrc, "loop", grid, block, w, need, func(int) uint32 { return 40 })
 	}
+}
+
+// budgetIsExact checks that run, on workers host goroutines, completes
+// kernel k of src (one u32 out a thread) within a budget of need warp
+// instructions, writing want(i) for thread i, and stops with one fewer.
+func budgetIsExact(t *testing.T, run func(context.Context, *vm.Launch, *scheduler.Profile, scheduler.Options) (*scheduler.Result, error),
+	src, k string, grid, block [3]uint32, workers int, need int64, want func(i int) uint32) {
+	t.Helper()
+	n := int(grid[0] * block[0])
+	l, dev, buf := launch(t, src, k, grid, block, uint64(4*n))
+	_, err := run(context.Background(), l, scheduler.H100, scheduler.Options{Workers: workers, MaxInst: need})
+	require.NoError(t, err, "workers=%d, budget %d", workers, need)
+	for i, v := range readU32s(t, dev, buf, n) {
+		require.Equal(t, want(i), v, "thread %d", i)
+	}
+	l, _, _ = launch(t, src, k, grid, block, uint64(4*n))
+	_, err = run(context.Background(), l, scheduler.H100, scheduler.Options{Workers: workers, MaxInst: need - 1})
+	require.ErrorIs(t, err, vm.ErrBudget, "workers=%d, budget %d", workers, need-1)
 }
 
 // faultSrc stores to a null pointer in one thread of one block (block
@@ -437,14 +447,6 @@ func TestTimedMaxInstCountsPTX(t *testing.T) {
 	}
 	require.True(t, skipped, "the timed program runs the if-converted add where the PTX does not")
 	assert.Equal(t, need, l.InstExecuted(), "the launch counts the PTX's instructions")
-	l, dev, buf := launch(t, hammockSrc, "hammock", grid, block, 4*8*64)
-	_, err = scheduler.RunTimed(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1, MaxInst: need})
-	require.NoError(t, err, "budget %d", need)
-	for i, v := range readU32s(t, dev, buf, 8*64) {
-		want := uint32(40 + 120*(1-(i/64)%2))
-		require.Equal(t, want, v, "thread %d", i)
-	}
-	l, _, _ = launch(t, hammockSrc, "hammock", grid, block, 4*8*64)
-	_, err = scheduler.RunTimed(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1, MaxInst: need - 1})
-	require.ErrorIs(t, err, vm.ErrBudget, "budget %d", need-1)
+	budgetIsExact(t, scheduler.RunTimed, hammockSrc, "hammock", grid, block, 1, need,
+		func(i int) uint32 { return uint32(40 + 120*(1-(i/64)%2)) })
 }

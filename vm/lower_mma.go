@@ -113,15 +113,8 @@ func (l *fnLower) lowerMma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 			l.errorf(o.Pos, "mma (k%d): operand %c needs %d registers, found %d", k, "dabc"[i], n, len(elems))
 			return false
 		}
-		for _, e := range elems {
-			if i == 0 {
-				list = append(list, l.dst(e))
-			} else {
-				list = append(list, l.src(e, rt))
-			}
-		}
+		list = l.regOperands(list, elems, i == 0, rt)
 	}
-	in.Target = int32(len(l.f.RegLists))
-	l.f.RegLists = append(l.f.RegLists, list)
+	l.setRegList(in, list)
 	return true
 }

@@ -415,3 +415,23 @@ func (l *fnLower) address64(o *ptx.Operand, sp memspace.Space, in *Inst) memspac
 	in.Off += int64(v)
 	return sp
 }
+
+// regOperands appends the registers of elems to list: as destinations
+// when dst, else as sources of type t.
+func (l *fnLower) regOperands(list []int32, elems []*ptx.Operand, dst bool, t Type) []int32 {
+	for _, e := range elems {
+		if dst {
+			list = append(list, l.dst(e))
+		} else {
+			list = append(list, l.src(e, t))
+		}
+	}
+	return list
+}
+
+// setRegList records list as in's register list (Inst.Target, an index
+// into Func.RegLists).
+func (l *fnLower) setRegList(in *Inst, list []int32) {
+	in.Target = int32(len(l.f.RegLists))
+	l.f.RegLists = append(l.f.RegLists, list)
+}

@@ -302,8 +302,7 @@ func (l *fnLower) lowerVecAtom(pi *ptx.Instruction, in *Inst, m *mods, op uint64
 		list = append(list, l.src(e, in.T))
 	}
 	in.Space = l.address(ops[0], sp, in)
-	in.Target = int32(len(l.f.RegLists))
-	l.f.RegLists = append(l.f.RegLists, list)
+	l.setRegList(in, list)
 	if pi.Opcode == "atom" {
 		in.D = list[0]
 	}

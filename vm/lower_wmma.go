@@ -91,16 +91,9 @@ func (l *fnLower) lowerWmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 			if elems == nil {
 				return false
 			}
-			for _, e := range elems {
-				if i == 0 {
-					list = append(list, l.dst(e))
-				} else {
-					list = append(list, l.src(e, B32))
-				}
-			}
+			list = l.regOperands(list, elems, i == 0, B32)
 		}
-		in.Target = int32(len(l.f.RegLists))
-		l.f.RegLists = append(l.f.RegLists, list)
+		l.setRegList(in, list)
 		return true
 	}
 	want := F16
@@ -146,16 +139,7 @@ func (l *fnLower) lowerWmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	if elems == nil {
 		return false
 	}
-	list := make([]int32, 0, 8)
-	for _, e := range elems {
-		if load {
-			list = append(list, l.dst(e))
-		} else {
-			list = append(list, l.src(e, B32))
-		}
-	}
-	in.Target = int32(len(l.f.RegLists))
-	l.f.RegLists = append(l.f.RegLists, list)
+	l.setRegList(in, l.regOperands(make([]int32, 0, 8), elems, load, B32))
 	return true
 }
 

@@ -236,16 +236,25 @@ func mmaZero(f MmaIn, a, b []uint32, cneg bool) uint32 {
 	return 0x80000000
 }
 
+// signMag splits a sum of products into its sign and magnitude (the
+// magnitude of math.MinInt64 is 1<<63, as uint64 holds it).
+func signMag(sum int64) (neg bool, mag uint64) {
+	if sum < 0 {
+		return true, uint64(-sum)
+	}
+	return false, uint64(sum)
+}
+
 // mmaRoundZ32 rounds sum * 2^sc toward zero to f32. An exact zero is +0
 // (IEEE: an exact cancellation is +0 in every mode but RM).
 func mmaRoundZ32(sum int64, sc int32) uint32 {
 	if sum == 0 {
 		return 0
 	}
+	neg, mag := signMag(sum)
 	var sign uint32
-	mag := uint64(sum)
-	if sum < 0 {
-		sign, mag = 0x80000000, uint64(-sum)
+	if neg {
+		sign = 0x80000000
 	}
 	lead := sc + int32(bits.Len64(mag)) - 1 // exponent of the leading bit
 	if lead > 127 {
@@ -273,10 +282,10 @@ func mmaRoundN16(sum int64, sc int32) uint16 {
 	if sum == 0 {
 		return 0
 	}
+	neg, mag := signMag(sum)
 	var sign uint16
-	mag := uint64(sum)
-	if sum < 0 {
-		sign, mag = 0x8000, uint64(-sum)
+	if neg {
+		sign = 0x8000
 	}
 	lead := sc + int32(bits.Len64(mag)) - 1
 	lsb := max(lead-10, -24)
