@@ -15,9 +15,10 @@ import (
 	"github.com/ptxvm/ptxvm/scheduler/timing"
 )
 
-// sampleSpec is a 15.5-wave launch of the public corpus that samples in
-// about a second.
-const sampleSpec = "../../testdata/public/cases/hto_reduce_v4_8M/O3/spec.json"
+// sampleSpec is a 15.5-wave launch of the perf corpus (the shared-memory
+// transpose at 4096²) that samples in about three seconds. Not the public
+// corpus: its PTX is not in a clone.
+const sampleSpec = "../../testdata/perf/cases/transpose_shared_4096/O3/spec.json"
 
 // --sample: a sampled timed run says so on stderr and in the summary, gives
 // the estimate's error bound beside the cycles, puts no figure under an
