@@ -38,6 +38,9 @@ type Config struct {
 	L2      L2Config      `json:"l2"`
 	DRAM    DRAMConfig    `json:"dram"`
 	Latency LatencyConfig `json:"latency"`
+	// HostLink is what host and managed memory cost kernels (host.go);
+	// absent: they cost what device memory costs.
+	HostLink HostLinkConfig `json:"host_link,omitempty"`
 }
 
 // L1Config is the per-SM L1 data cache, which shares one array with shared
@@ -425,6 +428,9 @@ func (c *Config) Validate() error {
 	}
 	if j := c.Latency.DRAMJitter; j < 0 || j > int(c.Latency.DRAM) {
 		return e("latency.dram_jitter", "%d is not in 0..latency.dram (%d)", j, c.Latency.DRAM)
+	}
+	if err := c.HostLink.validate(); err != nil {
+		return e("host_link", "%v", err)
 	}
 	return nil
 }

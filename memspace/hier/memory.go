@@ -67,6 +67,15 @@ type Memory struct {
 	// cycle they were last updated.
 	util, wutil float64
 	utilAt      uint64
+
+	// Host memory (host.go): the apertures by base, the managed page
+	// size's shift, and when each direction of the host link and the
+	// managed migrations are next free (timing modes).
+	apert                       []*Aperture
+	pageShift                   uint
+	linkReadFree, linkWriteFree float64
+	migrateFree                 float64
+	faulted                     bool // a managed page has faulted in this launch
 }
 
 // loadWindow is the cycles over which the DRAM's utilisation is averaged.
@@ -173,6 +182,20 @@ func (m *Memory) Tally() *Tally { return &m.tally }
 // dirty data; atomics and reductions are performed at the home slice.
 // Without it every transaction goes to its home slice, near or far.
 func (m *Memory) serve(t txn, part int, now uint64) uint32 {
+	if len(m.apert) > 0 {
+		if a := m.aperture(t.line); a != nil {
+			if a.Kind == Sysmem {
+				return m.serveSysmem(t, part, now)
+			}
+			w := m.migrate(a, t, now)
+			return w + m.serveDevice(t, part, now+uint64(w))
+		}
+	}
+	return m.serveDevice(t, part, now)
+}
+
+// serveDevice serves a transaction on device memory (serve).
+func (m *Memory) serveDevice(t txn, part int, now uint64) uint32 {
 	home := m.sliceOf(t.line)
 	c := m.tally.at(t.inst)
 	n := uint64(bits.OnesCount8(t.mask))
@@ -477,5 +500,5 @@ func (m *Memory) BusyUntil() uint64 {
 	for _, f := range m.chanFree {
 		t = max(t, uint64(f))
 	}
-	return t
+	return max(t, uint64(m.linkReadFree), uint64(m.linkWriteFree), uint64(m.migrateFree))
 }
