@@ -57,6 +57,13 @@ type Options struct {
 	// Sample, in timing mode, samples the launch's waves (timing.Sample:
 	// the first waves in detail, the rest extrapolated).
 	Sample timing.Sample
+	// Apertures are the address ranges that are host or managed memory
+	// (hier.Memory.SetApertures); managed pages' states are updated in
+	// place.
+	Apertures []*hier.Aperture
+	// DirtyL2 is the bytes a copy or kernel wrote just before this launch
+	// (timing mode: timing.Options.DirtyL2), at DirtyBase if not 0.
+	DirtyL2, DirtyBase uint64
 }
 
 // Result is what a functional run reports.
@@ -149,6 +156,9 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 			ThreadOccupancy: occ.BlocksByThreads,
 		}, hier.Functional)
 		if err != nil {
+			return nil, err
+		}
+		if err := h.Memory().SetApertures(opt.Apertures); err != nil {
 			return nil, err
 		}
 		res.Hier = h

@@ -55,6 +55,9 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 		dev.Mem.FreeAll()
 		return nil, err
 	}
+	if opt.Apertures == nil {
+		opt.Apertures = Apertures(p, &gpu.Memory)
+	}
 	start := time.Now()
 	res, err := Run(ctx, p.Launch, gpu, opt)
 	el := time.Since(start)
@@ -77,8 +80,11 @@ func RunSpec(ctx context.Context, sp *spec.Spec, gpu *Profile, opt Options, cach
 // functional mode: the PTX instructions executed (ncu's smsp__inst_executed
 // counts machine instructions, which PTX instructions are not) and the
 // launch figures.
-func (r *SpecRun) Metrics() map[string]float64 {
-	l := r.Prepared.Launch
+func (r *SpecRun) Metrics() map[string]float64 { return LaunchMetrics(r.Prepared.Launch, r.Result) }
+
+// LaunchMetrics returns the metrics of launch l's run res (SpecRun.Metrics).
+func LaunchMetrics(l *vm.Launch, res *Result) map[string]float64 {
+	r := struct{ Result *Result }{res}
 	st := r.Result.Stats
 	m := map[string]float64{
 		"ptxvm__ptx_inst_executed.sum":         float64(st.Inst),

@@ -57,6 +57,9 @@ func RunTimed(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Re
 		Trace:       opt.Trace,
 		Done:        opt.Done,
 		Sample:      opt.Sample,
+		Apertures:   opt.Apertures,
+		DirtyL2:     opt.DirtyL2,
+		DirtyBase:   opt.DirtyBase,
 	})
 	if err != nil {
 		return nil, err

@@ -43,6 +43,9 @@ type Profile struct {
 	// Timing is the timing model's section (issue 9 defines its fields; a
 	// profile that leaves it out gets the model's defaults).
 	Timing Timing `json:"timing"`
+	// Host is what copies, memsets and managed memory's migrations cost
+	// outside kernels (host.go); absent: programs' copies are not timed.
+	Host Host `json:"host,omitempty"`
 }
 
 // SMLimits are what one SM holds: the limits the occupancy calculator
@@ -230,6 +233,9 @@ func (p *Profile) Validate() error {
 	}
 	if top := m.L1.SharedCarveoutsKiB[len(m.L1.SharedCarveoutsKiB)-1] << 10; top != s.Shared {
 		return e("sm.shared_bytes", "%d is not the largest carveout of memory.l1.shared_carveouts_kib (%d)", s.Shared, top)
+	}
+	if err := p.Host.validate(); err != nil {
+		return fmt.Errorf("GPU profile %q: %w", p.Name, err)
 	}
 	return nil
 }

@@ -43,9 +43,28 @@ type Options struct {
 	// L2, as ncu's cache control leaves it before each pass). The
 	// testdata/perf/micro probes flush the L2 with a 128 MB cudaMemset.
 	DirtyL2 uint64
+	// DirtyBase, if not 0, is where those bytes lie (a buffer of the
+	// launch: a copy into it just before leaves its last part in L2);
+	// 0: above any device allocation.
+	DirtyBase uint64
+	// Apertures are the address ranges that are host or managed memory
+	// (hier.Memory.SetApertures).
+	Apertures []*hier.Aperture
 	// Sample, if its Mode is not SampleOff, simulates the launch's first
 	// waves in detail and extrapolates the rest (sample.go; Result.Sampling).
 	Sample Sample
+}
+
+// migrates says whether a managed aperture has pages not on the device.
+func migrates(as []*hier.Aperture) bool {
+	for _, a := range as {
+		for _, p := range a.Pages {
+			if p != hier.PageDevice {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dirtyBase is where the DirtyL2 lines lie: above any device allocation.
@@ -205,7 +224,14 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	}
 	h.Memory().Params(l.Kernel.ParamSize)
 	if opt.DirtyL2 > 0 {
-		h.Memory().Dirty(dirtyBase, opt.DirtyL2)
+		base := uint64(dirtyBase)
+		if opt.DirtyBase != 0 {
+			base = opt.DirtyBase
+		}
+		h.Memory().Dirty(base, opt.DirtyL2)
+	}
+	if err := h.Memory().SetApertures(opt.Apertures); err != nil {
+		return nil, err
 	}
 	nsm := prof.SMs
 	l.NumSMs = nsm
@@ -265,6 +291,11 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	// A block's launch: CTALaunchCycles plus CTALaunchWarpCycles per warp.
 	launch := uint64(float64(cfg.CTALaunchCycles) + cfg.CTALaunchWarpCycles*float64((l.ThreadsPerCTA()+31)/32) + 0.5)
 	start0 := launch
+	if opt.Sample.Mode != SampleOff && migrates(opt.Apertures) {
+		// The first waves would pay for migrations the rest do not.
+		opt.Sample.Mode = SampleOff
+		res.NotSampled = "not sampled: managed memory migrates to the device during the launch"
+	}
 	smp := newSampler(opt.Sample, l, h, prof.Memory.L2.SizeBytes, prof.Memory.SectorBytes, n, len(sms)*occ, start0)
 	limit := n        // blocks dispatched at most (the sampler may lower it)
 	dispatched := 0.0 // when the block scheduler last dispatched
