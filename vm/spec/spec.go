@@ -37,6 +37,11 @@ type Spec struct {
 	Textures           []Texture `json:"textures,omitempty"`
 	Args               []Arg     `json:"args"`
 	Outputs            []string  `json:"outputs,omitempty"`
+	// Steps makes the spec a program of several steps (program.go): copies,
+	// memsets, prefetches and launches, run in order over the same
+	// buffers. A spec with steps has no top-level kernel, grid, block or
+	// args: each launch step gives its own.
+	Steps []Step `json:"steps,omitempty"`
 	// Optional fields beyond v1's core (they never change its meaning).
 	Tolerance   *compare.Tolerance `json:"tolerance,omitempty"`
 	Description string             `json:"description,omitempty"`
@@ -66,6 +71,14 @@ type Buffer struct {
 	Count uint64 `json:"count"`
 	File  string `json:"file,omitempty"`
 	Fill  *Fill  `json:"fill,omitempty"`
+	// Memory is where the buffer lives (program.go): "device" (the
+	// default), "pinned" or "mapped" (page-locked host memory a kernel
+	// reads over the host link), or "managed" (migrated on demand).
+	// The bytes are the same wherever it lives; only the cost differs.
+	Memory string `json:"memory,omitempty"`
+	// WriteCombined marks pinned or mapped memory allocated
+	// write-combined (cudaHostAllocWriteCombined).
+	WriteCombined bool `json:"write_combined,omitempty"`
 }
 
 // Texture is a texture object over a buffer.
@@ -235,14 +248,18 @@ func (s *Spec) check() error {
 	if s.Module == "" {
 		return errors.New(`"module" is missing`)
 	}
-	if s.Kernel == "" {
-		return errors.New(`"kernel" is missing`)
-	}
-	if _, err := dims3("grid", s.Grid); err != nil {
-		return err
-	}
-	if _, err := dims3("block", s.Block); err != nil {
-		return err
+	if len(s.Steps) == 0 {
+		if s.Kernel == "" {
+			return errors.New(`"kernel" is missing`)
+		}
+		if _, err := dims3("grid", s.Grid); err != nil {
+			return err
+		}
+		if _, err := dims3("block", s.Block); err != nil {
+			return err
+		}
+	} else if s.Kernel != "" || s.Grid != nil || s.Block != nil || s.Args != nil || s.DynamicSharedBytes != 0 {
+		return errors.New(`a spec with "steps" gives each launch's kernel, grid, block and args in its launch step, not at the top level`)
 	}
 	if s.Registers < 0 || s.Registers > 255 {
 		return fmt.Errorf(`"registers" is %d; a thread has 1 to 255 registers`, s.Registers)
@@ -266,6 +283,9 @@ func (s *Spec) check() error {
 		if err := checkContents(what, b); err != nil {
 			return err
 		}
+		if err := checkMemory(what, b); err != nil {
+			return err
+		}
 	}
 	for i, b := range s.Symbols {
 		if b.Name == "" || compare.ElemSize(b.Type) == 0 || b.Count == 0 || b.Count > 1<<32 {
@@ -287,17 +307,11 @@ func (s *Spec) check() error {
 			return fmt.Errorf("textures[%d] (%s): buffer %q is not a buffer of this spec", i, t.Name, t.Buffer)
 		}
 	}
-	for i, a := range s.Args {
-		switch a.Kind {
-		case "buffer", "texture":
-			if names[a.Name] != a.Kind {
-				return fmt.Errorf("args[%d]: %q is not a %s of this spec", i, a.Name, a.Kind)
-			}
-		default:
-			if _, err := a.bytes(); err != nil {
-				return fmt.Errorf("args[%d]: %v", i, err)
-			}
-		}
+	if err := checkArgList("args", s.Args, names); err != nil {
+		return err
+	}
+	if err := s.checkSteps(names); err != nil {
+		return err
 	}
 	for _, o := range s.Outputs {
 		if names[o] != "buffer" {
@@ -309,6 +323,24 @@ func (s *Spec) check() error {
 	}
 	if s.DynamicSharedBytes > 1<<20 {
 		return fmt.Errorf("dynamic_shared_bytes %d is out of range", s.DynamicSharedBytes)
+	}
+	return nil
+}
+
+// checkArgList checks a launch's arguments against the spec's buffers and
+// textures (names: name -> "buffer" or "texture").
+func checkArgList(what string, args []Arg, names map[string]string) error {
+	for i, a := range args {
+		switch a.Kind {
+		case "buffer", "texture":
+			if names[a.Name] != a.Kind {
+				return fmt.Errorf("%s[%d]: %q is not a %s of this spec", what, i, a.Name, a.Kind)
+			}
+		default:
+			if _, err := a.bytes(); err != nil {
+				return fmt.Errorf("%s[%d]: %v", what, i, err)
+			}
+		}
 	}
 	return nil
 }
@@ -454,6 +486,10 @@ type Prepared struct {
 	Kernel  string // the kernel's mangled name (the spec may give another name for it; see listing.Resolve)
 	Launch  *vm.Launch
 	Buffers map[string]uint64 // device addresses
+
+	cache    *ModuleCache
+	modules  map[string]*vm.Module // by resolved path
+	textures map[string]uint64     // texture handles by name
 }
 
 func (s *Spec) resolve(p string) string {
@@ -465,38 +501,65 @@ func (s *Spec) resolve(p string) string {
 
 // Prepare loads the module, allocates and fills the buffers, writes the
 // symbols and the arguments, and returns a launch ready to run. cache may
-// be nil.
+// be nil. A program (a spec with steps) is prepared with PrepareMemory and
+// then LaunchStep for each of its launches.
 func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
-	mpath := s.resolve(s.Module)
+	if len(s.Steps) > 0 {
+		return nil, errors.New(`the spec is a program of several steps ("steps"): run it as a program`)
+	}
+	p, err := s.PrepareMemory(dev, cache)
+	if err != nil {
+		return nil, err
+	}
+	l, kernel, m, err := p.prepareLaunch(s)
+	if err != nil {
+		return nil, err
+	}
+	p.Launch, p.Kernel, p.Module = l, kernel, m
+	return p, nil
+}
+
+// module loads the module at path (resolved against the spec's folder)
+// once per Prepared.
+func (p *Prepared) module(path string) (*vm.Module, string, error) {
+	mpath := p.Spec.resolve(path)
+	if m := p.modules[mpath]; m != nil {
+		return m, mpath, nil
+	}
 	var m *vm.Module
-	if cache != nil {
-		ast, err := cache.get(mpath)
+	if p.cache != nil {
+		ast, err := p.cache.get(mpath)
 		if err != nil {
-			return nil, err
+			return nil, mpath, err
 		}
-		m, err = dev.LoadAST(mpath, ast)
+		m, err = p.Device.LoadAST(mpath, ast)
 		if err != nil {
-			return nil, err
+			return nil, mpath, err
 		}
 	} else {
 		src, err := os.ReadFile(mpath)
 		if err != nil {
-			return nil, fmt.Errorf("module: %w", err)
+			return nil, mpath, fmt.Errorf("module: %w", err)
 		}
-		m, err = dev.LoadModule(mpath, src)
+		m, err = p.Device.LoadModule(mpath, src)
 		if err != nil {
-			return nil, err
+			return nil, mpath, err
 		}
 	}
-	kernel, err := listing.Resolve(m.EntryNames(), s.Kernel)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", mpath, err)
-	}
-	fn, err := m.EntryDecl(kernel)
+	p.modules[mpath] = m
+	return m, mpath, nil
+}
+
+// PrepareMemory loads the spec's module, allocates and fills its buffers,
+// writes its symbols and makes its textures: everything but a launch.
+// Module is the spec's module; Launch and Kernel are left unset.
+func (s *Spec) PrepareMemory(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
+	p := &Prepared{Spec: s, Device: dev, Buffers: map[string]uint64{}, cache: cache, modules: map[string]*vm.Module{}, textures: map[string]uint64{}}
+	m, _, err := p.module(s.Module)
 	if err != nil {
 		return nil, err
 	}
-	p := &Prepared{Spec: s, Device: dev, Module: m, Kernel: kernel, Buffers: map[string]uint64{}}
+	p.Module = m
 	for _, b := range s.Buffers {
 		n := b.Count * uint64(compare.ElemSize(b.Type))
 		addr, err := dev.Malloc(n, "buffer "+b.Name)
@@ -521,16 +584,57 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 			return nil, fmt.Errorf("symbols: %w", err)
 		}
 	}
-	texHandles := map[string]uint64{}
 	for i, t := range s.Textures {
 		h, err := s.makeTexture(dev, p, t)
 		if err != nil {
 			return nil, fmt.Errorf("textures[%d] (%s): %w", i, t.Name, err)
 		}
-		texHandles[t.Name] = h
+		p.textures[t.Name] = h
+	}
+	return p, nil
+}
+
+// LaunchStep prepares launch step i of a program (Spec.Steps[i].Launch)
+// over the buffers PrepareMemory made. The launch is the caller's to
+// release.
+func (p *Prepared) LaunchStep(i int) (l *vm.Launch, kernel string, err error) {
+	st := p.Spec.Steps[i].Launch
+	if st == nil {
+		return nil, "", fmt.Errorf("steps[%d] is not a launch", i)
+	}
+	ls := *p.Spec
+	ls.Steps = nil
+	ls.Module = st.Module
+	if ls.Module == "" {
+		ls.Module = p.Spec.Module
+	}
+	ls.Kernel, ls.Grid, ls.Block, ls.Args = st.Kernel, st.Grid, st.Block, st.Args
+	ls.DynamicSharedBytes = st.DynamicSharedBytes
+	ls.StackBytes = st.StackBytes
+	l, kernel, _, err = p.prepareLaunch(&ls)
+	if err != nil {
+		return nil, "", fmt.Errorf("steps[%d] (launch): %w", i, err)
+	}
+	return l, kernel, nil
+}
+
+// prepareLaunch resolves s's kernel in s's module, checks and encodes its
+// arguments over p's buffers and textures and makes the launch.
+func (p *Prepared) prepareLaunch(s *Spec) (*vm.Launch, string, *vm.Module, error) {
+	m, mpath, err := p.module(s.Module)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	kernel, err := listing.Resolve(m.EntryNames(), s.Kernel)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("%s: %w", mpath, err)
+	}
+	fn, err := m.EntryDecl(kernel)
+	if err != nil {
+		return nil, "", nil, err
 	}
 	if err := s.checkArgs(kernel, fn); err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	args := make([][]byte, len(s.Args))
 	for i, a := range s.Args {
@@ -538,30 +642,29 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 		case "buffer":
 			args[i] = binary.LittleEndian.AppendUint64(nil, p.Buffers[a.Name])
 		case "texture":
-			args[i] = binary.LittleEndian.AppendUint64(nil, texHandles[a.Name])
+			args[i] = binary.LittleEndian.AppendUint64(nil, p.textures[a.Name])
 		default:
 			b, err := a.bytes()
 			if err != nil {
-				return nil, err
+				return nil, "", nil, err
 			}
 			args[i] = b
 		}
 	}
 	grid, err := dims3("grid", s.Grid)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	block, err := dims3("block", s.Block)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
 	if err != nil {
-		return nil, err
+		return nil, "", nil, err
 	}
 	l.StackLimit = max(vm.DefaultStackLimit, s.StackBytes)
-	p.Launch = l
-	return p, nil
+	return l, kernel, m, nil
 }
 
 // Outputs reads back the spec's output buffers.
