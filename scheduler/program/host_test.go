@@ -1,0 +1,299 @@
+package program_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/program"
+	"github.com/ptxvm/ptxvm/vm/spec"
+)
+
+var (
+	hostFull = flag.Bool("hostfull", false, "run every case of testdata/host (minutes) and rewrite docs/host-memory-validation.md")
+)
+
+const hostDir = "../../testdata/host"
+
+// hostCase is one program of testdata/host/cases.json and the recordings
+// its steps are held to.
+type hostCase struct {
+	Name  string `json:"name"`
+	Spec  string `json:"spec"`
+	Steps []struct {
+		Step   any    `json:"step"` // an index, or "total"
+		Group  string `json:"group"`
+		Name   string `json:"name"`
+		Bytes  uint64 `json:"bytes"`
+		NcuRow *int   `json:"ncu_row"`
+	} `json:"steps"`
+}
+
+// hostRecording is a line of hostmem.jsonl.
+type hostRecording struct {
+	Group string  `json:"group"`
+	Name  string  `json:"name"`
+	Bytes uint64  `json:"bytes"`
+	US    float64 `json:"us"`
+}
+
+func readHostCorpus(t *testing.T) ([]hostCase, map[string]hostRecording, [][]string) {
+	var cj struct {
+		Cases []hostCase `json:"cases"`
+	}
+	data, err := os.ReadFile(filepath.Join(hostDir, "cases.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &cj))
+	rec := map[string]hostRecording{}
+	f, err := os.Open(filepath.Join(hostDir, "hostmem.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r hostRecording
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
+		rec[fmt.Sprintf("%s/%s/%d", r.Group, r.Name, r.Bytes)] = r
+	}
+	// The mapped kernels under ncu, in launch order.
+	cf, err := os.Open(filepath.Join(hostDir, "ncu_mapped.csv"))
+	require.NoError(t, err)
+	defer cf.Close()
+	r := csv.NewReader(cf)
+	r.FieldsPerRecord = -1
+	all, err := r.ReadAll()
+	require.NoError(t, err)
+	var rows [][]string
+	for i, row := range all {
+		if len(row) > 0 && row[0] == "ID" {
+			rows = append(rows, row)
+			for _, x := range all[i+1:] {
+				if len(x) == len(row) && x[0] != "" {
+					rows = append(rows, x)
+				}
+			}
+			break
+		}
+	}
+	require.NotEmpty(t, rows, "ncu_mapped.csv has no header row")
+	return cj.Cases, rec, rows
+}
+
+// hostRow is one compared figure: a step's (or a program's) modelled time
+// against the GPU's.
+type hostRow struct {
+	Case, What     string
+	Kind           string // transfer, kernel, program
+	Bytes          uint64
+	Model, GPU     float64 // µs
+	Sysmem, NcuSys float64 // sysmem sectors (mapped kernels)
+}
+
+func (r hostRow) err() float64 { return (r.Model - r.GPU) / r.GPU }
+
+// hostSmall says whether a case runs in go test's default run: those of
+// 1 MiB, the copies (no kernel) and the 16 MiB programs.
+func hostSmall(name string) bool {
+	return strings.HasSuffix(name, "_1M") || strings.HasPrefix(name, "copies_") ||
+		strings.HasPrefix(name, "copy_scale_copy_") || name == "scale_axpy"
+}
+
+func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, ncuRows [][]string) []hostRow {
+	head := ncuRows[0]
+	col := func(name string) int {
+		for i, h := range head {
+			if h == name {
+				return i
+			}
+		}
+		return -1
+	}
+	num := func(s string) float64 {
+		v, _ := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+		return v
+	}
+	var mu sync.Mutex
+	var rows []hostRow
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for _, c := range cases {
+		if !*hostFull && !hostSmall(c.Name) {
+			continue
+		}
+		wg.Add(1)
+		go func(c hostCase) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			sp, err := spec.Load(filepath.Join(hostDir, c.Spec))
+			if !assert.NoError(t, err, c.Name) {
+				return
+			}
+			run, err := program.Execute(context.Background(), sp, scheduler.H100, scheduler.Options{Mode: scheduler.ModeTiming, Workers: 1, StreamOutputs: true}, nil)
+			if !assert.NoError(t, err, c.Name) {
+				return
+			}
+			defer run.Release()
+			for _, m := range c.Steps {
+				g, ok := rec[fmt.Sprintf("%s/%s/%d", m.Group, m.Name, m.Bytes)]
+				if !assert.True(t, ok, "%s: no recording %s/%s/%d", c.Name, m.Group, m.Name, m.Bytes) {
+					continue
+				}
+				row := hostRow{Case: c.Name, What: m.Group + " " + m.Name, Bytes: m.Bytes, GPU: g.US}
+				if m.Step == "total" {
+					row.Kind, row.Model = "program", run.TimeUS
+				} else {
+					s := run.Steps[int(m.Step.(float64))]
+					row.Model = s.TimeUS
+					row.Kind = "transfer"
+					if s.Kind == spec.StepLaunch {
+						row.Kind = "kernel"
+						row.Sysmem = s.Metrics["lts__t_sectors_aperture_sysmem_op_read.sum"] + s.Metrics["lts__t_sectors_aperture_sysmem_op_write.sum"]
+					}
+					if m.NcuRow != nil {
+						r := ncuRows[1+*m.NcuRow]
+						row.NcuSys = num(r[col("lts__t_sectors_aperture_sysmem_op_read.sum")]) + num(r[col("lts__t_sectors_aperture_sysmem_op_write.sum")])
+					}
+				}
+				mu.Lock()
+				rows = append(rows, row)
+				mu.Unlock()
+			}
+		}(c)
+	}
+	wg.Wait()
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Kind != rows[j].Kind {
+			return rows[i].Kind > rows[j].Kind
+		}
+		if rows[i].What != rows[j].What {
+			return rows[i].What < rows[j].What
+		}
+		return rows[i].Bytes < rows[j].Bytes
+	})
+	return rows
+}
+
+// hostMisses are the recorded figures the model is known to miss by more
+// than 15%, with why; every other transfer of at least 1 MiB and kernel of
+// at least 10 µs must be within 15% of the GPU.
+var hostMisses = map[string]string{
+	"mapped write_mapped_stride32/67108864":      "the GPU's scattered posted writes slow down past 16 MiB (1.86 GB/s at 64 MiB against 3.1 at 16); the model's packet rate does not",
+	"mapped read_mapped_stride32/4194304":        "scattered reads of mapped memory: 1.39 ns a sector on the GPU at 4 MiB, 1.59 at 16 MiB (fitted there)",
+	"program copy_scale_copy_pageable/16777216":  "the pageable copy to the device took 2546 µs in the program, 1326 µs in the copy series (host memory the copy out had just written)",
+	"managed prefetch_to_device/4194304":         "the GPU's prefetch is faster at 4 MiB than its line through 1, 16 and 256 MiB (fit.py: -18% there)",
+	"managed first_read_host_resident/4194304":   "first touches of 4 MiB are faster on the GPU than the line through 1, 16 and 256 MiB (fit.py: +21%)",
+	"managed first_write_host_resident/4194304":  "writes over host-written managed memory are faster than reads of it on the GPU (the model costs them alike); at 4 MiB also as first_read_host_resident",
+	"managed first_write_host_resident/16777216": "writes over host-written managed memory are faster than reads of it on the GPU (the model costs them alike)",
+	"managed read_resident/*":                    "managed memory on the device is 16-27% slower than device memory on the GPU (12.5 against 10.0 µs for the same kernel at 4 MiB); the model costs it as device memory",
+	"managed read_after_prefetch/*":              "as read_resident",
+	"memset memset/67108864":                     "the profile's DRAM is an H100's (3.0 TB/s); the recording's card, an H200, has 4.8 TB/s",
+}
+
+// knownMiss is the reason a figure is a known miss ("" if it is not).
+func knownMiss(what string, bytes uint64) string {
+	if m, ok := hostMisses[fmt.Sprintf("%s/%d", what, bytes)]; ok {
+		return m
+	}
+	return hostMisses[what+"/*"]
+}
+
+// TestHostMemoryAgainstGPU holds the model of host memory (copies,
+// mapped kernels, managed memory, programs) to what testdata/host
+// recorded on the GPU: transfers of at least 1 MiB and kernels of at least
+// 10 µs within 15% (but for hostMisses), mapped kernels' sysmem sectors
+// within 10% of ncu's. go test runs the cases of 1 MiB, the copies and
+// the programs; -hostfull runs all and rewrites docs/host-memory-validation.md.
+func TestHostMemoryAgainstGPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the host-memory corpus in timing mode")
+	}
+	cases, rec, ncuRows := readHostCorpus(t)
+	rows := runHostCases(t, cases, rec, ncuRows)
+	require.NotEmpty(t, rows)
+	for _, r := range rows {
+		key := fmt.Sprintf("%s/%d", r.What, r.Bytes)
+		if knownMiss(r.What, r.Bytes) != "" {
+			continue
+		}
+		// The claim is the issue's: transfers of at least 1 MiB, kernels
+		// over mapped or managed memory of at least 10 µs (the device
+		// kernels beside them are reported, not held here).
+		device := strings.Contains(r.What, "_device_")
+		claim := r.Bytes >= 1<<20 && (r.Kind != "kernel" || (r.GPU >= 10 && !device))
+		if claim {
+			assert.LessOrEqual(t, math.Abs(r.err()), 0.15, "%s (%s): model %.1f µs, GPU %.1f µs (%+.1f%%)", key, r.Case, r.Model, r.GPU, 100*r.err())
+		}
+		if r.NcuSys > 0 {
+			assert.InDelta(t, 1, r.Sysmem/r.NcuSys, 0.10, "%s: sysmem sectors %.0f, ncu %.0f", key, r.Sysmem, r.NcuSys)
+		}
+	}
+	if *hostFull {
+		writeHostTable(t, rows)
+	}
+}
+
+func writeHostTable(t *testing.T, rows []hostRow) {
+	var b strings.Builder
+	b.WriteString("# Host memory: the model against the GPU\n\n")
+	b.WriteString("*Written by `go test ./scheduler/program -run TestHostMemoryAgainstGPU -hostfull`; the recordings are testdata/host (see its README). Times in µs; `err` is the model against the GPU. Sysmem sectors are lts__t_sectors_aperture_sysmem_op_read + _op_write, ours against ncu's.*\n")
+	for _, k := range []struct{ kind, title string }{{"transfer", "Copies, memsets, prefetches and host touches"}, {"kernel", "Kernels over mapped and managed memory"}, {"program", "Programs"}} {
+		fmt.Fprintf(&b, "\n## %s\n\n| figure | MiB | GPU | model | err | sysmem sectors, ours / ncu | known miss |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |\n", k.title)
+		for _, r := range rows {
+			if r.Kind != k.kind {
+				continue
+			}
+			sys := ""
+			if r.NcuSys > 0 {
+				sys = fmt.Sprintf("%.0f / %.0f (%+.1f%%)", r.Sysmem, r.NcuSys, 100*(r.Sysmem/r.NcuSys-1))
+			}
+			fmt.Fprintf(&b, "| %s | %g | %.1f | %.1f | %+.1f%% | %s | %s |\n", r.What, float64(r.Bytes)/(1<<20), r.GPU, r.Model, 100*r.err(), sys, knownMiss(r.What, r.Bytes))
+		}
+	}
+	b.WriteString("\n## Summary\n\n" + hostSummary(rows) + "\n")
+	require.NoError(t, os.WriteFile("../../docs/host-memory-validation.md", []byte(b.String()), 0o644))
+}
+
+// hostSummary counts the figures the issue's claim covers within 15% of
+// the GPU, and the mapped kernels' sysmem sectors' largest error.
+func hostSummary(rows []hostRow) string {
+	var tn, tok, kn, kok, sn int
+	var worst float64
+	for _, r := range rows {
+		e := math.Abs(r.err())
+		switch {
+		case r.Kind == "transfer" && r.Bytes >= 1<<20:
+			tn++
+			if e <= 0.15 {
+				tok++
+			}
+		case r.Kind == "kernel" && r.GPU >= 10 && !strings.Contains(r.What, "_device_"):
+			kn++
+			if e <= 0.15 {
+				kok++
+			}
+		}
+		if r.NcuSys > 0 {
+			sn++
+			worst = math.Max(worst, math.Abs(r.Sysmem/r.NcuSys-1))
+		}
+	}
+	return fmt.Sprintf("- transfers (copies, memsets, prefetches, host touches) of at least 1 MiB within 15%% of the GPU: %d of %d\n"+
+		"- kernels over mapped or managed memory of at least 10 µs within 15%%: %d of %d\n"+
+		"- mapped kernels' sysmem sectors against ncu's: %d kernels, the largest difference %.1f%%", tok, tn, kok, kn, sn, 100*worst)
+}

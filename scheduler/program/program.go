@@ -1,0 +1,304 @@
+package program
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ptxvm/ptxvm/memspace/hier"
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/compare"
+	"github.com/ptxvm/ptxvm/vm/spec"
+)
+
+// Engine says which part of the GPU a step keeps busy: the copy engines
+// (copies, prefetches), the SMs (kernels, memsets) or the host (its
+// touches of managed memory).
+type Engine string
+
+const (
+	EngineCopy Engine = "copy"
+	EngineSMs  Engine = "sms"
+	EngineHost Engine = "host"
+)
+
+// Step is what one step of a program did and cost.
+type Step struct {
+	Index int
+	Kind  string // spec.StepCopy, StepMemset, StepPrefetch, StepLaunch
+	What  string // "copy A to device (pinned)", "launch scale"
+	// Buffer is the buffer a copy, memset or prefetch names; Bytes the
+	// bytes it moved or set (a prefetch: those not already where it
+	// sends them).
+	Buffer string
+	Bytes  uint64
+	// HostMemory is a copy's host memory (pageable, pinned,
+	// write_combined); To its direction.
+	HostMemory, To string
+	Engine         Engine
+	// Timed says whether TimeUS is a model's figure: copies, memsets and
+	// prefetches always are (on a profile with a host section), launches
+	// in timing mode, their duration plus the profile's launch overhead
+	// (gpu.Host.LaunchOverheadUS). StartUS is when the step began (steps
+	// run one after another, as on one stream).
+	Timed           bool
+	TimeUS, StartUS float64
+	// Launch is a launch step's run; Kernel its kernel (mangled).
+	Launch *scheduler.Result
+	Kernel string
+	// Faults and Migrated are what a launch's first touches of managed
+	// memory cost (pages and bytes moved to the device).
+	Faults, Migrated uint64
+	// Metrics are a launch's metrics (scheduler.LaunchMetrics).
+	Metrics map[string]float64
+}
+
+// Run is a program's run.
+type Run struct {
+	Spec     *spec.Spec
+	Prepared *spec.Prepared
+	GPU      *scheduler.Profile
+	Mode     string
+	Steps    []Step
+	// TimeUS is the program's modelled time: the sum of its steps' (as
+	// on one stream); Timed says whether every step was timed.
+	TimeUS float64
+	Timed  bool
+	// Outputs holds the output buffers after the last step.
+	Outputs map[string][]byte
+	Setup   time.Duration
+	Elapsed time.Duration
+	// apertures are the buffers that are not device memory, with the
+	// managed pages' states after the last step.
+	apertures map[string]*hier.Aperture
+}
+
+// Release frees the program's device memory (the outputs read back stay).
+func (r *Run) Release() { r.Prepared.Device.Mem.FreeAll() }
+
+// Resident is the bytes of managed buffer name on the device after the
+// last step.
+func (r *Run) Resident(name string) uint64 {
+	if a := r.apertures[name]; a != nil {
+		return a.Resident()
+	}
+	return 0
+}
+
+// Execute runs the steps of program sp in order on a fresh device whose
+// memory is the GPU's, functionally or with the timing model (opt.Mode),
+// and reads back its outputs. opt.Apertures and opt.DirtyL2 are the
+// program's to set; cache may be nil.
+func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt scheduler.Options, cache *spec.ModuleCache) (*Run, error) {
+	if !sp.IsProgram() {
+		return nil, fmt.Errorf("the spec has no steps: run it as a launch")
+	}
+	if err := scheduler.CheckMode(opt.Mode); err != nil {
+		return nil, err
+	}
+	dev := vm.NewDevice()
+	if gpu.DeviceMemory > 0 {
+		dev.Mem.Limit = uint64(gpu.DeviceMemory)
+	}
+	setup := time.Now()
+	p, err := sp.PrepareMemory(dev, cache)
+	if err != nil {
+		dev.Mem.FreeAll()
+		return nil, err
+	}
+	run := &Run{Spec: sp, Prepared: p, GPU: gpu, Mode: opt.Mode, Timed: true, apertures: map[string]*hier.Aperture{}}
+	if run.Mode == "" {
+		run.Mode = scheduler.ModeFunctional
+	}
+	aps := scheduler.Apertures(p, &gpu.Memory)
+	for _, a := range aps {
+		for name, addr := range p.Buffers {
+			if addr == a.Base {
+				run.apertures[name] = a
+			}
+		}
+	}
+	run.Setup = time.Since(setup)
+	start := time.Now()
+	// dirty: what the last copy or memset left in the L2 for the next
+	// launch (bytes at base).
+	var dirtyBase, dirty uint64
+	for i := range sp.Steps {
+		st := &sp.Steps[i]
+		s := Step{Index: i, Kind: st.Kind(), What: st.String(), Buffer: st.Buffer(), To: st.To, StartUS: run.TimeUS}
+		var err error
+		switch s.Kind {
+		case spec.StepLaunch:
+			err = run.launch(ctx, i, &s, opt, aps, dirtyBase, dirty)
+			dirty = 0
+		case spec.StepCopy:
+			err = run.copy(st, &s)
+			if st.To == "device" {
+				dirtyBase, dirty = p.Buffers[st.Copy], s.Bytes
+			}
+		case spec.StepMemset:
+			err = run.memset(st, &s)
+			if b, _ := sp.BufferSpec(st.Memset); !spec.OnHost(spec.MemoryOf(b)) {
+				dirtyBase, dirty = p.Buffers[st.Memset], s.Bytes
+			}
+		case spec.StepPrefetch:
+			err = run.prefetch(st, &s)
+		}
+		if err != nil {
+			dev.Mem.FreeAll()
+			return nil, fmt.Errorf("steps[%d] (%s): %w", i, s.What, err)
+		}
+		run.Timed = run.Timed && s.Timed
+		run.TimeUS += s.TimeUS
+		run.Steps = append(run.Steps, s)
+	}
+	run.Elapsed = time.Since(start)
+	if !opt.StreamOutputs {
+		if run.Outputs, err = p.Outputs(); err != nil {
+			dev.Mem.FreeAll()
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
+// bufferBytes is the size of buffer name.
+func (r *Run) bufferBytes(name string) uint64 {
+	b, _ := r.Spec.BufferSpec(name)
+	return b.Count * uint64(compare.ElemSize(b.Type))
+}
+
+func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options, aps []*hier.Aperture, dirtyBase, dirty uint64) error {
+	l, kernel, err := r.Prepared.LaunchStep(i)
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	s.Kernel, s.Engine = kernel, EngineSMs
+	opt.Apertures = aps
+	opt.DirtyL2, opt.DirtyBase = dirty, dirtyBase
+	if regs := r.Spec.Steps[i].Launch.Registers; regs > 0 && opt.Registers == 0 {
+		opt.Registers = regs
+	}
+	res, err := scheduler.Run(ctx, l, r.GPU, opt)
+	if err != nil {
+		return err
+	}
+	s.Launch = res
+	s.Metrics = scheduler.LaunchMetrics(l, res)
+	if res.Hier != nil {
+		c := res.Hier.Counts()
+		s.Faults, s.Migrated = c[hier.ManagedFaults], c[hier.ManagedMigratedBytes]
+	}
+	if t := res.Timing; t != nil {
+		// The launch as CUDA events see it: the kernel's duration and
+		// the launch's overhead.
+		s.Timed = true
+		s.TimeUS = t.Nanoseconds()/1e3 + r.GPU.Host.LaunchOverheadUS
+	}
+	return nil
+}
+
+func (r *Run) copy(st *spec.Step, s *Step) error {
+	b, _ := r.Spec.BufferSpec(st.Copy)
+	s.Engine = EngineCopy
+	s.Bytes = r.bufferBytes(st.Copy)
+	if spec.MemoryOf(b) == spec.MemManaged {
+		// The host reads a managed buffer: what is on the device
+		// migrates back, a fault at a time.
+		a := r.apertures[st.Copy]
+		s.Engine, s.Bytes = EngineHost, a.Resident()
+		s.What = "host reads " + st.Copy + " (managed)"
+		us, err := HostTouchUS(r.GPU, s.Bytes)
+		if err != nil {
+			return err
+		}
+		for j, pg := range a.Pages {
+			if pg == hier.PageDevice {
+				a.Pages[j] = hier.PageHost
+			}
+		}
+		s.Timed, s.TimeUS = true, us
+		return nil
+	}
+	s.HostMemory = st.HostMemory
+	if s.HostMemory == "" {
+		s.HostMemory = spec.HostPageable
+	}
+	us, err := CopyUS(r.GPU, s.Bytes, st.To, s.HostMemory)
+	if err != nil {
+		return err
+	}
+	s.Timed, s.TimeUS = true, us
+	return nil
+}
+
+func (r *Run) memset(st *spec.Step, s *Step) error {
+	addr := r.Prepared.Buffers[st.Memset]
+	n := r.bufferBytes(st.Memset)
+	a := r.Prepared.Device.Mem.Find(addr, 1)
+	if a == nil {
+		return fmt.Errorf("buffer %s is not allocated", st.Memset)
+	}
+	chunk := bytes.Repeat([]byte{byte(*st.Value)}, int(min(n, 1<<20)))
+	for off := uint64(0); off < n; off += uint64(len(chunk)) {
+		if err := a.WriteAt(chunk[:min(uint64(len(chunk)), n-off)], off); err != nil {
+			return err
+		}
+	}
+	s.Bytes, s.Engine = n, EngineSMs
+	b, _ := r.Spec.BufferSpec(st.Memset)
+	var us float64
+	var err error
+	switch mem := spec.MemoryOf(b); {
+	case spec.OnHost(mem):
+		// Set over the host link.
+		us, err = CopyUS(r.GPU, n, "device", spec.HostPinned)
+	default:
+		us, err = MemsetUS(r.GPU, n)
+		if ap := r.apertures[st.Memset]; ap != nil {
+			for j := range ap.Pages {
+				ap.Pages[j] = hier.PageDevice
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.Timed, s.TimeUS = true, us
+	return nil
+}
+
+func (r *Run) prefetch(st *spec.Step, s *Step) error {
+	a := r.apertures[st.Prefetch]
+	s.Engine = EngineCopy
+	want, moved := hier.PageDevice, uint64(0)
+	if st.To == "host" {
+		want = hier.PageHost
+	}
+	page := uint64(0)
+	if len(a.Pages) > 0 {
+		page = (a.Bytes + uint64(len(a.Pages)) - 1) / uint64(len(a.Pages))
+	}
+	for j, pg := range a.Pages {
+		switch {
+		case pg == want:
+		case pg == hier.PageUntouched && want == hier.PageHost:
+			// Nothing to move: it is made where it is first touched.
+		case pg == hier.PageUntouched:
+			a.Pages[j] = hier.PageDevice // made on the device, nothing moves
+		default:
+			a.Pages[j] = want
+			moved += min(page, a.Bytes-uint64(j)*page)
+		}
+	}
+	s.Bytes = moved
+	us, err := PrefetchUS(r.GPU, moved, st.To)
+	if err != nil {
+		return err
+	}
+	s.Timed, s.TimeUS = true, us
+	return nil
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""cases.py — writes the host-memory corpus's specs (testdata/host/cases)
+and cases.json, which says for each spec's steps the recording of
+hostmem.jsonl (group, name, bytes) its modelled time is held to. Every
+case is a program of steps that repeats what hostmem.cu did on the GPU.
+
+Run from testdata/host: python3 gen/cases.py
+"""
+import json, os, shutil
+
+MiB = 1 << 20
+PTX = "../../ptx/hostmem.O3.ptx"
+cases = []
+
+
+def buf(name, n, memory=None, fill=True, wc=False, const=None):
+    b = {"name": name, "type": "f32", "count": n}
+    if memory:
+        b["memory"] = memory
+    if wc:
+        b["write_combined"] = True
+    if const is not None:
+        b["fill"] = {"kind": "const", "value": const}
+    elif fill:
+        b["fill"] = {"kind": "iota", "start": 0, "step": 1}
+    return b
+
+
+def launch(kernel, n, args):
+    return {"launch": {"kernel": kernel, "grid": [(n + 255) // 256], "block": [256], "args": args}}
+
+
+def perm_args(src, dst, n, stride):
+    return [{"buffer": src}, {"buffer": dst}, {"u32": n}, {"u32": stride}, {"f32": 2.0}]
+
+
+def write(name, spec, measured):
+    d = os.path.join("cases", name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "spec.json"), "w") as f:
+        json.dump(spec, f, indent=1)
+        f.write("\n")
+    cases.append({"name": name, "spec": os.path.join("cases", name, "spec.json"), "steps": measured})
+
+
+def main():
+    shutil.rmtree("cases", ignore_errors=True)
+    # Mapped (zero-copy) memory: hostmem.cu's mapped group.
+    ncu_row = 0
+    for b in (1 * MiB, 4 * MiB, 16 * MiB, 64 * MiB):
+        n = b // 4
+        for var, store, mem, wc in (("read_mapped", False, "mapped", False), ("write_mapped", True, "mapped", False),
+                                   ("read_mapped_wc", False, "mapped", True), ("write_mapped_wc", True, "mapped", True),
+                                   ("read_device", False, None, False), ("write_device", True, None, False)):
+            for stride in (1, 32):
+                if wc and stride != 1:
+                    continue
+                kernel = "store_perm" if store else "copy_perm"
+                src = buf("src", n, mem if not store else None, wc=wc and not store)
+                dst = buf("dst", n, mem if store else None, fill=False, wc=wc and store)
+                label = "%s_%s" % (var, "coalesced" if stride == 1 else "stride32")
+                spec = {"module": PTX, "description": "hostmem.cu mapped group: %s, %d MiB" % (label, b // MiB),
+                        "buffers": [src, dst], "steps": [launch(kernel, n, perm_args("src", "dst", n, stride))], "outputs": ["dst"]}
+                meas = {"step": 0, "group": "mapped", "name": label, "bytes": b}
+                if mem:
+                    # ncu_mapped.csv's rows: hostmem mapped runs these in
+                    # this order, size by size (no device cases).
+                    meas["ncu_row"] = ncu_row
+                    ncu_row += 1
+                write("%s_%dM" % (label, b // MiB), spec, [meas])
+    # Managed memory: hostmem.cu's managed group, one program per size.
+    for b in (1 * MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB):
+        n = b // 4
+        m = lambda name: {"group": "managed", "name": name, "bytes": b}
+        steps = [
+            launch("copy_perm", n, perm_args("m", "dev", n, 1)),  # first read, host resident
+            launch("copy_perm", n, perm_args("m", "dev", n, 1)),  # resident
+            {"copy": "m", "to": "host"},  # the host touches it
+            {"prefetch": "m", "to": "device"},
+            launch("copy_perm", n, perm_args("m", "dev", n, 1)),  # after prefetch
+            {"prefetch": "m", "to": "host"},
+            launch("scale", n, [{"buffer": "m"}, {"u32": n}, {"f32": 2.0}, {"f32": 1.0}]),  # first touch, read and write
+        ]
+        spec = {"module": PTX, "description": "hostmem.cu managed group, %d MiB: the steps it timed on one managed buffer" % (b // MiB),
+                "buffers": [buf("m", n, "managed"), buf("dev", n, fill=False)], "steps": steps, "outputs": ["m"]}
+        write("managed_%dM" % (b // MiB), spec, [
+            dict(step=0, **m("first_read_host_resident")), dict(step=1, **m("read_resident")),
+            dict(step=2, **m("host_touch_back_wall")), dict(step=3, **m("prefetch_to_device")),
+            dict(step=4, **m("read_after_prefetch")), dict(step=5, **m("prefetch_to_host")),
+            dict(step=6, **m("scale_first_touch_host_resident"))])
+        for name, const in (("first_write_untouched", None), ("first_write_host_resident", 0)):
+            spec = {"module": PTX, "description": "hostmem.cu managed group: %s, %d MiB" % (name, b // MiB),
+                    "buffers": [buf("dev", n), buf("m", n, "managed", fill=False, const=const)],
+                    "steps": [launch("store_perm", n, perm_args("dev", "m", n, 1))], "outputs": ["m"]}
+            write("%s_%dM" % (name, b // MiB), spec, [dict(step=0, **m(name))])
+    # Programs: hostmem.cu's program group (16 MiB).
+    b, n = 16 * MiB, 4 * MiB
+    for hm in ("pageable", "pinned"):
+        spec = {"module": PTX, "description": "copy in, scale, copy out (%s host memory), 16 MiB" % hm,
+                "buffers": [buf("x", n)],
+                "steps": [{"copy": "x", "to": "device", "host_memory": hm},
+                          launch("scale", n, [{"buffer": "x"}, {"u32": n}, {"f32": 2.0}, {"f32": 1.0}]),
+                          {"copy": "x", "to": "host", "host_memory": hm}], "outputs": ["x"]}
+        write("copy_scale_copy_" + hm, spec, [{"step": "total", "group": "program", "name": "copy_scale_copy_" + hm, "bytes": b}])
+    spec = {"module": PTX, "description": "two kernels over the same buffers: scale x, then y = 0.5 x + y, 16 MiB",
+            "buffers": [buf("x", n), buf("y", n)],
+            "steps": [launch("scale", n, [{"buffer": "x"}, {"u32": n}, {"f32": 2.0}, {"f32": 1.0}]),
+                      launch("axpy", n, [{"buffer": "x"}, {"buffer": "y"}, {"u32": n}, {"f32": 0.5}])], "outputs": ["y"]}
+    write("scale_axpy", spec, [{"step": "total", "group": "program", "name": "scale_axpy", "bytes": b}])
+    # Copies and memsets: one program per size, each copy kind both ways.
+    for b in (1 * MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB):
+        n = b // 4
+        steps, meas = [], []
+        for hm, key in (("pageable", "pageable"), ("pinned", "pinned"), ("write_combined", "pinned_wc")):
+            for to, d in (("device", "h2d"), ("host", "d2h")):
+                meas.append({"step": len(steps), "group": "copy", "name": "%s_%s" % (d, key), "bytes": b})
+                steps.append({"copy": "a", "to": to, "host_memory": hm})
+        if b <= 64 * MiB:
+            meas.append({"step": len(steps), "group": "memset", "name": "memset", "bytes": b})
+            steps.append({"memset": "a", "value": 7})
+        spec = {"module": PTX, "description": "hostmem.cu copy group, %d MiB" % (b // MiB),
+                "buffers": [buf("a", n, fill=False)], "steps": steps}
+        write("copies_%dM" % (b // MiB), spec, meas)
+    with open("cases.json", "w") as f:
+        json.dump({"recording": "hostmem.jsonl", "cases": cases}, f, indent=1)
+        f.write("\n")
+
+
+main()
