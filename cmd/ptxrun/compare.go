@@ -65,6 +65,28 @@ Examples:
 		fmt.Fprintln(stderr, "ptxrun compare:", err)
 		return exitUsage
 	}
+	if specs, ok, err := programSpecs(pos); err != nil {
+		fmt.Fprintln(stderr, "ptxrun compare:", err)
+		return exitUsage
+	} else if ok {
+		runs, code := runPrograms(ctx, specs, pos, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Mode: *mode, StreamOutputs: true}, stderr, "compare")
+		if code != exitOK {
+			return code
+		}
+		defer runs[0].Release()
+		defer runs[1].Release()
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(struct {
+				A *programFile `json:"a"`
+				B *programFile `json:"b"`
+			}{programJSON(runs[0], pos[0]), programJSON(runs[1], pos[1])})
+			return exitOK
+		}
+		compareProgramsText(stdout, runs[0], runs[1], pos[0], pos[1])
+		return exitOK
+	}
 	var reps [2]*report.Report
 	cache := spec.NewModuleCache()
 	for i, path := range pos {

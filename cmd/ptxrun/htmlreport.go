@@ -113,8 +113,14 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "ptxrun report:", err)
 		return exitUsage
 	}
-	cache := spec.NewModuleCache()
 	opt := html.Options{Command: "ptxrun " + strings.Join(args, " "), Version: version, Sources: map[string]string{}}
+	if specs, ok, err := programSpecs(pos); err != nil {
+		fmt.Fprintln(stderr, "ptxrun report:", err)
+		return exitUsage
+	} else if ok {
+		return reportPrograms(ctx, specs, pos, gpu, scheduler.Options{Workers: *workers, MaxInst: *maxInst, Mode: *mode, StreamOutputs: true}, opt, *out, stdout, stderr)
+	}
+	cache := spec.NewModuleCache()
 	var reps []*report.Report
 	for i, target := range pos {
 		r := *regs

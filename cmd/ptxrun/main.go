@@ -248,6 +248,17 @@ Types: u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64. Scalars are checked again
 the parameter's type (signedness from the C++ signature). "ptxrun FILE.ptx" lists each
 kernel's parameters in PTX and in C++.
 
+A buffer may live elsewhere: "memory": "pinned", "mapped" (zero-copy; kernels read it
+over the host link) or "managed" (migrated on first touch), with "write_combined": true
+for pinned or mapped. A program of several steps replaces kernel/grid/block/args with
+  "steps": [
+    {"copy": "A", "to": "device", "host_memory": "pinned"},     or pageable, write_combined
+    {"memset": "C", "value": 0},
+    {"prefetch": "M", "to": "device"},                          managed buffers
+    {"launch": {"kernel": "k", "grid": [64], "block": [256], "args": [...]}}
+  ]
+run in order over the same buffers; in timing mode each step is timed.
+
 Every field, with examples, how inputs are laid out, and a worked example from a .cu
 file through nvcc -ptx to a spec: docs/launch-spec.md in the ptxvm repository.
 `

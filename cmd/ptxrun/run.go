@@ -181,6 +181,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "ptxrun run:", err)
 		return exitUsage
 	}
+	if sp.IsProgram() {
+		for _, f := range []string{"trace", "sample", "kernel", "size"} {
+			if set[f] {
+				fmt.Fprintf(stderr, "ptxrun run: -%s is for a single launch; %s is a program of %d steps\n", f, pos[0], len(sp.Steps))
+				return exitUsage
+			}
+		}
+		opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, StreamOutputs: true, Mode: *mode}
+		return runProgram(ctx, sp, pos[0], gpu, opt, *out, *metrics, *asNpy, *asJSON, *report, stdout, stderr)
+	}
 	var done atomic.Uint64
 	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true, Mode: *mode, Trace: tr,
 		Sample: smp}
@@ -309,6 +319,12 @@ func budgetAdvice(total, done uint64, budget int64) string {
 
 // writeOutput streams output name of run into dir, raw or as .npy.
 func writeOutput(run *scheduler.SpecRun, dir, name string, asNpy bool) (string, error) {
+	return writeOutputFile(run.Spec, dir, name, asNpy, func(w io.Writer) error { return run.WriteOutput(name, w) })
+}
+
+// writeOutputFile writes output buffer name of spec sp, which write
+// streams, into dir as name.bin, or name.npy with a header.
+func writeOutputFile(sp *spec.Spec, dir, name string, asNpy bool, write func(io.Writer) error) (string, error) {
 	ext := ".bin"
 	if asNpy {
 		ext = ".npy"
@@ -320,21 +336,15 @@ func writeOutput(run *scheduler.SpecRun, dir, name string, asNpy bool) (string, 
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	if asNpy {
-		typ := run.Spec.BufferType(name)
-		var count uint64
-		for _, b := range run.Spec.Buffers {
-			if b.Name == name {
-				count = b.Count
-			}
-		}
-		h, err := npy.Encode(typ, count)
+		b, _ := sp.BufferSpec(name)
+		h, err := npy.Encode(b.Type, b.Count)
 		if err != nil {
 			f.Close()
 			return "", err
 		}
 		w.Write(h)
 	}
-	err = run.WriteOutput(name, w)
+	err = write(w)
 	if err == nil {
 		err = w.Flush()
 	}
