@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -130,6 +131,10 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	mine := shard.Select(sh, entries)
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		fmt.Fprintln(stderr, "ptxrun sweep:", err)
+		return exitFail
+	}
 	o, err := sweep.OpenOutput(*out, entries, mine, *retry)
 	if err != nil {
 		fmt.Fprintln(stderr, "ptxrun sweep:", err)
@@ -201,7 +206,8 @@ func cmdSweepMerge(args []string, stdout, stderr io.Writer) int {
 Merges the outputs of a sweep's shards (ptxrun sweep --shard I/N) into one
 file in input order: exactly what one process running the whole sweep
 writes. A line with results in two files must have the same result in
-both. With --input, checks that every line of the sweep has its result
+both. A SHARD with * ? or [ in it that names no file is a pattern, expanded
+here (for a container image with no shell). With --input, checks that every line of the sweep has its result
 and that the results are for the lines as they read now; exits 1 if not,
 naming the lines missing.`, stderr)
 	out := fs.String("o", "", "write the merged results to `OUT.jsonl`")
@@ -218,6 +224,11 @@ naming the lines missing.`, stderr)
 	}
 	if *out == "" {
 		fmt.Fprintln(stderr, "ptxrun sweep merge: give the merged file with -o OUT.jsonl")
+		return exitUsage
+	}
+	pos, err = expandGlobs(pos)
+	if err != nil {
+		fmt.Fprintln(stderr, "ptxrun sweep merge:", err)
 		return exitUsage
 	}
 	for _, p := range pos {
@@ -270,6 +281,28 @@ naming the lines missing.`, stderr)
 	}
 	fmt.Fprintf(stdout, "%d results from %d files (%d errors%s) merged into %s\n", len(recs), len(pos), errs, checked, *out)
 	return exitOK
+}
+
+// expandGlobs expands the arguments that are glob patterns (a * ? or [
+// in a name that is not a file), in sorted order; a pattern that matches
+// nothing is an error.
+func expandGlobs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil || !strings.ContainsAny(a, "*?[") {
+			out = append(out, a)
+			continue
+		}
+		m, err := filepath.Glob(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", a, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("no file matches %s", a)
+		}
+		out = append(out, m...)
+	}
+	return out, nil
 }
 
 // sameFile reports whether paths a and b name the same existing file.

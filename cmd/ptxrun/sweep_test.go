@@ -187,6 +187,7 @@ func TestSweepErrors(t *testing.T) {
 		{"test: bad shard", []string{"test", appsDir, "--shard", "1"}, nil, []string{"--shard: shard \"1\": write I/N"}},
 		{"merge: no output", []string{"sweep", "merge", sw}, nil, []string{"give the merged file with -o"}},
 		{"merge: output among the inputs", []string{"sweep", "merge", "-o", sw, sw}, nil, []string{"is one of the files to merge"}},
+		{"merge: a pattern that matches nothing", []string{"sweep", "merge", "-o", out, filepath.Join(filepath.Dir(out), "shard-*.jsonl")}, nil, []string{"no file matches", "shard-*.jsonl"}},
 		{"merge: not sweep results", []string{"sweep", "merge", "-o", out, sw}, nil, []string{"sweep.jsonl:1: not a sweep result"}},
 	}
 	for _, tc := range tests {
