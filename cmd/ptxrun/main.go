@@ -48,7 +48,7 @@ Usage:
                                  --mode timing: cycles, occupancy, stall reasons; --report: why it is slow
   ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
                                  (--shard I/N: one part of them, for a cluster)
-  ptxrun sweep FILE.jsonl -o OUT  run one launch per line (spec, GPU, mode): results as JSONL,
+  ptxrun sweep FILE.jsonl        run one launch per line (spec, GPU, mode) into JSONL results (-o):
                                  resumable, in shards merged by ptxrun sweep merge (docs/scale-out.md)
   ptxrun sanitize SPEC.json      find races, uninitialised reads, barrier misuse and bad accesses
                                  (--tool memcheck|racecheck|synccheck|initcheck|all), as compute-sanitizer

@@ -207,9 +207,9 @@ Merges the outputs of a sweep's shards (ptxrun sweep --shard I/N) into one
 file in input order: exactly what one process running the whole sweep
 writes. A line with results in two files must have the same result in
 both. A SHARD with * ? or [ in it that names no file is a pattern, expanded
-here (for a container image with no shell). With --input, checks that every line of the sweep has its result
-and that the results are for the lines as they read now; exits 1 if not,
-naming the lines missing.`, stderr)
+here (for a container image with no shell). With --input, checks that
+every line of the sweep has its result and that the results are for the
+lines as they read now; exits 1 if not, naming the lines missing.`, stderr)
 	out := fs.String("o", "", "write the merged results to `OUT.jsonl`")
 	input := fs.String("input", "", "the sweep file `FILE.jsonl`: check that every line has a result")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
