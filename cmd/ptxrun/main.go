@@ -47,6 +47,9 @@ Usage:
   ptxrun run NAME [flags]        run a bundled kernel (matmul_tiled, ...; see ptxrun demo)
                                  --mode timing: cycles, occupancy, stall reasons; --report: why it is slow
   ptxrun test DIR... [flags]     run every case folder (spec.json + expected/) and compare
+                                 (--shard I/N: one part of them, for a cluster)
+  ptxrun sweep FILE.jsonl        run one launch per line (spec, GPU, mode) into JSONL results (-o):
+                                 resumable, in shards merged by ptxrun sweep merge (docs/scale-out.md)
   ptxrun sanitize SPEC.json      find races, uninitialised reads, barrier misuse and bad accesses
                                  (--tool memcheck|racecheck|synccheck|initcheck|all), as compute-sanitizer
   ptxrun demo [flags]            run the bundled kernels and check them against Go references
@@ -66,6 +69,7 @@ in the ptxvm repository's docs/: launch-spec.md (the spec), counters.md
 (every counter and how close it is to ncu), reports.md (reading a report),
 timing.md and timing-validation.md (the cycle model and its error),
 sampling.md (--sample: sampled timing of huge launches),
+scale-out.md (sweeps and test suites over many machines),
 semantics.md (what runs, how exactly), sanitize.md, fuzzing.md,
 limitations.md.
 `
@@ -104,6 +108,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "test":
 		return cmdTest(ctx, args[1:], stdout, stderr)
+	case "sweep":
+		return cmdSweep(ctx, args[1:], stdout, stderr)
 	case "sanitize":
 		return cmdSanitize(ctx, args[1:], stdout, stderr)
 	case "demo":

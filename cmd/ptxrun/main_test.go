@@ -59,8 +59,9 @@ func writeFiles(t *testing.T, files map[string]string) string {
 var flagNames = map[string][]string{
 	"run": {"-out", "-metrics", "-gpu", "-workers", "-max-inst", "-json", "-strict", "-npy", "-any-target",
 		"-kernel", "-grid", "-block", "-arg", "-outputs", "-save-spec", "-dynamic-shared", "-stack-bytes"},
-	"test": {"-ulp", "-json", "-workers", "-max-inst", "-v", "-gpu", "-strict", "-any-target"},
-	"demo": {"-json", "-workers", "-seed"},
+	"test":  {"-ulp", "-json", "-workers", "-max-inst", "-v", "-gpu", "-strict", "-any-target", "-shard"},
+	"sweep": {"-o", "-shard", "-workers", "-metrics", "-retry-errors", "-fail-on-error", "-json"},
+	"demo":  {"-json", "-workers", "-seed"},
 	"report": {"-o", "-compare", "-source", "-gpu", "-regs", "-regs-a", "-regs-b", "-workers", "-max-inst", "-any-target", "-size",
 		"-kernel", "-grid", "-block", "-arg", "-dynamic-shared"},
 	"list": {"-json", "-kernel", "-check", "-headers"},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/shard"
 	"github.com/ptxvm/ptxvm/scheduler/suite"
 )
 
@@ -23,7 +24,11 @@ Outputs are compared bit for bit; a spec's optional "tolerance" and --ulp
 allow floating-point outputs some difference. Prints each failure with the
 first differing elements, and each case that passed only through its
 tolerance with how many elements differ and why they were allowed (-v: every
-case). Exits 1 if any case fails.`, stderr)
+case). Exits 1 if any case fails.
+
+--shard I/N runs only part of the cases: those whose position in the sorted
+list is I modulo N, so that N machines (a Kubernetes Indexed Job, a Slurm
+array: --shard env/N) each run one part (docs/scale-out.md).`, stderr)
 	ulp := fs.Uint64("ulp", 0, "allow `N` ULP on floating-point outputs, on top of each spec's tolerance")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	workers := fs.Int("workers", 0, "cases run in parallel (0: all cores)")
@@ -33,6 +38,7 @@ case). Exits 1 if any case fails.`, stderr)
 	anyTarget := fs.Bool("any-target", false, "run modules whose .target the GPU cannot run, with the GPU's limits")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault")
 	mode := modeFlag(fs)
+	shardText := shardFlag(fs)
 	sanitizeTool := fs.String("sanitize", "", "instead of comparing outputs, run each case under compute-sanitizer's `TOOL` (memcheck, racecheck, synccheck, initcheck, all; see ptxrun sanitize) and fail the cases that report errors")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -49,6 +55,10 @@ case). Exits 1 if any case fails.`, stderr)
 	if !checkMode(stderr, "test", *mode) {
 		return exitUsage
 	}
+	sh, ok := parseShard(stderr, "test", *shardText)
+	if !ok {
+		return exitUsage
+	}
 	gpu, err := scheduler.LookupProfile(*gpuName)
 	if err != nil {
 		fmt.Fprintln(stderr, "ptxrun test:", err)
@@ -62,6 +72,14 @@ case). Exits 1 if any case fails.`, stderr)
 	if len(cases) == 0 {
 		fmt.Fprintln(stderr, "ptxrun test: no cases (folders with spec.json and expected/) under", pos)
 		return exitUsage
+	}
+	total := len(cases)
+	cases = shard.Select(sh, cases)
+	if len(cases) == 0 {
+		// More shards than cases: this one has nothing to do, which is
+		// not a failure of the job it is part of.
+		fmt.Fprintf(stdout, "shard %s: no cases (there are %d, dealt round robin)\n", sh, total)
+		return exitOK
 	}
 	if *sanitizeTool != "" {
 		return testSanitize(ctx, cases, *sanitizeTool, gpu, *maxInst, *asJSON, stdout, stderr)
@@ -84,10 +102,17 @@ case). Exits 1 if any case fails.`, stderr)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(struct {
+		out := struct {
 			Results []*suite.Result `json:"results"`
 			Summary suite.Summary   `json:"summary"`
-		}{results, sum})
+			Shard   string          `json:"shard,omitempty"`
+			// Total is the cases of every shard.
+			Total int `json:"cases_all_shards,omitempty"`
+		}{Results: results, Summary: sum}
+		if sh.Sharded() {
+			out.Shard, out.Total = sh.String(), total
+		}
+		_ = enc.Encode(out)
 	} else {
 		tolerated := 0
 		for _, r := range results {
@@ -99,7 +124,11 @@ case). Exits 1 if any case fails.`, stderr)
 		if tolerated > 0 {
 			passed = fmt.Sprintf("%d passed (%d through their tolerance)", sum.Pass, tolerated)
 		}
-		fmt.Fprintf(stdout, "%d cases: %s, %d failed, %d errors (%s)\n", len(results), passed, sum.Fail, sum.Error, time.Since(start).Round(time.Millisecond))
+		of := ""
+		if sh.Sharded() {
+			of = fmt.Sprintf(" (shard %s of %d)", sh, total)
+		}
+		fmt.Fprintf(stdout, "%d cases%s: %s, %d failed, %d errors (%s)\n", len(results), of, passed, sum.Fail, sum.Error, time.Since(start).Round(time.Millisecond))
 	}
 	if sum.Fail+sum.Error > 0 {
 		return exitFail
