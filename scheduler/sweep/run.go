@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/program"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
 )
@@ -39,8 +40,20 @@ type Result struct {
 	CyclesError *uint64 `json:"cycles_error,omitempty"`
 	Sampled     string  `json:"sampled,omitempty"`
 	// Metrics are the counters the sweep keeps (Options.Metrics), under
-	// the names ptxrun run --metrics uses.
+	// the names ptxrun run --metrics uses (a program's: its last launch's).
 	Metrics map[string]float64 `json:"metrics,omitempty"`
+	// TimeUS and Steps, for a program of several steps (package
+	// program): its modelled time and each step's.
+	TimeUS *float64   `json:"time_us,omitempty"`
+	Steps  []StepTime `json:"steps,omitempty"`
+}
+
+// StepTime is one step of a program in a sweep's result.
+type StepTime struct {
+	Kind   string  `json:"kind"`
+	What   string  `json:"what"`
+	TimeUS float64 `json:"time_us"`
+	Timed  bool    `json:"timed"`
 }
 
 // Result statuses.
@@ -104,6 +117,26 @@ func RunEntry(ctx context.Context, e Entry, keep Metrics, cache *spec.ModuleCach
 	}
 	opt := scheduler.Options{Workers: 1, MaxInst: e.MaxInst, Strict: e.Strict, AnyTarget: e.AnyTarget, Registers: e.Registers,
 		NoCounters: !e.Counters && e.Mode != scheduler.ModeTiming, Mode: e.Mode, StreamOutputs: true, Sample: smp}
+	if sp.IsProgram() {
+		opt.NoCounters, opt.Sample = false, scheduler.Options{}.Sample
+		run, err := program.Execute(ctx, sp, e.GPU, opt, cache)
+		if err != nil {
+			return fail(err)
+		}
+		defer run.Release()
+		r.Status = StatusOK
+		for _, st := range run.Steps {
+			r.Steps = append(r.Steps, StepTime{Kind: st.Kind, What: st.What, TimeUS: st.TimeUS, Timed: st.Timed})
+			if st.Metrics != nil {
+				r.Metrics = keep.Filter(st.Metrics)
+			}
+		}
+		if run.Timed {
+			t := run.TimeUS
+			r.TimeUS = &t
+		}
+		return r
+	}
 	run, err := scheduler.RunSpec(ctx, sp, e.GPU, opt, cache)
 	if err != nil {
 		if errors.Is(err, vm.ErrBudget) {

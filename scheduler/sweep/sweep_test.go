@@ -278,3 +278,30 @@ func TestMergeRefuses(t *testing.T) {
 	_, err = sweep.Merge([]string{notSweep})
 	assert.ErrorContains(t, err, "not.jsonl:1: not a sweep result")
 }
+
+// A program of several steps runs as a program: its time and each step's
+// in the result, the counters of its last launch.
+func TestRunEntryProgram(t *testing.T) {
+	in := `{"spec": "../../testdata/host/cases/managed_1M/spec.json", "mode": "timing"}
+{"spec": "../../testdata/host/cases/managed_1M/spec.json"}
+`
+	es, err := sweep.Parse(strings.NewReader(in), "programs.jsonl", ".")
+	require.NoError(t, err)
+	timed := sweep.RunEntry(context.Background(), es[0], sweep.Key, nil)
+	require.Equal(t, sweep.StatusOK, timed.Status, timed.Error)
+	require.NotNil(t, timed.TimeUS)
+	require.Len(t, timed.Steps, 7)
+	sum := 0.0
+	for _, s := range timed.Steps {
+		assert.True(t, s.Timed)
+		sum += s.TimeUS
+	}
+	assert.InDelta(t, sum, *timed.TimeUS, 1e-6)
+	assert.Equal(t, "launch", timed.Steps[6].Kind)
+	assert.NotEmpty(t, timed.Metrics)
+	fn := sweep.RunEntry(context.Background(), es[1], sweep.Key, nil)
+	require.Equal(t, sweep.StatusOK, fn.Status, fn.Error)
+	assert.Nil(t, fn.TimeUS, "a functional run does not time its launches")
+	assert.False(t, fn.Steps[0].Timed)
+	assert.True(t, fn.Steps[2].Timed, "the host's touch is timed in both modes")
+}
