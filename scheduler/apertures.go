@@ -1,6 +1,9 @@
 package scheduler
 
 import (
+	"slices"
+
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/memspace/hier"
 	"github.com/ptxvm/ptxvm/vm/compare"
 	"github.com/ptxvm/ptxvm/vm/spec"
@@ -28,6 +31,24 @@ func Apertures(p *spec.Prepared, cfg *hier.Config) []*hier.Aperture {
 			initial = hier.PageHost
 		}
 		as = append(as, hier.NewAperture(hier.Managed, p.Buffers[b.Name], n, cfg.HostLink.MigrateBytes, initial))
+	}
+	// The module's managed variables (.global .attribute(.managed)): on
+	// the host when they have an initializer or the spec writes them.
+	given := map[string]bool{}
+	for _, b := range p.Spec.Symbols {
+		given[b.Name] = b.File != "" || b.Fill != nil
+	}
+	if p.Module != nil {
+		for _, s := range p.Module.Symbols() {
+			if s.Space != memspace.Global || s.Decl == nil || s.Size == 0 || !slices.Contains(s.Decl.Attrs, ".managed") {
+				continue
+			}
+			initial := hier.PageUntouched
+			if given[s.Name] || s.Decl.HasInit {
+				initial = hier.PageHost
+			}
+			as = append(as, hier.NewAperture(hier.Managed, s.Addr, s.Size, cfg.HostLink.MigrateBytes, initial))
+		}
 	}
 	return as
 }

@@ -156,3 +156,39 @@ func TestProgramMappedMemory(t *testing.T) {
 	assert.Contains(t, d[0], "over the host link")
 	assert.Contains(t, d[0], "coalesce the accesses or copy the buffer to the device first")
 }
+
+// A module's .global .attribute(.managed) variable is managed memory: the
+// first launch that touches it faults (its pages are made on the device,
+// or migrated when the spec writes it first), in a single launch as in a
+// program.
+func TestManagedVariables(t *testing.T) {
+	ptx, err := filepath.Abs("testdata/managed_var.ptx")
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name, symbols string
+		migrated      uint64
+	}{
+		{"untouched", "", 0},
+		{"written by the host", `, "symbols": [{"name": "mvar", "type": "f32", "count": 65536, "fill": {"kind": "const", "value": 2}}]`, 4 * n},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "spec.json")
+			require.NoError(t, os.WriteFile(p, []byte(`{"module": "`+ptx+`", "kernel": "touch", "grid": [256], "block": [256],
+ "buffers": [{"name": "out", "type": "f32", "count": 65536}], "args": [{"buffer": "out"}], "outputs": ["out"]`+c.symbols+`}`), 0o644))
+			sp, err := spec.Load(p)
+			require.NoError(t, err)
+			run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{Mode: scheduler.ModeTiming}, nil)
+			require.NoError(t, err)
+			defer run.Release()
+			m := run.Metrics()
+			assert.Equal(t, float64(1), m["ptxvm__managed_faults.sum"], "one fault: the prefetch brings the rest of its 256 KiB")
+			assert.Equal(t, float64(c.migrated), m["ptxvm__managed_bytes_migrated_htod.sum"])
+			out := f32s(run.Outputs["out"])
+			want := float32(1)
+			if c.migrated > 0 {
+				want = 3
+			}
+			assert.Equal(t, want, out[777])
+		})
+	}
+}
