@@ -61,8 +61,9 @@ type Options struct {
 	// (hier.Memory.SetApertures); managed pages' states are updated in
 	// place.
 	Apertures []*hier.Aperture
-	// DirtyL2 is the bytes a copy or kernel wrote just before this launch
-	// (timing mode: timing.Options.DirtyL2), at DirtyBase if not 0.
+	// DirtyL2 is the bytes a copy or memset wrote just before this launch
+	// at DirtyBase, which the L2 still holds (timing.Options.DirtyL2; in
+	// functional mode only with a DirtyBase).
 	DirtyL2, DirtyBase uint64
 }
 
@@ -160,6 +161,9 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 		}
 		if err := h.Memory().SetApertures(opt.Apertures); err != nil {
 			return nil, err
+		}
+		if opt.DirtyL2 > 0 && opt.DirtyBase != 0 {
+			h.Memory().Dirty(opt.DirtyBase, opt.DirtyL2)
 		}
 		res.Hier = h
 	}

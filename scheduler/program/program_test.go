@@ -192,3 +192,20 @@ func TestManagedVariables(t *testing.T) {
 		})
 	}
 }
+
+// A copy to the device leaves the end of the buffer in the L2, as the copy
+// engines do: the kernel after it hits there, the same kernel without the
+// copy before it does not.
+func TestProgramCopyWarmsL2(t *testing.T) {
+	hits := func(steps string) float64 {
+		sp := hostProgram(t, `"buffers": [{"name": "x", "type": "f32", "count": 65536}], "steps": [`+steps+`
+  {"launch": {"kernel": "scale", "grid": [256], "block": [256], "args": [{"buffer": "x"}, {"u32": 65536}, {"f32": 2}, {"f32": 1}]}}]`)
+		run, err := program.Execute(context.Background(), sp, scheduler.H100, scheduler.Options{}, nil)
+		require.NoError(t, err)
+		defer run.Release()
+		return run.Steps[len(run.Steps)-1].Metrics["lts__t_sectors_op_read_lookup_hit.sum"]
+	}
+	cold := hits("")
+	warm := hits(`{"copy": "x", "to": "device", "host_memory": "pinned"},`)
+	assert.Greater(t, warm, cold+float64(4*n/32/2), "most of the 256 KiB copied hits")
+}
