@@ -129,9 +129,9 @@ func printProgram(w io.Writer, run *program.Run, path string) {
 	fmt.Fprintf(w, "program  %s: %d steps\n", path, len(run.Steps))
 	fmt.Fprintf(w, "gpu      %s (%d SMs), %s mode\n\n", run.GPU.Name, run.GPU.SMs, run.Mode)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "#\tstep\tengine\tbytes\tstart\ttime\tshare\t")
+	fmt.Fprintln(tw, "#\tstep\tengine\tbytes\tstart\ttime\tshare\trate\t")
 	for _, s := range run.Steps {
-		b, t, sh, st := "", "-", "", ""
+		b, t, sh, st, rt := "", "-", "", "", ""
 		if s.Bytes > 0 {
 			b = byteSize(s.Bytes)
 		}
@@ -139,6 +139,9 @@ func printProgram(w io.Writer, run *program.Run, path string) {
 			t, st = program.US(s.TimeUS), program.US(s.StartUS)
 			if run.TimeUS > 0 {
 				sh = fmt.Sprintf("%.1f%%", 100*s.TimeUS/run.TimeUS)
+			}
+			if s.Bytes > 0 && s.TimeUS > 0 {
+				rt = fmt.Sprintf("%.1f GB/s", float64(s.Bytes)/(s.TimeUS*1e3))
 			}
 		}
 		what := s.What
@@ -148,7 +151,7 @@ func printProgram(w io.Writer, run *program.Run, path string) {
 				what += fmt.Sprintf(" (%d managed faults, %s migrated)", s.Faults, byteSize(s.Migrated))
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, what, s.Engine, b, st, t, sh)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, what, s.Engine, b, st, t, sh, rt)
 	}
 	tw.Flush()
 	if !run.Timed {

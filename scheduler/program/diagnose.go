@@ -21,7 +21,7 @@ func (r *Run) Shares() []Share {
 	order := []string{}
 	t := map[string]float64{}
 	for _, s := range r.Steps {
-		k := s.Kind + "s"
+		k := map[string]string{spec.StepMemset: "memsets", spec.StepPrefetch: "prefetches"}[s.Kind]
 		switch {
 		case s.Kind == spec.StepCopy && s.Engine == EngineHost:
 			k = "host touches of managed memory"
