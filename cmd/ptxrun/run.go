@@ -19,6 +19,7 @@ import (
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/ptx/demangle"
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/program"
 	"github.com/ptxvm/ptxvm/scheduler/timing"
 	"github.com/ptxvm/ptxvm/vm"
 	"github.com/ptxvm/ptxvm/vm/spec"
@@ -369,17 +370,7 @@ func demangledOrEmpty(mangled string) string {
 	return ""
 }
 
-func byteSize(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+func byteSize(n uint64) string { return program.BytesText(n) }
 
 func rate(n uint64, d time.Duration) string {
 	if d <= 0 {

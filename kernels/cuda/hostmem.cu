@@ -1,7 +1,8 @@
-// hostmem_kernels.cu — the kernels of the host-memory corpus (issue 26).
-// hostmem.cu times them on the GPU over device, mapped (zero-copy) and
-// managed buffers; gen.sh compiles this file alone to PTX
-// (testdata/host/ptx/hostmem.O3.ptx), which the corpus specs run.
+// hostmem.cu — the kernels of the host-memory corpus (issue 26) and of
+// kernels/programs. testdata/host/gen/hostmem.cu times them on the GPU over
+// device, mapped (zero-copy) and managed buffers; testdata/host/gen/gen.sh
+// compiles this file alone to PTX (testdata/host/ptx/hostmem.O3.ptx, copied
+// to kernels/programs/hostmem.ptx), which the specs run.
 
 
 // copy_perm: out[i] = in[p(i)] * f, where p reads `in` coalesced (stride

@@ -248,21 +248,8 @@ func (m *Memory) serveSysmem(t txn, part int, now uint64) uint32 {
 	}
 	miss := t.mask
 	if hl.CacheSysmem && op == opRead {
-		l2 := m.slices[home]
-		e, victim := l2.lookup(t.line)
-		if e != nil {
-			miss &^= e.valid
-			l2.touch(e)
-		} else {
-			var old uint64
-			var odirty uint8
-			var evicted bool
-			e, old, odirty, evicted = l2.alloc(t.line, prioNormal, victim)
-			if evicted && odirty != 0 {
-				c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
-				m.dram(old, odirty, now, true)
-			}
-		}
+		e := m.lookup(home, t.line, prioNormal, c, now)
+		miss &^= e.valid
 		hit := uint64(bits.OnesCount8(t.mask &^ miss))
 		c[L2ReadHit] += hit
 		if !t.konst {

@@ -287,6 +287,24 @@ func (m *Memory) nearSlice(line uint64, part int) int {
 	return part*m.perPar + int((h>>40)%uint64(m.perPar))
 }
 
+// lookup returns line's slot in slice, touched, or a new one (its valid
+// sectors none) allocated with priority prio; a dirty victim is written to
+// DRAM.
+func (m *Memory) lookup(slice int, line uint64, prio uint8, c *Counts, now uint64) *slot {
+	l2 := m.slices[slice]
+	e, victim := l2.lookup(line)
+	if e != nil {
+		l2.touch(e)
+		return e
+	}
+	e, old, odirty, evicted := l2.alloc(line, prio, victim)
+	if evicted && odirty != 0 {
+		c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
+		m.dram(old, odirty, now, true)
+	}
+	return e
+}
+
 // access looks the sectors of t up in slice, allocating the line on a miss
 // (a dirty victim is written to DRAM), counts them (under the fabric's
 // counters when fabric is set) and marks them valid; home says whether the
@@ -295,7 +313,6 @@ func (m *Memory) nearSlice(line uint64, part int) int {
 // slice's bandwidth (timing mode). It returns the sectors that hit and the
 // cycles the transaction queued at the slice.
 func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, now uint64) (hit uint8, wait uint32) {
-	l2 := m.slices[slice]
 	n := uint64(bits.OnesCount8(t.mask))
 	prio := prioNormal
 	switch {
@@ -304,20 +321,8 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, n
 	case t.op&flagEvictLast != 0:
 		prio = prioLast
 	}
-	e, victim := l2.lookup(t.line)
-	if e != nil {
-		hit = e.valid & t.mask
-		l2.touch(e)
-	} else {
-		var old uint64
-		var odirty uint8
-		var evicted bool
-		e, old, odirty, evicted = l2.alloc(t.line, prio, victim)
-		if evicted && odirty != 0 {
-			c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
-			m.dram(old, odirty, now, true)
-		}
-	}
+	e := m.lookup(slice, t.line, prio, c, now)
+	hit = e.valid & t.mask
 	op := t.op & opMask
 	sectors, hits := L2ReadSectors, L2ReadHit
 	switch op {

@@ -83,7 +83,7 @@ func (r *Run) Diagnose() []string {
 			pf, err := PrefetchUS(r.GPU, s.Migrated, "device")
 			if err == nil {
 				out = append(out, fmt.Sprintf("step %d (%s) touches %s of managed memory on the host first: its %d page faults migrate it during the kernel, which takes %s; a prefetch to the device before it (cudaMemPrefetchAsync) would move it in about %s.",
-					s.Index, s.What, bytesText(s.Migrated), s.Faults, US(s.TimeUS), US(pf)))
+					s.Index, s.What, BytesText(s.Migrated), s.Faults, US(s.TimeUS), US(pf)))
 			}
 		}
 		if h := s.Launch.Hier; h != nil {
@@ -91,9 +91,9 @@ func (r *Run) Diagnose() []string {
 			link := c[hier.HostLinkReadBytes] + c[hier.HostLinkWriteBytes]
 			if link > 0 && s.TimeUS > 0 {
 				gbs := float64(link) / (s.TimeUS * 1e3)
-				msg := fmt.Sprintf("step %d (%s) moves %s over the host link from mapped or pinned memory (%.1f GB/s)", s.Index, s.What, bytesText(link), gbs)
+				msg := fmt.Sprintf("step %d (%s) moves %s over the host link from mapped or pinned memory (%.1f GB/s)", s.Index, s.What, BytesText(link), gbs)
 				if req := c[hier.GlobalLdBytes] + c[hier.GlobalStBytes]; req > 0 && link > 2*req {
-					msg += fmt.Sprintf(", %.1f times the %s its threads asked for: a sector crosses the link for each scattered access; coalesce the accesses or copy the buffer to the device first", float64(link)/float64(req), bytesText(req))
+					msg += fmt.Sprintf(", %.1f times the %s its threads asked for: a sector crosses the link for each scattered access; coalesce the accesses or copy the buffer to the device first", float64(link)/float64(req), BytesText(req))
 				}
 				out = append(out, msg+".")
 			}
@@ -120,7 +120,8 @@ func US(us float64) string {
 	return fmt.Sprintf("%.1f µs", us)
 }
 
-func bytesText(n uint64) string {
+// BytesText formats a byte count for people: "16.0 MiB", "512 B".
+func BytesText(n uint64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))

@@ -112,7 +112,7 @@ func newProgramView(run *program.Run, from, tag string, scaleUS float64) *progra
 			}
 		}
 		if s.Bytes > 0 {
-			sv.Bytes = byteText(s.Bytes)
+			sv.Bytes = program.BytesText(s.Bytes)
 			if s.Timed && s.TimeUS > 0 {
 				sv.GB = fmt.Sprintf("%.1f GB/s", float64(s.Bytes)/(s.TimeUS*1e3))
 			}
@@ -129,18 +129,6 @@ func newProgramView(run *program.Run, from, tag string, scaleUS float64) *progra
 		v.Timeline = timelineSVG(run, scaleUS)
 	}
 	return v
-}
-
-func byteText(n uint64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // programPage is the data of a program page (one program, or two).

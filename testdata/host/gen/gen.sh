@@ -20,8 +20,8 @@ b=$(mktemp -d)
 	grep -m1 'model name' /proc/cpuinfo
 	free -g
 } >"$out/link.txt" 2>&1
-nvcc -arch=sm_90 -O3 -ptx -o "$out/hostmem.O3.ptx" "$here/hostmem_kernels.cu"
-nvcc -arch=sm_90 -O3 -Xptxas -v -cubin -o "$b/k.cubin" "$here/hostmem_kernels.cu" >"$out/ptxas.txt" 2>&1
+nvcc -arch=sm_90 -O3 -ptx -o "$out/hostmem.O3.ptx" "$here/../../../kernels/cuda/hostmem.cu"
+nvcc -arch=sm_90 -O3 -Xptxas -v -cubin -o "$b/k.cubin" "$here/../../../kernels/cuda/hostmem.cu" >"$out/ptxas.txt" 2>&1
 cuobjdump -sass "$b/k.cubin" | grep -v '^\s*/\* [0-9a-f]* \*/\s*$' >"$out/hostmem.sass" 2>&1
 nvcc -arch=sm_90 -O3 -o "$b/hostmem" "$here/hostmem.cu" || exit 1
 (cd "$b" && timeout 400 ./hostmem all) >"$out/hostmem.jsonl" 2>"$out/hostmem.err"

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "hostmem_kernels.cu"
+#include "../../../kernels/cuda/hostmem.cu"
 
 #define CK(x)                                                                                              \
     do {                                                                                                   \
