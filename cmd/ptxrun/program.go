@@ -148,7 +148,7 @@ func printProgram(w io.Writer, run *program.Run, path string) {
 		if s.Kind == spec.StepLaunch {
 			what = "launch " + kernelShort(s.Kernel)
 			if s.Migrated > 0 {
-				what += fmt.Sprintf(" (%d managed faults, %s migrated)", s.Faults, byteSize(s.Migrated))
+				what += fmt.Sprintf(" (managed faults: %d, %s migrated)", s.Faults, byteSize(s.Migrated))
 			}
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, what, s.Engine, b, st, t, sh, rt)

@@ -46,7 +46,7 @@ func TestRunProgram(t *testing.T) {
 	// functional mode times the copies only and says so.
 	r = ptxrun(t, "run", progManaged, "--mode", "timing")
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "managed faults, 1.0 MiB migrated")
+	assert.Contains(t, r.stdout, "managed faults: 1, 1.0 MiB migrated")
 	assert.Contains(t, r.stdout, "host reads m (managed)")
 	r = ptxrun(t, "run", progManaged)
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -84,8 +84,8 @@ func TestCompareAndReportPrograms(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	b, err := os.ReadFile(html)
 	require.NoError(t, err)
-	for _, s := range []string{`<svg class="timeline"`, "copy engines", "prefetch m to device", "host reads m (managed)", "page faults migrate it"} {
-		assert.Contains(t, string(b), s)
+	for _, s := range []string{`<svg class="timeline"`, "copy engines", "prefetch m to device", "host reads m (managed)", "migrates it during the kernel"} {
+		assert.True(t, strings.Contains(string(b), s), "the page has %q", s)
 	}
 	assert.NotContains(t, string(b), "http://", "no network")
 }

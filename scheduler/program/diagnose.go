@@ -82,16 +82,21 @@ func (r *Run) Diagnose() []string {
 		if s.Migrated > 0 && s.TimeUS > 0 {
 			pf, err := PrefetchUS(r.GPU, s.Migrated, "device")
 			if err == nil {
-				out = append(out, fmt.Sprintf("step %d (%s) touches %s of managed memory on the host first: its %d page faults migrate it during the kernel, which takes %s; a prefetch to the device before it (cudaMemPrefetchAsync) would move it in about %s.",
-					s.Index, s.What, BytesText(s.Migrated), s.Faults, US(s.TimeUS), US(pf)))
+				faults := "a fault migrates"
+				if s.Faults != 1 {
+					faults = fmt.Sprintf("%d faults migrate", s.Faults)
+				}
+				out = append(out, fmt.Sprintf("step %d (%s) touches %s of managed memory that is on the host: %s it during the kernel, which takes %s; a prefetch to the device before it (cudaMemPrefetchAsync) would move it in about %s.",
+					s.Index, s.What, BytesText(s.Migrated), faults, US(s.TimeUS), US(pf)))
 			}
 		}
 		if h := s.Launch.Hier; h != nil {
 			c := h.Counts()
-			link := c[hier.HostLinkReadBytes] + c[hier.HostLinkWriteBytes]
+			rd, wr := c[hier.HostLinkReadBytes], c[hier.HostLinkWriteBytes]
+			link := rd + wr
 			if link > 0 && s.TimeUS > 0 {
-				gbs := float64(link) / (s.TimeUS * 1e3)
-				msg := fmt.Sprintf("step %d (%s) moves %s over the host link from mapped or pinned memory (%.1f GB/s)", s.Index, s.What, BytesText(link), gbs)
+				msg := fmt.Sprintf("step %d (%s) reads %s and writes %s of mapped or pinned memory over the host link (%.1f and %.1f GB/s)",
+					s.Index, s.What, BytesText(rd), BytesText(wr), float64(rd)/(s.TimeUS*1e3), float64(wr)/(s.TimeUS*1e3))
 				if req := c[hier.GlobalLdBytes] + c[hier.GlobalStBytes]; req > 0 && link > 2*req {
 					msg += fmt.Sprintf(", %.1f times the %s its threads asked for: a sector crosses the link for each scattered access; coalesce the accesses or copy the buffer to the device first", float64(link)/float64(req), BytesText(req))
 				}

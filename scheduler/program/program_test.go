@@ -122,7 +122,7 @@ func TestProgramManagedResidency(t *testing.T) {
 	assert.Equal(t, float32(2*12345), x[12345], "managed memory holds the same bytes")
 	d := run.Diagnose()
 	require.NotEmpty(t, d)
-	assert.Contains(t, d[0], "page faults migrate it during the kernel")
+	assert.Contains(t, d[0], "migrate it during the kernel")
 	assert.Contains(t, d[0], "a prefetch to the device before it")
 }
 
@@ -153,7 +153,7 @@ func TestProgramMappedMemory(t *testing.T) {
 	assert.Greater(t, strided.TimeUS, 4*coal.TimeUS)
 	d := strided.Diagnose()
 	require.NotEmpty(t, d)
-	assert.Contains(t, d[0], "over the host link")
+	assert.Contains(t, d[0], "of mapped or pinned memory over the host link")
 	assert.Contains(t, d[0], "coalesce the accesses or copy the buffer to the device first")
 }
 

@@ -108,7 +108,7 @@ func newProgramView(run *program.Run, from, tag string, scaleUS float64) *progra
 		if s.Kind == spec.StepLaunch {
 			sv.What = "launch " + short(s.Kernel)
 			if s.Migrated > 0 {
-				sv.What += fmt.Sprintf(" (%d managed faults)", s.Faults)
+				sv.What += fmt.Sprintf(" (managed faults: %d)", s.Faults)
 			}
 		}
 		if s.Bytes > 0 {
