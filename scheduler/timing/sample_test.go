@@ -107,21 +107,19 @@ func TestSampledCyclesMatchFull(t *testing.T) {
 	}
 }
 
-// A sampled run decides the same on any number of host goroutines, and
-// twice the same.
+// A sampled run decides the same on any number of host goroutines.
 func TestSampledDeterministic(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a corpus launch three times")
+		t.Skip("runs a corpus launch twice")
 	}
 	l := corpusLaunch(t, "apps/G/adam_big")
 	var got []timing.Sampling
-	for _, w := range []int{1, 2, 1} {
+	for _, w := range []int{1, 2} {
 		res, _ := sampledRun(t, l, timing.Sample{Mode: timing.SampleSkip}, w)
 		require.NotNil(t, res.Timing.Sampling)
 		got = append(got, *res.Timing.Sampling)
 	}
 	assert.Equal(t, got[0], got[1], "1 and 2 workers")
-	assert.Equal(t, got[0], got[2], "twice")
 }
 
 // Sampling leaves launches alone that are too small (under
