@@ -154,6 +154,7 @@ func FuzzSpec(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte(`{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [65535, 65535, 65535], "block": [1024], "args": []}`))
 	f.Add([]byte(`{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [1], "block": [32], "buffers": [{"name": "C", "type": "u8", "count": 3}], "args": [{"buffer": "C"}, {"buffer": "C"}, {"buffer": "C"}, {"s32": 2147483647}], "outputs": ["C"]}`))
+	f.Add([]byte(programSpec(`, "memory": "managed"`, `[{"copy": "A", "to": "device", "host_memory": "pinned"}, {"memset": "C", "value": 3}, {"prefetch": "M", "to": "device"}, `+vecaddStep+`, {"copy": "M", "to": "host"}]`)))
 	dir := f.TempDir()
 	for _, n := range []string{"vecadd.ptx", "A.bin", "B.bin"} {
 		b, err := os.ReadFile(filepath.Join("testdata", n))
@@ -170,6 +171,19 @@ func FuzzSpec(f *testing.F) {
 		}
 		dev := vm.NewDevice()
 		dev.Mem.Limit = 64 << 20
+		if s.IsProgram() {
+			// A program: its memory, then each launch step prepared.
+			p, err := s.PrepareMemory(dev, nil)
+			if err != nil {
+				return
+			}
+			for i := range s.Steps {
+				if l, _, err := p.LaunchStep(i); err == nil {
+					l.Release()
+				}
+			}
+			return
+		}
 		p, err := s.Prepare(dev, nil)
 		if err != nil {
 			return
