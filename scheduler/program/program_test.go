@@ -209,3 +209,16 @@ func TestProgramCopyWarmsL2(t *testing.T) {
 	warm := hits(`{"copy": "x", "to": "device", "host_memory": "pinned"},`)
 	assert.Greater(t, warm, cold+float64(4*n/32/2), "most of the 256 KiB copied hits")
 }
+
+// The source texts' table gives the GF100's mapped memory ≈8 GB/s one way:
+// a coalesced read of mapped memory on the GF100 profile runs at that.
+func TestGF100MappedMemoryAsTheTextsSay(t *testing.T) {
+	sp, err := spec.Load(filepath.Join(hostDir, "cases", "read_mapped_coalesced_1M", "spec.json"))
+	require.NoError(t, err)
+	run, err := program.Execute(context.Background(), sp, scheduler.GF100, scheduler.Options{Mode: scheduler.ModeTiming, AnyTarget: true}, nil)
+	require.NoError(t, err)
+	defer run.Release()
+	s := run.Steps[0]
+	gbs := s.Metrics["ptxvm__host_link_bytes_read.sum"] / (s.TimeUS * 1e3)
+	assert.InDelta(t, 8, gbs, 1, "%.2f GB/s", gbs)
+}
