@@ -12,8 +12,12 @@ type View struct {
 	Global *GlobalMemory
 	hint   *Allocation
 
-	Shared []byte      // the CTA's shared memory (static + dynamic)
-	Local  *[32][]byte // per-lane local memory of the warp
+	Shared []byte // the CTA's shared memory (static + dynamic)
+	// Cluster is the shared memory of the CTA's cluster by rank, which
+	// shared::cluster addresses past the CTA's own reach (cluster.go); nil:
+	// such addresses fault.
+	Cluster *SharedCluster
+	Local   *[32][]byte // per-lane local memory of the warp
 
 	ConstBase uint64 // global address of the module's constant bank
 	ConstSize uint64
@@ -96,6 +100,9 @@ func (v *View) bytes(s Space, addr, n uint64, l int, write bool) ([]byte, *Fault
 	case Shared:
 		if addr < uint64(len(v.Shared)) && addr+n <= uint64(len(v.Shared)) {
 			return v.Shared[addr : addr+n], nil
+		}
+		if addr>>ClusterSlotBits != 0 {
+			return v.clusterBytes(addr, n, l)
 		}
 		return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: outOf("shared memory", addr, n, uint64(len(v.Shared)))}
 	case Local:

@@ -241,7 +241,9 @@ func (w *Warp) execIsspacep(in *Inst, f *frame, exec uint32) {
 			// addresses of their own on the GPU: not global.
 			ok = s == memspace.Global && off-w.view.ConstBase >= w.view.ConstSize && off-w.view.ParamBase >= w.view.ParamSize
 		case memspace.Shared:
-			ok = s == memspace.Shared
+			// .shared::cta: the block's own window; .shared::cluster: any
+			// block's of the cluster.
+			ok = s == memspace.Shared && (in.Flags&FCluster != 0 || w.isOwnShared(off))
 		case memspace.Local:
 			ok = s == memspace.Local
 		case memspace.Const:

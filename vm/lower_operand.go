@@ -312,6 +312,10 @@ func (l *fnLower) predSrc(o *ptx.Operand) (int32, bool) {
 		if r, ok := l.reg(o.Name); ok && r.pred {
 			return r.off, o.Neg
 		}
+		if o.Name == "%is_explicit_cluster" {
+			l.errorf(o.Pos, "%%is_explicit_cluster can only be read with mov.pred")
+			return l.constPred(), false
+		}
 	case ptx.OpInt:
 		p := l.constPred()
 		return p, o.Int == 0

@@ -222,7 +222,24 @@ const (
 	srDynSmem
 	srTotalSmem
 	srZero // %envregN and other registers that read as 0 here
-	srOne  // registers that read as 1 here (%cluster_nctarank, %cluster_nctaid.*)
+	srOne  // registers that read as 1 here
+	// clusters (cluster.go); srExplicitCluster is %is_explicit_cluster as
+	// 0 or 1 (mov.pred reads it through a compare)
+	srClusterCtaidX
+	srClusterCtaidY
+	srClusterCtaidZ
+	srClusterNctaidX
+	srClusterNctaidY
+	srClusterNctaidZ
+	srClusteridX
+	srClusteridY
+	srClusteridZ
+	srNclusteridX
+	srNclusteridY
+	srNclusteridZ
+	srClusterRank
+	srClusterNrank
+	srExplicitCluster
 	// The reserved shared memory (sm_90) that cooperative groups use:
 	// placed after the kernel's own shared memory.
 	srResBegin
@@ -243,13 +260,11 @@ var sregNames = map[string]sreg{
 	"%lanemask_eq": srLanemaskEq, "%lanemask_le": srLanemaskLe, "%lanemask_lt": srLanemaskLt,
 	"%lanemask_ge": srLanemaskGe, "%lanemask_gt": srLanemaskGt,
 	"%dynamic_smem_size": srDynSmem, "%total_smem_size": srTotalSmem,
-	// A launch without clusters runs one CTA per cluster: the cluster id
-	// is the CTA id and the CTA's rank in its cluster is 0.
-	"%clusterid.x": srCtaidX, "%clusterid.y": srCtaidY, "%clusterid.z": srCtaidZ,
-	"%nclusterid.x": srNctaidX, "%nclusterid.y": srNctaidY, "%nclusterid.z": srNctaidZ,
-	"%cluster_ctarank": srZero, "%cluster_nctarank": srOne,
-	"%cluster_ctaid.x": srZero, "%cluster_ctaid.y": srZero, "%cluster_ctaid.z": srZero,
-	"%cluster_nctaid.x": srOne, "%cluster_nctaid.y": srOne, "%cluster_nctaid.z": srOne,
+	"%clusterid.x": srClusteridX, "%clusterid.y": srClusteridY, "%clusterid.z": srClusteridZ,
+	"%nclusterid.x": srNclusteridX, "%nclusterid.y": srNclusteridY, "%nclusterid.z": srNclusteridZ,
+	"%cluster_ctarank": srClusterRank, "%cluster_nctarank": srClusterNrank,
+	"%cluster_ctaid.x": srClusterCtaidX, "%cluster_ctaid.y": srClusterCtaidY, "%cluster_ctaid.z": srClusterCtaidZ,
+	"%cluster_nctaid.x": srClusterNctaidX, "%cluster_nctaid.y": srClusterNctaidY, "%cluster_nctaid.z": srClusterNctaidZ,
 	"%reserved_smem_offset_begin": srResBegin, "%reserved_smem_offset_end": srResEnd,
 	"%reserved_smem_offset_cap": srResCap, "%reserved_smem_offset_0": srRes0, "%reserved_smem_offset_1": srRes1,
 }

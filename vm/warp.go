@@ -131,6 +131,11 @@ type Warp struct {
 	// delivers its result when the barrier completes
 	barHeld [16]uint32
 	barRed  [16]barRedDst
+	// barrier.cluster (cluster.go): lanes that arrived and have not yet
+	// waited, the phase each arrived in, and the lanes held at the wait
+	clPending uint32
+	clHeld    uint32
+	clPhase   [32]uint32
 
 	// the group that last ran a warp-synchronous instruction, and the
 	// lanes that executed it (for Step)

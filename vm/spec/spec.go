@@ -47,6 +47,10 @@ type Spec struct {
 	// (ptxas -v, or ncu's launch__registers_per_thread); the occupancy
 	// calculator uses it. 0: estimated from the PTX.
 	Registers int `json:"registers,omitempty"`
+	// Cluster is the cluster shape in blocks, 1 to 3 dimensions (what
+	// cudaLaunchKernelEx's cudaLaunchAttributeClusterDimension gives);
+	// absent: the kernel's .reqnctapercluster, else no clusters.
+	Cluster []uint32 `json:"cluster,omitempty"`
 
 	// Path is the spec file ("" when parsed from memory); Dir resolves
 	// relative paths.
@@ -243,6 +247,11 @@ func (s *Spec) check() error {
 	}
 	if _, err := dims3("block", s.Block); err != nil {
 		return err
+	}
+	if s.Cluster != nil {
+		if _, err := dims3("cluster", s.Cluster); err != nil {
+			return err
+		}
 	}
 	if s.Registers < 0 || s.Registers > 255 {
 		return fmt.Errorf(`"registers" is %d; a thread has 1 to 255 registers`, s.Registers)
@@ -555,7 +564,13 @@ func (s *Spec) Prepare(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
+	var cluster [3]uint32
+	if s.Cluster != nil {
+		if cluster, err = dims3("cluster", s.Cluster); err != nil {
+			return nil, err
+		}
+	}
+	l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes, Cluster: cluster}, args)
 	if err != nil {
 		return nil, err
 	}
