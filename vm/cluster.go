@@ -47,6 +47,10 @@ func (cl *Cluster) Index() int { return cl.index }
 // block is not resident.
 func (cl *Cluster) CTAs() []*CTA { return cl.ctas }
 
+// Resident is how many of the cluster's blocks are resident (admitted and
+// not yet retired).
+func (cl *Cluster) Resident() int { return cl.resident }
+
 // BarriersCompleted is how many phases of the cluster barrier have
 // completed: a timing model compares it before and after a
 // barrier.cluster.arrive to tell the arrival that completes one.
