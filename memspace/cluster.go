@@ -29,7 +29,7 @@ const MaxClusterSize = 16
 // (shared::cta or shared::cluster) address a in the block of rank r: what
 // mapa.shared::cluster computes.
 func ClusterAddr(a uint64, r uint32) uint64 {
-	return uint64(r+1)<<ClusterSlotBits | a&ClusterOffsetMask
+	return (uint64(r)+1)<<ClusterSlotBits | a&ClusterOffsetMask
 }
 
 // ClusterRank returns the rank of the block whose shared memory

@@ -58,7 +58,8 @@ func (cl *Cluster) BarriersCompleted() uint64 { return cl.completed }
 
 // ClusterSize is the number of blocks in a cluster.
 func (l *Launch) ClusterSize() int {
-	return int(l.Cluster[0]) * int(l.Cluster[1]) * int(l.Cluster[2])
+	d := l.clusterDims()
+	return int(d[0]) * int(d[1]) * int(d[2])
 }
 
 // NumClusters is the number of clusters in the grid.
