@@ -284,8 +284,8 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	var smp *sampler
 	if k == 1 {
 		smp = newSampler(opt.Sample, l, h, prof.Memory.L2.SizeBytes, prof.Memory.SectorBytes, n, len(sms)*occ, start0)
-	} else if opt.Sample.Mode != SampleOff {
-		res.NotSampled = "a launch with clusters runs in full (sampling places blocks, not clusters)"
+	} else if opt.Sample.Mode != SampleOff && n >= MinSampleWaves*len(sms)/k*occ {
+		res.NotSampled = "not sampled: a launch with clusters runs in full (sampling places blocks, not clusters)"
 	}
 	limit := n        // blocks dispatched at most (the sampler may lower it)
 	dispatched := 0.0 // when the block scheduler last dispatched
