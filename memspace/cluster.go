@@ -3,17 +3,20 @@ package memspace
 // Distributed shared memory.
 //
 // The blocks (CTAs) of a cluster address one another's shared memory
-// through the shared::cluster window. ptxvm lays it out in 16 MiB slots:
+// through the shared::cluster window, laid out in 16 MiB slots as on the
+// H100 (recorded: testdata/clusters, the mapa launch):
 //
-//	bits 24-31  0: the executing block's own shared memory (every
-//	            shared::cta address is a valid shared::cluster address of
-//	            the same byte); r+1: the block of rank r in the cluster
+//	bits 24-31  the rank of the block whose shared memory it is
 //	bits  0-23  the offset in that block's shared memory
 //
-// mapa and getctarank compute with this layout (ClusterAddr, ClusterRank);
-// a generic address of another block's shared memory is SharedWindow plus
-// its shared::cluster address. A block holds at most 227 KiB of shared
-// memory and a cluster at most 16 blocks, so both fit.
+// A block's own shared::cta addresses are those of its slot (ptxas
+// computes a shared variable's address as %cluster_ctarank<<24 plus its
+// offset: S2UR SR_CgaCtaId, then a shift by 24), so every shared::cta
+// address is the shared::cluster address of the same byte, and a launch
+// without clusters (rank 0) sees plain offsets. mapa replaces the rank
+// (ClusterAddr), getctarank reads it (ClusterRank). A generic address of
+// shared memory is SharedWindow plus its shared::cluster address. A block
+// holds at most 227 KiB of shared memory and a cluster at most 16 blocks.
 
 // ClusterSlotBits is the width of the offset in a shared::cluster address.
 const ClusterSlotBits = 24
@@ -26,21 +29,14 @@ const ClusterOffsetMask = 1<<ClusterSlotBits - 1
 const MaxClusterSize = 16
 
 // ClusterAddr returns the shared::cluster address of the byte at shared
-// (shared::cta or shared::cluster) address a in the block of rank r: what
-// mapa.shared::cluster computes.
+// address a in the block of rank r: what mapa.shared::cluster computes.
 func ClusterAddr(a uint64, r uint32) uint64 {
-	return (uint64(r)+1)<<ClusterSlotBits | a&ClusterOffsetMask
+	return uint64(r)<<ClusterSlotBits | a&ClusterOffsetMask
 }
 
 // ClusterRank returns the rank of the block whose shared memory
-// shared::cluster address a is in, own being the executing block's: what
-// getctarank computes.
-func ClusterRank(a uint64, own uint32) uint32 {
-	if s := uint32(a >> ClusterSlotBits); s != 0 {
-		return s - 1
-	}
-	return own
-}
+// shared::cluster address a is in: what getctarank computes.
+func ClusterRank(a uint64) uint32 { return uint32(a >> ClusterSlotBits) }
 
 // SharedCluster is the shared memory of a cluster's blocks, by rank, as the
 // View of each of its warps sees it: nil for a block not resident (not yet
@@ -50,22 +46,23 @@ type SharedCluster struct {
 }
 
 // clusterBytes returns the n bytes at shared::cluster address addr (one
-// outside the executing block's own window) for lane l.
+// outside the executing block's own shared memory) for lane l.
 func (v *View) clusterBytes(addr, n uint64, l int) ([]byte, *Fault) {
 	slot := addr >> ClusterSlotBits
 	off := addr & ClusterOffsetMask
-	if v.Cluster == nil || slot == 0 || slot > uint64(len(v.Cluster.Blocks)) {
-		if v.Cluster != nil && slot > uint64(len(v.Cluster.Blocks)) && slot <= 0xff {
-			return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: "the shared::cluster address names rank " + itoa(slot-1) + "; the cluster has " + itoa(uint64(len(v.Cluster.Blocks))) + " blocks"}
-		}
-		return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: outOf("shared memory", addr, n, uint64(len(v.Shared)))}
+	own := v.SharedBase >> ClusterSlotBits
+	if v.Cluster == nil || slot == own {
+		return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: outOf("shared memory", addr-v.SharedBase, n, uint64(len(v.Shared)))}
 	}
-	sh := v.Cluster.Blocks[slot-1]
+	if slot >= uint64(len(v.Cluster.Blocks)) {
+		return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: "the shared::cluster address names rank " + itoa(slot) + "; the cluster has " + itoa(uint64(len(v.Cluster.Blocks))) + " blocks"}
+	}
+	sh := v.Cluster.Blocks[slot]
 	if sh == nil {
-		return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: "the block of rank " + itoa(slot-1) + " in the cluster has exited (distributed shared memory is valid only while every block of the cluster runs)"}
+		return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: "the block of rank " + itoa(slot) + " in the cluster has exited (distributed shared memory is valid only while every block of the cluster runs)"}
 	}
 	if off < uint64(len(sh)) && off+n <= uint64(len(sh)) {
 		return sh[off : off+n], nil
 	}
-	return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: outOf("the shared memory of the block of rank "+itoa(slot-1), off, n, uint64(len(sh)))}
+	return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: outOf("the shared memory of the block of rank "+itoa(slot), off, n, uint64(len(sh)))}
 }

@@ -218,6 +218,8 @@ func TestDistributedShared(t *testing.T) {
 		body string
 		want func(rank, tid uint32) uint32
 	}{
+		{"a shared variable's address: the rank's slot, from 0x400", `
+	mov.u32 	%r30, sm;`, func(r, tid uint32) uint32 { return r<<24 | vm.SharedReserved }},
 		{"ld.shared::cluster from the next rank", `
 	add.u32 	%r11, %r5, 1;
 	rem.u32 	%r11, %r11, %r6;

@@ -132,7 +132,7 @@ func checkGeometry(k *Kernel, cfg LaunchConfig) error {
 			return fmt.Errorf("kernel %s allows at most %d threads per block (.maxntid); the launch uses %d", k.Name, max, threads)
 		}
 	}
-	if s := k.DynamicBase + cfg.DynSmem; s > memspace.MaxSharedPerCTA {
+	if s := k.DynamicBase - SharedReserved + cfg.DynSmem; s > memspace.MaxSharedPerCTA {
 		return fmt.Errorf("kernel %s: %d bytes of shared memory per block (%d static + %d dynamic) exceed the %d-byte limit", k.Name, s, k.SharedStatic, cfg.DynSmem, memspace.MaxSharedPerCTA)
 	}
 	return nil

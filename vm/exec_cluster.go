@@ -26,19 +26,18 @@ func (w *Warp) execMapa(in *Inst, f *frame, exec uint32) {
 // lane's address is in.
 func (w *Warp) execGetctarank(in *Inst, f *frame, exec uint32) {
 	d, a := f.r(in.D), f.r(in.A)
-	own := uint32(w.cta.rank)
 	for x := exec; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
 		v := a[l]
 		if in.Space == memspace.Generic {
 			v -= memspace.SharedWindow
 		}
-		d[l] = uint64(memspace.ClusterRank(v&0xffffffff, own))
+		d[l] = uint64(memspace.ClusterRank(v & 0xffffffff))
 	}
 }
 
 // isOwnShared reports whether shared::cluster address a is in the
 // executing block's own shared memory.
 func (w *Warp) isOwnShared(a uint64) bool {
-	return memspace.ClusterRank(a, uint32(w.cta.rank)) == uint32(w.cta.rank)
+	return memspace.ClusterRank(a) == uint32(w.cta.rank)
 }

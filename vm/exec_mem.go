@@ -95,6 +95,15 @@ func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 	}
 	switch {
 	case in.Flags&FAbsAddr != 0:
+		// A shared address written as a constant (a variable, or a number)
+		// is the block's own: in its slot of the shared::cluster window.
+		switch b := w.view.SharedBase; {
+		case b == 0:
+		case in.Space == memspace.Shared:
+			off += b
+		case in.Space == memspace.Generic && off-memspace.SharedWindow < memspace.WindowSize:
+			off += b
+		}
 		off &= msk
 		for x := exec; x != 0; x &= x - 1 {
 			acc.Addr[bits.TrailingZeros32(x)&31] = off

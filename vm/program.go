@@ -82,6 +82,14 @@ type sregUse struct {
 	reg int32 // register offset
 }
 
+// sharedSymUse says that a function reads shared address val (a shared
+// variable's) through register reg: in a block of a cluster, its slot of
+// the shared::cluster window is added when a frame starts.
+type sharedSymUse struct {
+	val uint64
+	reg int32 // register offset
+}
+
 // Func is a lowered function (or the entry of a kernel).
 type Func struct {
 	Name  string
@@ -98,6 +106,8 @@ type Func struct {
 	NumPred int32
 	init    []uint64 // register file template: constants filled in
 	sregs   []sregUse
+	// sharedSyms are the registers holding shared variables' addresses
+	sharedSyms []sharedSymUse
 	// Per-lane function parameter block (callee params, return values and
 	// the call-site .param variables of the body).
 	ParamBlock uint64
@@ -134,8 +144,9 @@ type Kernel struct {
 	Params []ParamSlot
 	// ParamSize is the size of the kernel parameter buffer.
 	ParamSize uint64
-	// SharedStatic is the static shared memory of the kernel (bytes);
-	// dynamic shared memory starts at DynamicBase.
+	// SharedStatic is the static shared memory of the kernel (bytes,
+	// placed from SharedReserved on); dynamic shared memory starts at
+	// shared address DynamicBase.
 	SharedStatic uint64
 	DynamicBase  uint64
 	sharedOff    map[*Symbol]uint64
@@ -268,6 +279,13 @@ var sregNames = map[string]sreg{
 	"%reserved_smem_offset_begin": srResBegin, "%reserved_smem_offset_end": srResEnd,
 	"%reserved_smem_offset_cap": srResCap, "%reserved_smem_offset_0": srRes0, "%reserved_smem_offset_1": srRes1,
 }
+
+// SharedReserved is the shared address of a block's first variable: on
+// sm_90 ptxas places shared memory from 0x400 on (its SASS adds 0x400 to
+// the block's slot of the shared::cluster window, and the H100's mapa
+// returns such addresses: testdata/clusters), the first KiB being the
+// system's. Kernel.DynamicBase and the reserved window are above it.
+const SharedReserved = 0x400
 
 // ReservedShared is the reserved shared memory every CTA gets after its
 // own (the region %reserved_smem_offset_* point into).

@@ -550,7 +550,7 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	fill(srNsmid, uint64(max(l.NumSMs, 1)))
 	fill(srGridid, l.GridID)
 	fill(srDynSmem, l.DynSmem)
-	fill(srTotalSmem, k.DynamicBase+l.DynSmem)
+	fill(srTotalSmem, k.DynamicBase-SharedReserved+l.DynSmem)
 	fill(srZero, 0)
 	fill(srOne, 1)
 	cd := l.clusterDims()
@@ -580,14 +580,15 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	}
 	w.ensureLocal(k.Entry.LocalSize)
 	w.view = memspace.View{
-		Global:    l.Module.dev.Mem,
-		Shared:    c.shared,
-		Cluster:   &c.cl.shared,
-		Local:     &w.local,
-		ConstBase: l.Module.constBank.Base,
-		ConstSize: uint64(len(l.Module.constBank.Data)),
-		ParamBase: l.params.Base,
-		ParamSize: uint64(len(l.params.Data)),
+		Global:     l.Module.dev.Mem,
+		Shared:     c.shared,
+		SharedBase: uint64(c.rank) << memspace.ClusterSlotBits,
+		Cluster:    &c.cl.shared,
+		Local:      &w.local,
+		ConstBase:  l.Module.constBank.Base,
+		ConstSize:  uint64(len(l.Module.constBank.Data)),
+		ParamBase:  l.params.Base,
+		ParamSize:  uint64(len(l.params.Data)),
 	}
 	f := w.pushFrame(k.Entry, w.live, 0)
 	f.stack = alignUp(k.Entry.LocalSize, 16)

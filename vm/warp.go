@@ -192,6 +192,14 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	for _, u := range fn.sregs {
 		*f.r(u.reg) = w.sregs[u.id]
 	}
+	if b := w.view.SharedBase; b != 0 {
+		for _, u := range fn.sharedSyms {
+			r := f.r(u.reg)
+			for i := range r {
+				r[i] = u.val + b
+			}
+		}
+	}
 	np := int(fn.NumPred)
 	if cap(f.preds) < np {
 		f.preds = make([]uint32, np)

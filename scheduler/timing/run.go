@@ -203,7 +203,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	if debug {
 		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)
 	}
-	shared := int(l.Kernel.DynamicBase + l.DynSmem)
+	shared := int(l.Kernel.DynamicBase - vm.SharedReserved + l.DynSmem)
 	h, err := hier.New(&prof.Memory, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
 	if err != nil {
 		return nil, err

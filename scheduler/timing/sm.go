@@ -1132,7 +1132,7 @@ func remoteShared(acc []memspace.Access, own uint32) bool {
 			continue
 		}
 		for m := a.Mask; m != 0; m &= m - 1 {
-			if memspace.ClusterRank(a.Addr[bits.TrailingZeros32(m)], own) != own {
+			if memspace.ClusterRank(a.Addr[bits.TrailingZeros32(m)]) != own {
 				return true
 			}
 		}
