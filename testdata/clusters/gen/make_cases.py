@@ -2,14 +2,15 @@
 """make_cases.py RESULTS — turn the GPU's recording of cluster.cu (run.sh's
 output folder) into ptxvm test cases under testdata/clusters:
 
-  ptx/cluster.{O3,G}.ptx        the PTX nvcc emitted on the GPU machine
+  ptx/cluster.{O3,G}.ptx        the PTX nvcc emitted on the GPU machine (the
+                                source's .file path made relative to the repository)
   sass/cluster.{O3,G}.sass.gz   cuobjdump -sass of the binaries that ran
   inputs/<launch>.<buffer>.bin  the inputs main() generated (the same for both builds)
   cases/<launch>/<build>/spec.json and expected/<output>.bin (.sha256 above 16 KiB)
   log/launches.{O3,G}.txt       main()'s launch list and clock64 latencies
 
 Standard library only (no numpy)."""
-import gzip, hashlib, json, os, shutil, sys
+import gzip, hashlib, json, os, re, shutil, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -76,8 +77,12 @@ def main():
     for d in ("ptx", "sass", "inputs", "cases", "log"):
         os.makedirs(os.path.join(ROOT, d), exist_ok=True)
     for b in ("O3", "G"):
-        shutil.copy(os.path.join(res, f"cluster.{b}.ptx"), os.path.join(ROOT, "ptx", f"cluster.{b}.ptx"))
-        with open(os.path.join(res, f"cluster.{b}.sass"), "rb") as f, gzip.open(os.path.join(ROOT, "sass", f"cluster.{b}.sass.gz"), "wb") as g:
+        # The source's path as the repository's other corpora record it
+        # (relative to its root: report/html.FindSources finds it there).
+        ptx = open(os.path.join(res, f"cluster.{b}.ptx")).read()
+        ptx = re.sub(r'(\.file\s+\d+\s+)"[^"]*/cluster\.cu"', r'\1"testdata/clusters/gen/cluster.cu"', ptx)
+        open(os.path.join(ROOT, "ptx", f"cluster.{b}.ptx"), "w").write(ptx)
+        with open(os.path.join(res, f"cluster.{b}.sass"), "rb") as f, gzip.GzipFile(os.path.join(ROOT, "sass", f"cluster.{b}.sass.gz"), "wb", mtime=0) as g:
             g.write(f.read())
         shutil.copy(os.path.join(res, b, "launches.txt"), os.path.join(ROOT, "log", f"launches.{b}.txt"))
     for name, (spec, inputs) in LAUNCHES.items():
