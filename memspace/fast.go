@@ -23,7 +23,7 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 		lim := uint64(len(sh))
 		for x := a.Mask; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
-			p := a.Addr[l]
+			p := a.Addr[l] - v.SharedBase
 			if p&(n-1) != 0 || p >= lim || lim-p < n {
 				return false
 			}
@@ -85,8 +85,9 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 	switch a.Space {
 	case Shared:
 		lim := uint64(len(v.Shared))
+		base := v.SharedBase
 		for x := a.Mask; x != 0; x &= x - 1 {
-			p := a.Addr[bits.TrailingZeros32(x)&31]
+			p := a.Addr[bits.TrailingZeros32(x)&31] - base
 			if p&(n-1) != 0 || p >= lim || lim-p < n {
 				return false
 			}
@@ -95,9 +96,9 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 		for x := a.Mask; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
 			if n == 4 {
-				binary.LittleEndian.PutUint32(sh[a.Addr[l]:], uint32(src[l]))
+				binary.LittleEndian.PutUint32(sh[a.Addr[l]-base:], uint32(src[l]))
 			} else {
-				binary.LittleEndian.PutUint64(sh[a.Addr[l]:], src[l])
+				binary.LittleEndian.PutUint64(sh[a.Addr[l]-base:], src[l])
 			}
 		}
 		return true

@@ -12,8 +12,15 @@ type View struct {
 	Global *GlobalMemory
 	hint   *Allocation
 
-	Shared []byte      // the CTA's shared memory (static + dynamic)
-	Local  *[32][]byte // per-lane local memory of the warp
+	Shared []byte // the CTA's shared memory (static + dynamic)
+	// SharedBase is the shared address of Shared[0]: the CTA's rank in
+	// its cluster times 2^24 (cluster.go; 0 without clusters).
+	SharedBase uint64
+	// Cluster is the shared memory of the CTA's cluster by rank, which
+	// shared::cluster addresses of other ranks reach (cluster.go); nil:
+	// such addresses fault.
+	Cluster *SharedCluster
+	Local   *[32][]byte // per-lane local memory of the warp
 
 	ConstBase uint64 // global address of the module's constant bank
 	ConstSize uint64
@@ -94,10 +101,13 @@ func (v *View) bytes(s Space, addr, n uint64, l int, write bool) ([]byte, *Fault
 		}
 		return nil, &Fault{Lane: l, Space: Global, Addr: addr, Size: int(n), Reason: v.Global.Describe(addr, n)}
 	case Shared:
-		if addr < uint64(len(v.Shared)) && addr+n <= uint64(len(v.Shared)) {
-			return v.Shared[addr : addr+n], nil
+		if o := addr - v.SharedBase; o < uint64(len(v.Shared)) && o+n <= uint64(len(v.Shared)) {
+			return v.Shared[o : o+n], nil
 		}
-		return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: outOf("shared memory", addr, n, uint64(len(v.Shared)))}
+		if addr>>ClusterSlotBits != v.SharedBase>>ClusterSlotBits {
+			return v.clusterBytes(addr, n, l)
+		}
+		return nil, &Fault{Lane: l, Space: Shared, Addr: addr, Size: int(n), Reason: outOf("shared memory", addr-v.SharedBase, n, uint64(len(v.Shared)))}
 	case Local:
 		lm := v.Local[l]
 		if addr < uint64(len(lm)) && addr+n <= uint64(len(lm)) {

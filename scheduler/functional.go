@@ -92,12 +92,20 @@ func Placement(numCTAs, numSMs int) []int {
 	return p
 }
 
-// ctasOn is how many of n blocks Placement puts on SM sm of nsm.
-func ctasOn(sm, nsm, n int) int {
-	if sm >= n {
-		return 0
+// ctasPerSM is how many blocks each of nsm SMs runs when nclusters
+// clusters of k blocks are dealt in waves to groups of
+// k SMs (k = 1: Placement's counts). A wave holds a multiple of the groups,
+// so group g takes clusters g, g+groups, ... whatever the occupancy.
+func ctasPerSM(nsm, k, nclusters int) []int {
+	out := make([]int, nsm)
+	groups := nsm / k
+	for g := 0; g < groups && g < nclusters; g++ {
+		c := (nclusters-g-1)/groups + 1
+		for r := 0; r < k; r++ {
+			out[g*k+r] = c
+		}
 	}
-	return (n-sm-1)/nsm + 1
+	return out
 }
 
 // errStoppedEarlier is the error of a launch that an earlier failure or
@@ -139,16 +147,24 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	}
 	l.Strict = opt.Strict
 	n := l.NumCTAs()
+	// Clusters: a cluster's k blocks run together on k SMs of one group of
+	// k consecutive SMs (a stand-in for the GPC the GPU places a cluster
+	// in), driven by one worker. Without clusters k is 1 and a group is
+	// one SM.
+	k := max(1, l.ClusterSize())
+	groups := nsm / k
+	if groups == 0 {
+		return nil, fmt.Errorf("kernel %s: clusters of %d blocks need %d SMs; the %s has %d", l.Kernel.Name, k, k, gpu.Name, nsm)
+	}
+	nclusters := n / k
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	active := min(n, nsm)
-	workers = max(1, min(workers, active))
-	res := &Result{CTAsPerSM: make([]int, nsm), Occupancy: occ}
-	for sm := range res.CTAsPerSM {
-		res.CTAsPerSM[sm] = ctasOn(sm, nsm, n)
-	}
+	workers = max(1, min(workers, groups, nclusters))
+	perWave := max(1, occ.BlocksPerSM)
+	stride := groups * perWave // clusters per wave
+	res := &Result{CTAsPerSM: ctasPerSM(nsm, k, nclusters), Occupancy: occ}
 	var h *hier.Hierarchy
 	if !opt.NoCounters {
 		h, err = hier.New(&gpu.Memory, hier.Launch{
@@ -177,54 +193,67 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	}
 	var errs []ctaErr
 	var stopped atomic.Bool
-	// One vm.SM per worker stands for each of the worker's SMs in turn, so
-	// that their blocks reuse its storage.
-	sms := make([]*vm.SM, workers)
+	// k vm.SMs per worker stand for the SMs of each of the worker's groups
+	// in turn, so that their blocks reuse its storage.
+	sms := make([][]*vm.SM, workers)
 	for wk := range sms {
-		sms[wk] = l.NewSM(wk)
+		sms[wk] = make([]*vm.SM, k)
+		for r := range sms[wk] {
+			sms[wk][r] = l.NewSM(wk*k + r)
+		}
 	}
 	defer func() {
-		for _, s := range sms {
-			res.Stats.Add(s.Stats)
+		for _, g := range sms {
+			for _, s := range g {
+				res.Stats.Add(s.Stats)
+			}
 		}
 	}()
 	// Blocks run in waves, as the GPU's block scheduler fills its SMs: a
 	// wave gives every SM as many blocks as it holds at once (the
 	// occupancy), SM sm taking blocks sm, sm+nsm, sm+2·nsm, ...
-	// (Placement). An SM runs its blocks of a wave together, their warps
-	// taking turns of Quantum instructions (vm.SM.RunCTAs). Between waves,
-	// with no SM running, the hierarchy's L2 traffic is drained in its
-	// fixed order; so every counter is the same for any number of workers.
-	perWave := max(1, occ.BlocksPerSM)
-	stride := nsm * perWave
-	for first := 0; first < n; first += stride {
+	// (Placement; with clusters, group g takes clusters g, g+groups, ...,
+	// each block of a cluster on the group's SM of its rank). An SM runs
+	// its blocks of a wave together, their warps taking turns of Quantum
+	// instructions (vm.RunPlaced; a group's SMs run their blocks together).
+	// Between waves, with no SM running, the hierarchy's L2 traffic is
+	// drained in its fixed order; so every counter is the same for any
+	// number of workers.
+	for first := 0; first < nclusters; first += stride {
 		if ctx.Err() != nil || len(errs) > 0 || stopped.Load() {
 			break
 		}
 		g, gctx := errgroup.WithContext(ctx)
 		for wk := 0; wk < workers; wk++ {
-			s := sms[wk]
+			ws := sms[wk]
 			g.Go(func() error {
-				for sm := wk; sm < nsm; sm += workers {
-					s.ID = sm
-					if h != nil {
-						s.Observer = h.SM(sm)
+				var blocks []vm.Placed
+				var members []int
+				for grp := wk; grp < groups; grp += workers {
+					for r, s := range ws {
+						s.ID = grp*k + r
+						if h != nil {
+							s.Observer = h.SM(s.ID)
+						}
 					}
-					var blocks []int
-					for i := first + sm; i < n && i < first+stride; i += nsm {
-						blocks = append(blocks, i)
+					blocks = blocks[:0]
+					for ci := first + grp; ci < nclusters && ci < first+stride; ci += groups {
+						members = l.ClusterBlocks(ci, members[:0])
+						for r, b := range members {
+							blocks = append(blocks, vm.Placed{SM: ws[r], Index: b})
+						}
 					}
 					if len(blocks) == 0 || gctx.Err() != nil {
 						continue
 					}
-					if err := s.RunCTAs(blocks, Quantum); err != nil {
+					if err := vm.RunPlaced(blocks, Quantum); err != nil {
 						if vm.IsStopped(err) {
 							stopped.Store(true)
 							return nil
 						}
 						l.Stop()
 						mu.Lock()
-						errs = append(errs, ctaErr{blocks[0], err})
+						errs = append(errs, ctaErr{blocks[0].Index, err})
 						mu.Unlock()
 						return nil
 					}

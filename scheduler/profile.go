@@ -54,7 +54,7 @@ func CheckLaunch(p *Profile, l *vm.Launch) error {
 			return fmt.Errorf("kernel %s: grid (%d,%d,%d) exceeds the %s's %d blocks in %s", k.Name, g[0], g[1], g[2], p.Name, m, axis)
 		}
 	}
-	if s := k.DynamicBase + l.DynSmem; p.Launch.MaxSharedPerBlock > 0 && s > uint64(p.Launch.MaxSharedPerBlock) {
+	if s := k.DynamicBase - vm.SharedReserved + l.DynSmem; p.Launch.MaxSharedPerBlock > 0 && s > uint64(p.Launch.MaxSharedPerBlock) {
 		return fmt.Errorf("kernel %s: %d bytes of shared memory per block (%d static + %d dynamic) exceed the %s's %d bytes per block", k.Name, s, k.SharedStatic, l.DynSmem, p.Name, p.Launch.MaxSharedPerBlock)
 	}
 	return nil

@@ -19,6 +19,11 @@ type CTA struct {
 	bars        [16]barrier
 	liveThreads int // threads that have not exited
 	completed   uint64
+	// cl is the block's cluster and rank its rank in it; own is the
+	// cluster of a block alone in its cluster (a launch without clusters)
+	cl   *Cluster
+	rank int
+	own  Cluster
 }
 
 type barrier struct {
@@ -117,6 +122,10 @@ func (c *CTA) threadsExited(n int) {
 	for id := range c.bars {
 		c.tryComplete(id)
 	}
+	if cl := c.cl; cl != nil {
+		cl.live -= n
+		cl.tryComplete()
+	}
 }
 
 // deadlock describes why no warp of the CTA can make progress.
@@ -147,6 +156,9 @@ func (c *CTA) deadlock() string {
 			info := &f.fn.Info[f.pc[l]]
 			parts = append(parts, fmt.Sprintf("warp %d: lanes %#08x wait at a warp-synchronous instruction (PTX line %d) for lanes of its membermask that never arrive", w.id, f.syncHeld, info.Line))
 		}
+	}
+	if s := c.clusterDeadlock(); s != "" {
+		parts = append(parts, s)
 	}
 	sort.Strings(parts)
 	if len(parts) == 0 {

@@ -11,6 +11,11 @@ type LaunchConfig struct {
 	Grid    [3]uint32
 	Block   [3]uint32
 	DynSmem uint64
+	// Cluster is the cluster shape in blocks, as cudaLaunchKernelEx's
+	// cudaLaunchAttributeClusterDimension gives it; zero: none given (the
+	// kernel's .reqnctapercluster, if it declares one, else clusters of
+	// one block).
+	Cluster [3]uint32
 }
 
 // PrepareLaunch checks a launch against the hardware limits and the
@@ -22,6 +27,10 @@ func (m *Module) PrepareLaunch(kernel string, cfg LaunchConfig, args [][]byte) (
 		return nil, err
 	}
 	if err := checkGeometry(k, cfg); err != nil {
+		return nil, err
+	}
+	cluster, explicit, err := clusterShape(k, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if len(args) != len(k.Params) {
@@ -39,7 +48,55 @@ func (m *Module) PrepareLaunch(kernel string, cfg LaunchConfig, args [][]byte) (
 		copy(pa.Data[p.Offset:], args[i])
 	}
 	m.dev.grids++
-	return &Launch{Kernel: k, Module: m, Grid: cfg.Grid, Block: cfg.Block, DynSmem: cfg.DynSmem, params: pa, NumSMs: 1, GridID: m.dev.grids, recursiveKernel: k.recursive()}, nil
+	return &Launch{Kernel: k, Module: m, Grid: cfg.Grid, Block: cfg.Block, DynSmem: cfg.DynSmem, Cluster: cluster, ExplicitCluster: explicit,
+		params: pa, NumSMs: 1, GridID: m.dev.grids, recursiveKernel: k.recursive()}, nil
+}
+
+// clusterShape is the cluster shape of a launch of k: the kernel's
+// .reqnctapercluster or the launch's, which must agree when both are
+// given; (1,1,1) when neither is. explicit is what %is_explicit_cluster
+// reads. The grid must be a multiple of the shape, as CUDA requires.
+func clusterShape(k *Kernel, cfg LaunchConfig) (shape [3]uint32, explicit bool, err error) {
+	shape = [3]uint32{1, 1, 1}
+	req, hasReq := k.Perf[".reqnctapercluster"]
+	_, declared := k.Perf[".explicitcluster"]
+	given := cfg.Cluster != [3]uint32{}
+	c := cfg.Cluster
+	if given && (c[0] == 0 || c[1] == 0 || c[2] == 0) {
+		return shape, false, fmt.Errorf("kernel %s: cluster (%d,%d,%d) has a zero dimension", k.Name, c[0], c[1], c[2])
+	}
+	switch {
+	case hasReq:
+		for i, v := range req {
+			if i < 3 {
+				if v < 1 || v > memspace.MaxClusterSize {
+					return shape, false, fmt.Errorf("kernel %s: .reqnctapercluster %v is out of range", k.Name, req)
+				}
+				shape[i] = uint32(v)
+			}
+		}
+		if given && c != shape {
+			return shape, false, fmt.Errorf("kernel %s declares clusters of (%d,%d,%d) blocks (.reqnctapercluster); the launch asks for (%d,%d,%d)",
+				k.Name, shape[0], shape[1], shape[2], c[0], c[1], c[2])
+		}
+	case given:
+		shape = c
+	case declared:
+		return shape, false, fmt.Errorf("kernel %s is declared .explicitcluster: the launch must give a cluster shape (the spec's \"cluster\")", k.Name)
+	}
+	n := uint64(shape[0]) * uint64(shape[1]) * uint64(shape[2])
+	if n > memspace.MaxClusterSize {
+		return shape, false, fmt.Errorf("kernel %s: a cluster of (%d,%d,%d) is %d blocks; at most %d are allowed (8 without cudaFuncAttributeNonPortableClusterSizeAllowed)",
+			k.Name, shape[0], shape[1], shape[2], n, memspace.MaxClusterSize)
+	}
+	if v, ok := k.Perf[".maxclusterrank"]; ok && len(v) > 0 && int64(n) > v[0] {
+		return shape, false, fmt.Errorf("kernel %s allows at most %d blocks per cluster (.maxclusterrank); the launch's clusters of (%d,%d,%d) have %d", k.Name, v[0], shape[0], shape[1], shape[2], n)
+	}
+	g := cfg.Grid
+	if g[0]%shape[0] != 0 || g[1]%shape[1] != 0 || g[2]%shape[2] != 0 {
+		return shape, false, fmt.Errorf("kernel %s: grid (%d,%d,%d) is not a multiple of the cluster (%d,%d,%d) in every dimension", k.Name, g[0], g[1], g[2], shape[0], shape[1], shape[2])
+	}
+	return shape, hasReq || declared || given, nil
 }
 
 func checkGeometry(k *Kernel, cfg LaunchConfig) error {
@@ -75,7 +132,7 @@ func checkGeometry(k *Kernel, cfg LaunchConfig) error {
 			return fmt.Errorf("kernel %s allows at most %d threads per block (.maxntid); the launch uses %d", k.Name, max, threads)
 		}
 	}
-	if s := k.DynamicBase + cfg.DynSmem; s > memspace.MaxSharedPerCTA {
+	if s := k.DynamicBase - SharedReserved + cfg.DynSmem; s > memspace.MaxSharedPerCTA {
 		return fmt.Errorf("kernel %s: %d bytes of shared memory per block (%d static + %d dynamic) exceed the %d-byte limit", k.Name, s, k.SharedStatic, cfg.DynSmem, memspace.MaxSharedPerCTA)
 	}
 	return nil

@@ -28,6 +28,11 @@
 //     picks (Step, for a timing model: Warp.State and Warp.Next say what can
 //     issue). Every memory access reaches the SM's Observer once, after it is
 //     validated, with its origin (SM, block, warp, instruction id).
+//   - cluster.go: clusters of blocks (Launch.Cluster): their shape and
+//     registers, the shared::cluster window through which a block reads
+//     and writes the shared memory of the others (memspace/cluster.go),
+//     and barrier.cluster; RunPlaced (sm_together.go) runs a cluster's
+//     blocks together on SMs of their own, from one goroutine.
 //   - sync.go: the SM's SyncObserver, through which a checker (package
 //     vm/sanitize) sees barrier arrivals and completions and __syncwarp
 //     groups; with none installed such instructions pay one nil check.

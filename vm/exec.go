@@ -332,6 +332,22 @@ func (w *Warp) run(limit int) error {
 					goto resched
 				}
 			}
+		case OpBarCluster:
+			if exec != 0 {
+				if in.Flags&FArrive != 0 {
+					w.clusterArrive(exec)
+				} else if hold := w.clusterWait(exec); hold != 0 {
+					// The lanes whose phase has not completed are held, to
+					// resume after the barrier.
+					f.blocked |= hold
+					for x := hold; x != 0; x &= x - 1 {
+						f.pc[bits.TrailingZeros32(x)] = pc + 1
+					}
+					mask &^= hold
+					f.cur, f.curPC = mask, pc+1
+					goto resched
+				}
+			}
 		case OpShfl, OpVote, OpMatch, OpRedux, OpElect, OpWarpSync, OpActivemask:
 			if exec != 0 || in.Op == OpWarpSync {
 				grp, err := w.syncGroup(f, in, mask, pc)

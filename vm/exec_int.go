@@ -34,6 +34,10 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		return w.execMbarrier(in, f, exec, pc)
 	case OpMbarPendingCount:
 		execMbarPendingCount(in, f, exec)
+	case OpMapa:
+		w.execMapa(in, f, exec)
+	case OpGetctarank:
+		w.execGetctarank(in, f, exec)
 	case OpVideo:
 		execVideo(in, f, exec)
 	case OpVideo1:

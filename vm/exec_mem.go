@@ -95,6 +95,15 @@ func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 	}
 	switch {
 	case in.Flags&FAbsAddr != 0:
+		// A shared address written as a constant (a variable, or a number)
+		// is the block's own: in its slot of the shared::cluster window.
+		switch b := w.view.SharedBase; {
+		case b == 0:
+		case in.Space == memspace.Shared:
+			off += b
+		case in.Space == memspace.Generic && off-memspace.SharedWindow < memspace.WindowSize:
+			off += b
+		}
 		off &= msk
 		for x := exec; x != 0; x &= x - 1 {
 			acc.Addr[bits.TrailingZeros32(x)&31] = off
@@ -241,7 +250,9 @@ func (w *Warp) execIsspacep(in *Inst, f *frame, exec uint32) {
 			// addresses of their own on the GPU: not global.
 			ok = s == memspace.Global && off-w.view.ConstBase >= w.view.ConstSize && off-w.view.ParamBase >= w.view.ParamSize
 		case memspace.Shared:
-			ok = s == memspace.Shared
+			// .shared::cta: the block's own window; .shared::cluster: any
+			// block's of the cluster.
+			ok = s == memspace.Shared && (in.Flags&FCluster != 0 || w.isOwnShared(off))
 		case memspace.Local:
 			ok = s == memspace.Local
 		case memspace.Const:

@@ -144,6 +144,10 @@ const (
 	// mbarriers (exec_mbarrier.go)
 	OpMbarrier         // Imm: the operation (Inst.Mbar); A+Off the object; B, C operands; D the state or the wait predicate
 	OpMbarPendingCount // mbarrier.pending_count D, A (a state)
+	// clusters (cluster.go, lower_cluster.go)
+	OpMapa       // mapa: D = A mapped into the block of rank B (Space: Shared, or Generic for generic addresses; T: u32 or u64)
+	OpGetctarank // getctarank: D = the rank of the block A's shared address is in (Space as OpMapa)
+	OpBarCluster // barrier.cluster.arrive (FArrive) / barrier.cluster.wait
 	numOps
 )
 
@@ -171,6 +175,7 @@ var opNames = [numOps]string{
 	OpCpAsync: "cp.async", OpCpAsyncCommit: "cp.async.commit_group", OpCpAsyncWait: "cp.async.wait_group",
 	OpLdmatrix: "ldmatrix", OpStmatrix: "stmatrix", OpMovmatrix: "movmatrix", OpMma: "mma", OpWmmaLoad: "wmma.load", OpWmmaStore: "wmma.store", OpWmmaMma: "wmma.mma",
 	OpMbarrier: "mbarrier", OpMbarPendingCount: "mbarrier.pending_count",
+	OpMapa: "mapa", OpGetctarank: "getctarank", OpBarCluster: "barrier.cluster",
 }
 
 // String names the PTX form of the operation: its opcode, with the
@@ -224,6 +229,9 @@ const (
 	// FTrans: ldmatrix/stmatrix .trans (the matrices are transposed
 	// between memory and the fragments).
 	FTrans
+	// FCluster: isspacep.shared::cluster (any block of the cluster's shared
+	// memory, not only the executing block's).
+	FCluster
 )
 
 // Has reports whether all bits of g are set.

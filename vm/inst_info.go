@@ -142,7 +142,7 @@ func classify(in *Inst) Class {
 		return ClassCall
 	case OpExit, OpTrap:
 		return ClassExit
-	case OpBar:
+	case OpBar, OpBarCluster:
 		return ClassBarrier
 	case OpShfl, OpVote, OpMatch, OpRedux, OpActivemask, OpElect, OpWarpSync:
 		return ClassWarpSync
@@ -254,7 +254,7 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		for _, x := range cs.RegRets {
 			w.reg(x.to)
 		}
-	case OpNop, OpBra, OpRet, OpExit, OpTrap:
+	case OpNop, OpBra, OpRet, OpExit, OpTrap, OpBarCluster:
 	case OpBrx:
 		reg(&r, in.A)
 	case OpBar:

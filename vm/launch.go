@@ -2,6 +2,7 @@ package vm
 
 import (
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/ptxvm/ptxvm/memspace"
@@ -24,6 +25,14 @@ type Launch struct {
 	Grid    [3]uint32
 	Block   [3]uint32
 	DynSmem uint64
+	// Cluster is the shape of the launch's clusters, in blocks: (1,1,1)
+	// when it has none (every block is then a cluster of one, as on the
+	// GPU). The grid is a multiple of it (cluster.go).
+	Cluster [3]uint32
+	// ExplicitCluster is what %is_explicit_cluster reads: the launch named
+	// a cluster shape, or the kernel declares one (.reqnctapercluster,
+	// .explicitcluster).
+	ExplicitCluster bool
 	// NumSMs is reported through %nsmid; the scheduler sets it.
 	NumSMs int
 	// MaxInst stops the launch once this many warp instructions have run
@@ -43,6 +52,12 @@ type Launch struct {
 	params          *memspace.Allocation
 	instTotal       atomic.Int64
 	stop            atomic.Bool
+
+	// the clusters with blocks resident, by linear index, and retired
+	// clusters' storage for reuse (clusters of more than one block only)
+	clMu     sync.Mutex
+	clusters map[int]*Cluster
+	clPool   []*Cluster
 }
 
 // ErrBudget is wrapped by the error of a launch that ran out of its

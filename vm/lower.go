@@ -50,6 +50,7 @@ type fnLower struct {
 	npreds    int32
 	consts    map[uint64]int32
 	sregs     map[sreg]int32
+	shsyms    map[uint64]int32 // shared variables' addresses as values (sharedSymReg)
 	labels    map[string]int32
 	fixes     []fixup
 	lastDef   map[int32]int // register offset -> pc of its latest definition (f64 NaN order)
@@ -177,9 +178,10 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
-	// Shared layout: used module-scope variables in declaration order, then
-	// variables declared in function bodies, then dynamic shared memory.
-	var off uint64
+	// Shared layout: from SharedReserved on, used module-scope variables in
+	// declaration order, then variables declared in function bodies, then
+	// dynamic shared memory.
+	off := uint64(SharedReserved)
 	dynAlign := uint64(16)
 	for _, s := range m.symList {
 		if s.Space != memspace.Shared || !usedShared[s] {
@@ -212,7 +214,7 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 		fnShared[v] = off
 		off += size
 	}
-	k.SharedStatic = off
+	k.SharedStatic = off - SharedReserved
 	k.DynamicBase = alignUp(off, dynAlign)
 	for _, s := range m.symList {
 		if s.Space == memspace.Shared && s.Dynamic {
@@ -230,7 +232,7 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 	k.Entry = funcs[name]
 	for _, f := range k.Funcs {
 		lw := &fnLower{k: k, m: m, f: f, fn: f.ast,
-			regs: map[string]regInfo{}, consts: map[uint64]int32{}, sregs: map[sreg]int32{},
+			regs: map[string]regInfo{}, consts: map[uint64]int32{}, sregs: map[sreg]int32{}, shsyms: map[uint64]int32{},
 			labels: map[string]int32{}, locIdx: map[SrcLoc]int32{}, curLoc: -1}
 		lw.lower(funcs, fnShared)
 		errs = append(errs, lw.errs...)
@@ -395,6 +397,11 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 	for v, r := range l.consts {
 		for i := 0; i < 32; i++ {
 			f.init[int(r)+i] = v
+		}
+	}
+	for _, u := range f.sharedSyms {
+		for i := 0; i < 32; i++ {
+			f.init[int(u.reg)+i] = u.val
 		}
 	}
 	f.LocalSize = alignUp(f.LocalSize, 16)

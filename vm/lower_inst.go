@@ -535,6 +535,9 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 			l.errorf(pi.Pos, "isspacep needs a state space")
 		}
 		in.Space = m.space
+		if hasMod(pi, ".shared::cluster") {
+			in.Flags |= FCluster
+		}
 		in.D = l.predDst(ops[0])
 		in.A = l.src(ops[1], U64)
 	case "bra":
@@ -571,7 +574,21 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 	case "exit":
 		in.Op = OpExit
 	case "bar", "barrier":
+		if pi.Opcode == "barrier" && hasMod(pi, ".cluster") {
+			if !l.lowerBarCluster(pi, &in, &m) {
+				return
+			}
+			break
+		}
 		l.lowerBar(pi, &in, &m, ops)
+	case "mapa":
+		if !l.lowerMapa(pi, &in, &m) {
+			return
+		}
+	case "getctarank":
+		if !l.lowerGetctarank(pi, &in, &m) {
+			return
+		}
 	case "atom", "red":
 		if !l.lowerAtom(pi, &in, &m) {
 			return
@@ -695,6 +712,14 @@ func (l *fnLower) un(in *Inst, ops []*ptx.Operand, t Type) {
 
 func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type) {
 	d, a := pi.Operands[0], pi.Operands[1]
+	if t == Pred && a.Kind == ptx.OpName && a.Name == "%is_explicit_cluster" {
+		// A predicate special register: its value (0 or 1) compared with 0.
+		in.Op, in.T, in.Cmp = OpSetp, U32, CmpNe
+		in.D = l.predDst(d)
+		in.A, in.B = l.sregReg(srExplicitCluster), l.constReg(0)
+		l.emit(*in, pi.Pos)
+		return
+	}
 	if t == Pred {
 		in.Op = OpPMov
 		in.D = l.predDst(d)

@@ -205,6 +205,9 @@ func (l *fnLower) src(o *ptx.Operand, t Type) int32 {
 			return 0
 		}
 		if v, ok := l.symAddr(o.Name, o.Pos, false); ok {
+			if l.sharedSym(o.Name) {
+				return l.sharedSymReg(v)
+			}
 			return l.constReg(v)
 		}
 		l.errorf(o.Pos, "unknown register or symbol %s", o.Name)
@@ -212,6 +215,28 @@ func (l *fnLower) src(o *ptx.Operand, t Type) int32 {
 	}
 	l.errorf(o.Pos, "expected a register or constant operand")
 	return 0
+}
+
+// sharedSym reports whether name is a shared variable.
+func (l *fnLower) sharedSym(name string) bool {
+	if s := l.lookupLocal(name); s != nil {
+		return s.space == memspace.Shared
+	}
+	s := l.m.syms[name]
+	return s != nil && s.Space == memspace.Shared
+}
+
+// sharedSymReg returns a register that holds shared address v of the
+// executing block: v in a block of rank 0, v plus the block's slot of the
+// shared::cluster window in a cluster (pushFrame adds it).
+func (l *fnLower) sharedSymReg(v uint64) int32 {
+	if r, ok := l.shsyms[v]; ok {
+		return r
+	}
+	r := l.newReg()
+	l.shsyms[v] = r
+	l.f.sharedSyms = append(l.f.sharedSyms, sharedSymUse{val: v, reg: r})
+	return r
 }
 
 // symAddr returns the address of a symbol that has a constant address in
@@ -311,6 +336,10 @@ func (l *fnLower) predSrc(o *ptx.Operand) (int32, bool) {
 	case ptx.OpName:
 		if r, ok := l.reg(o.Name); ok && r.pred {
 			return r.off, o.Neg
+		}
+		if o.Name == "%is_explicit_cluster" {
+			l.errorf(o.Pos, "%%is_explicit_cluster can only be read with mov.pred")
+			return l.constPred(), false
 		}
 	case ptx.OpInt:
 		p := l.constPred()

@@ -257,7 +257,7 @@ func TestEveryAccessReachesTheObserver(t *testing.T) {
 	gen := got[6:8]
 	assert.Equal(t, uint32(0xffff0000), gen[0].Mask, "global lanes of the generic load")
 	assert.Equal(t, uint32(0x0000ffff), gen[1].Mask, "shared lanes")
-	assert.Equal(t, uint64(5*4), gen[1].Addr[5], "a shared address, not a generic one")
+	assert.Equal(t, uint64(vm.SharedReserved+5*4), gen[1].Addr[5], "a shared address, not a generic one")
 	assert.Equal(t, got[2].Addr[20], gen[0].Addr[20])
 }
 

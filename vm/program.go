@@ -82,6 +82,14 @@ type sregUse struct {
 	reg int32 // register offset
 }
 
+// sharedSymUse says that a function reads shared address val (a shared
+// variable's) through register reg: in a block of a cluster, its slot of
+// the shared::cluster window is added when a frame starts.
+type sharedSymUse struct {
+	val uint64
+	reg int32 // register offset
+}
+
 // Func is a lowered function (or the entry of a kernel).
 type Func struct {
 	Name  string
@@ -98,6 +106,8 @@ type Func struct {
 	NumPred int32
 	init    []uint64 // register file template: constants filled in
 	sregs   []sregUse
+	// sharedSyms are the registers holding shared variables' addresses
+	sharedSyms []sharedSymUse
 	// Per-lane function parameter block (callee params, return values and
 	// the call-site .param variables of the body).
 	ParamBlock uint64
@@ -134,8 +144,9 @@ type Kernel struct {
 	Params []ParamSlot
 	// ParamSize is the size of the kernel parameter buffer.
 	ParamSize uint64
-	// SharedStatic is the static shared memory of the kernel (bytes);
-	// dynamic shared memory starts at DynamicBase.
+	// SharedStatic is the static shared memory of the kernel (bytes,
+	// placed from SharedReserved on); dynamic shared memory starts at
+	// shared address DynamicBase.
 	SharedStatic uint64
 	DynamicBase  uint64
 	sharedOff    map[*Symbol]uint64
@@ -222,7 +233,24 @@ const (
 	srDynSmem
 	srTotalSmem
 	srZero // %envregN and other registers that read as 0 here
-	srOne  // registers that read as 1 here (%cluster_nctarank, %cluster_nctaid.*)
+	srOne  // registers that read as 1 here
+	// clusters (cluster.go); srExplicitCluster is %is_explicit_cluster as
+	// 0 or 1 (mov.pred reads it through a compare)
+	srClusterCtaidX
+	srClusterCtaidY
+	srClusterCtaidZ
+	srClusterNctaidX
+	srClusterNctaidY
+	srClusterNctaidZ
+	srClusteridX
+	srClusteridY
+	srClusteridZ
+	srNclusteridX
+	srNclusteridY
+	srNclusteridZ
+	srClusterRank
+	srClusterNrank
+	srExplicitCluster
 	// The reserved shared memory (sm_90) that cooperative groups use:
 	// placed after the kernel's own shared memory.
 	srResBegin
@@ -243,16 +271,21 @@ var sregNames = map[string]sreg{
 	"%lanemask_eq": srLanemaskEq, "%lanemask_le": srLanemaskLe, "%lanemask_lt": srLanemaskLt,
 	"%lanemask_ge": srLanemaskGe, "%lanemask_gt": srLanemaskGt,
 	"%dynamic_smem_size": srDynSmem, "%total_smem_size": srTotalSmem,
-	// A launch without clusters runs one CTA per cluster: the cluster id
-	// is the CTA id and the CTA's rank in its cluster is 0.
-	"%clusterid.x": srCtaidX, "%clusterid.y": srCtaidY, "%clusterid.z": srCtaidZ,
-	"%nclusterid.x": srNctaidX, "%nclusterid.y": srNctaidY, "%nclusterid.z": srNctaidZ,
-	"%cluster_ctarank": srZero, "%cluster_nctarank": srOne,
-	"%cluster_ctaid.x": srZero, "%cluster_ctaid.y": srZero, "%cluster_ctaid.z": srZero,
-	"%cluster_nctaid.x": srOne, "%cluster_nctaid.y": srOne, "%cluster_nctaid.z": srOne,
+	"%clusterid.x": srClusteridX, "%clusterid.y": srClusteridY, "%clusterid.z": srClusteridZ,
+	"%nclusterid.x": srNclusteridX, "%nclusterid.y": srNclusteridY, "%nclusterid.z": srNclusteridZ,
+	"%cluster_ctarank": srClusterRank, "%cluster_nctarank": srClusterNrank,
+	"%cluster_ctaid.x": srClusterCtaidX, "%cluster_ctaid.y": srClusterCtaidY, "%cluster_ctaid.z": srClusterCtaidZ,
+	"%cluster_nctaid.x": srClusterNctaidX, "%cluster_nctaid.y": srClusterNctaidY, "%cluster_nctaid.z": srClusterNctaidZ,
 	"%reserved_smem_offset_begin": srResBegin, "%reserved_smem_offset_end": srResEnd,
 	"%reserved_smem_offset_cap": srResCap, "%reserved_smem_offset_0": srRes0, "%reserved_smem_offset_1": srRes1,
 }
+
+// SharedReserved is the shared address of a block's first variable: on
+// sm_90 ptxas places shared memory from 0x400 on (its SASS adds 0x400 to
+// the block's slot of the shared::cluster window, and the H100's mapa
+// returns such addresses: testdata/clusters), the first KiB being the
+// system's. Kernel.DynamicBase and the reserved window are above it.
+const SharedReserved = 0x400
 
 // ReservedShared is the reserved shared memory every CTA gets after its
 // own (the region %reserved_smem_offset_* point into).

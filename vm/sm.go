@@ -112,6 +112,7 @@ func (s *SM) Admit(index int) (*CTA, error) {
 	clear(c.shared)
 	c.bars = [16]barrier{}
 	c.liveThreads = l.ThreadsPerCTA()
+	l.joinCluster(c)
 	for _, w := range c.warps {
 		w.initForCTA(l, c)
 	}
@@ -136,6 +137,7 @@ func (s *SM) Retire(c *CTA) {
 		s.slots[w.slot] = false
 	}
 	s.Stats.CTAs++
+	s.l.leaveCluster(c)
 	c.sm = nil
 	s.pool = append(s.pool, c)
 }
@@ -472,6 +474,12 @@ func (c *CTA) Warps() []*Warp { return c.warps }
 // bar.red, bar.arrive) from one that waits or passes.
 func (c *CTA) BarriersCompleted() uint64 { return c.completed }
 
+// Cluster is the block's cluster (nil once retired).
+func (c *CTA) Cluster() *Cluster { return c.cl }
+
+// Rank is the block's rank in its cluster (%cluster_ctarank).
+func (c *CTA) Rank() int { return c.rank }
+
 // SM is the SM the block is resident on (nil once retired).
 func (c *CTA) SM() *SM { return c.sm }
 
@@ -507,6 +515,7 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	w.depth = 0
 	w.barHeld = [16]uint32{}
 	w.barRed = [16]barRedDst{}
+	w.clPending, w.clHeld = 0, 0
 	w.Inst, w.ThreadInst = 0, 0
 	bx, by := l.Block[0], l.Block[1]
 	for i := 0; i < 32; i++ {
@@ -541,9 +550,23 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	fill(srNsmid, uint64(max(l.NumSMs, 1)))
 	fill(srGridid, l.GridID)
 	fill(srDynSmem, l.DynSmem)
-	fill(srTotalSmem, k.DynamicBase+l.DynSmem)
+	fill(srTotalSmem, k.DynamicBase-SharedReserved+l.DynSmem)
 	fill(srZero, 0)
 	fill(srOne, 1)
+	cd := l.clusterDims()
+	for i := 0; i < 3; i++ {
+		fill(srClusterCtaidX+sreg(i), uint64(c.ctaid[i]%cd[i]))
+		fill(srClusterNctaidX+sreg(i), uint64(cd[i]))
+		fill(srClusteridX+sreg(i), uint64(c.ctaid[i]/cd[i]))
+		fill(srNclusteridX+sreg(i), uint64(l.Grid[i]/cd[i]))
+	}
+	fill(srClusterRank, uint64(c.rank))
+	fill(srClusterNrank, uint64(l.ClusterSize()))
+	explicit := uint64(0)
+	if l.ExplicitCluster {
+		explicit = 1
+	}
+	fill(srExplicitCluster, explicit)
 	rb := l.reservedBase()
 	fill(srResBegin, rb)
 	fill(srResEnd, rb+ReservedShared)
@@ -557,13 +580,15 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	}
 	w.ensureLocal(k.Entry.LocalSize)
 	w.view = memspace.View{
-		Global:    l.Module.dev.Mem,
-		Shared:    c.shared,
-		Local:     &w.local,
-		ConstBase: l.Module.constBank.Base,
-		ConstSize: uint64(len(l.Module.constBank.Data)),
-		ParamBase: l.params.Base,
-		ParamSize: uint64(len(l.params.Data)),
+		Global:     l.Module.dev.Mem,
+		Shared:     c.shared,
+		SharedBase: uint64(c.rank) << memspace.ClusterSlotBits,
+		Cluster:    &c.cl.shared,
+		Local:      &w.local,
+		ConstBase:  l.Module.constBank.Base,
+		ConstSize:  uint64(len(l.Module.constBank.Data)),
+		ParamBase:  l.params.Base,
+		ParamSize:  uint64(len(l.params.Data)),
 	}
 	f := w.pushFrame(k.Entry, w.live, 0)
 	f.stack = alignUp(k.Entry.LocalSize, 16)

@@ -13,21 +13,48 @@ package vm
 // quantum interleaves finely and costs more host time (each turn is a call
 // into the interpreter). quantum < 1 means 1.
 func (s *SM) RunCTAs(indices []int, quantum int) error {
+	blocks := make([]Placed, len(indices))
+	for i, x := range indices {
+		blocks[i] = Placed{SM: s, Index: x}
+	}
+	return RunPlaced(blocks, quantum)
+}
+
+// Placed is a block (its linear index) and the SM it runs on.
+type Placed struct {
+	SM    *SM
+	Index int
+}
+
+// RunPlaced runs blocks on the SMs given, all together, as RunCTAs runs
+// blocks of one SM: every warp of every block takes turns of quantum
+// instructions, in the order of blocks. The SMs belong to the calling
+// goroutine. It is how the blocks of a cluster run: placed on SMs of their
+// own, they wait at one another's barrier.cluster and read one another's
+// shared memory. Every block given must belong to one launch.
+func RunPlaced(blocks []Placed, quantum int) error {
 	quantum = max(1, quantum)
-	l := s.l
-	active := make([]*CTA, 0, len(indices))
+	if len(blocks) == 0 {
+		return nil
+	}
+	l := blocks[0].SM.l
+	active := make([]*CTA, 0, len(blocks))
 	defer func() {
 		for _, c := range active {
-			s.Retire(c)
+			if c.sm != nil { // not retired already
+				c.sm.Retire(c)
+			}
 		}
 	}()
-	watch := s.Observer != nil
-	s.fault = nil
-	for _, i := range indices {
-		c, err := s.Admit(i)
+	for _, b := range blocks {
+		b.SM.fault = nil
+	}
+	for _, b := range blocks {
+		c, err := b.SM.Admit(b.Index)
 		if err != nil {
 			return err
 		}
+		watch := b.SM.Observer != nil
 		for _, w := range c.warps {
 			w.watch = watch
 		}
@@ -37,6 +64,7 @@ func (s *SM) RunCTAs(indices []int, quantum int) error {
 		progress := false
 		n := 0
 		for _, c := range active {
+			s := c.sm
 			running, ran, err := s.turn(c, quantum)
 			if err != nil {
 				return err
@@ -56,8 +84,22 @@ func (s *SM) RunCTAs(indices []int, quantum int) error {
 		if len(active) > 0 && !progress {
 			// Every warp of every resident block waits at a barrier that
 			// cannot complete: report the first block.
-			return s.faulted(active[0].Deadlock())
+			return placedFault(blocks, active[0].Deadlock())
 		}
 	}
-	return s.faulted(nil)
+	return placedFault(blocks, nil)
+}
+
+// placedFault is the error a run of blocks ends with: the first fault an
+// SM's OnFault went on after, else err.
+func placedFault(blocks []Placed, err error) error {
+	for _, b := range blocks {
+		if ft := b.SM.fault; ft != nil {
+			for _, o := range blocks {
+				o.SM.fault = nil
+			}
+			return ft
+		}
+	}
+	return err
 }

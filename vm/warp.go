@@ -131,6 +131,11 @@ type Warp struct {
 	// delivers its result when the barrier completes
 	barHeld [16]uint32
 	barRed  [16]barRedDst
+	// barrier.cluster (cluster.go): lanes that arrived and have not yet
+	// waited, the phase each arrived in, and the lanes held at the wait
+	clPending uint32
+	clHeld    uint32
+	clPhase   [32]uint32
 
 	// the group that last ran a warp-synchronous instruction, and the
 	// lanes that executed it (for Step)
@@ -186,6 +191,14 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	copy(f.regs, fn.init)
 	for _, u := range fn.sregs {
 		*f.r(u.reg) = w.sregs[u.id]
+	}
+	if b := w.view.SharedBase; b != 0 {
+		for _, u := range fn.sharedSyms {
+			r := f.r(u.reg)
+			for i := range r {
+				r[i] = u.val + b
+			}
+		}
 	}
 	np := int(fn.NumPred)
 	if cap(f.preds) < np {

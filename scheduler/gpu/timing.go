@@ -90,6 +90,18 @@ type Timing struct {
 	// cp.async.ca that hits L1 and its wait, 112 cycles a round trip for
 	// one warp; 35 makes the model's 113).
 	AsyncCopyCycles int `json:"async_copy_cycles,omitempty"`
+	// ClusterSharedCycles is what an access to another block's shared
+	// memory (distributed shared memory, through the shared::cluster
+	// window) takes beyond the shared-memory latency (H100 family,
+	// testdata/clusters' dsmem_latency: a dependent chain of
+	// ld.shared::cluster from the other block of a cluster of two, 196
+	// cycles a load, against 23 for ld.shared::cta: 173);
+	// ClusterBarrierCycles is what a barrier.cluster takes to release the
+	// cluster's warps beyond a block barrier's BarrierCycles (assumed, not
+	// measured). The blocks of a cluster sit on different SMs of one GPC
+	// on the GPU.
+	ClusterSharedCycles  int `json:"cluster_shared_cycles,omitempty"`
+	ClusterBarrierCycles int `json:"cluster_barrier_cycles,omitempty"`
 
 	// MIOQueue, LSUQueue and TexQueue are the entries per sub-partition of
 	// the queues in front of the MIO unit (shared memory, transcendentals,

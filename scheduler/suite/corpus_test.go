@@ -13,8 +13,10 @@ import (
 	"testing"
 	"text/tabwriter"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/scheduler/suite"
 )
 
@@ -124,6 +126,25 @@ func TestIssue24Conformance(t *testing.T) {
 	results := runCases(t, root, cases)
 	require.GreaterOrEqual(t, len(results), 100)
 	checkExact(t, results)
+}
+
+// TestClusterCorpus runs the thread-block cluster launches recorded on the
+// GPU (testdata/clusters: the %cluster_* registers, distributed shared
+// memory through cooperative groups and through mapa and
+// ld/st/atom/red.shared::cluster, barrier.cluster, a cross-block mbarrier)
+// at -O3 and -G, bit for bit, functionally and with the timing model.
+func TestClusterCorpus(t *testing.T) {
+	t.Parallel()
+	const root = "../../testdata/clusters/cases"
+	cases, err := suite.Find(root)
+	require.NoError(t, err)
+	results := runCases(t, root, cases)
+	require.GreaterOrEqual(t, len(results), 18)
+	checkExact(t, results)
+	timed := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 28, Mode: scheduler.ModeTiming}, nil)
+	for _, r := range timed {
+		assert.Equal(t, suite.Pass, r.Status, "%s in timing mode: %s", r.Name, r.Error)
+	}
 }
 
 // TestAppsCorpus runs the application corpus (testdata/apps: benchmark and

@@ -70,6 +70,8 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	flt(&t.BarrierUnitCycles, d.BarrierUnitCycles)
 	num(&t.MembarCycles, d.MembarCycles)
 	num(&t.AsyncCopyCycles, d.AsyncCopyCycles)
+	num(&t.ClusterSharedCycles, d.ClusterSharedCycles)
+	num(&t.ClusterBarrierCycles, d.ClusterBarrierCycles)
 	num(&t.MIOQueue, d.MIOQueue)
 	num(&t.LSUQueue, d.LSUQueue)
 	num(&t.TexQueue, d.TexQueue)

@@ -63,6 +63,9 @@ type inst struct {
 	// ifConv: predicated in place of the branch over it (ifConvert); a
 	// lane whose guard is false did not execute it in the PTX.
 	ifConv bool
+	// cluster: barrier.cluster.arrive or .wait (its phase is the
+	// cluster's, its release reaches the warps of every block).
+	cluster bool
 	// cross: for a barrier that holds its lanes, the instructions the
 	// list scheduler moved across it (barrierCrossings).
 	cross []crossing
@@ -226,6 +229,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			}
 		case cl == vm.ClassBarrier:
 			in.kind = kindBarrier
+			in.cluster = info.Inst().Op == vm.OpBarCluster
 		case cl == vm.ClassExit:
 			in.kind = kindExit
 		case cl == vm.ClassNop && in.slots > 0:

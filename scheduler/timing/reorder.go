@@ -27,7 +27,7 @@ import (
 // fence reports whether in must keep its place (it delimits blocks).
 func fence(in *vm.Inst, info *vm.InstInfo) bool {
 	switch in.Op {
-	case vm.OpBra, vm.OpBrx, vm.OpCall, vm.OpRet, vm.OpExit, vm.OpTrap, vm.OpBar, vm.OpClock, vm.OpNop:
+	case vm.OpBra, vm.OpBrx, vm.OpCall, vm.OpRet, vm.OpExit, vm.OpTrap, vm.OpBar, vm.OpBarCluster, vm.OpClock, vm.OpNop:
 		return true
 	}
 	return info.Class == vm.ClassWarpSync

@@ -160,6 +160,11 @@ type run struct {
 	// (memory.latency.per_wavefront).
 	perWavefront uint32
 	done         *atomic.Uint64
+	// sms are the launch's SMs by id, and k its blocks per cluster: the
+	// SMs of group g (sms[g*k:g*k+k]) hold its clusters and belong to one
+	// worker.
+	sms []*sm
+	k   int
 }
 
 // Run runs every block of l on gpu with the cycle loop and returns what it
@@ -217,7 +222,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	if debug {
 		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)
 	}
-	shared := int(l.Kernel.DynamicBase + l.DynSmem)
+	shared := int(l.Kernel.DynamicBase - vm.SharedReserved + l.DynSmem)
 	h, err := hier.New(&prof.Memory, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
 	if err != nil {
 		return nil, err
@@ -242,21 +247,32 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	l.Strict = opt.Strict
 	defer context.AfterFunc(ctx, l.Stop)()
 
-	n := l.NumCTAs()
+	// Clusters: a cluster's k blocks go together to the k SMs of a group
+	// of consecutive SMs (a stand-in for the GPC the GPU places it in),
+	// which one worker advances, so that their barrier.cluster and
+	// distributed shared memory stay on one goroutine. Units are what the
+	// block scheduler dispatches: clusters (k = 1: blocks).
+	k := max(1, l.ClusterSize())
+	groups := nsm / k
+	if groups == 0 {
+		return nil, fmt.Errorf("kernel %s: clusters of %d blocks need %d SMs; the %s has %d", l.Kernel.Name, k, k, prof.Name, nsm)
+	}
+	n := l.NumCTAs() / k // units
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, nsm, n))
+	workers = max(1, min(workers, groups, n))
 	tallies := make([]*tally, workers)
 	for i := range tallies {
 		tallies[i] = &tally{perInst: make([]instTally, len(r.prog.insts))}
 	}
 	// Only the SMs of the first wave ever run blocks (later blocks go where
 	// earlier ones ended).
-	sms := make([]*sm, min(nsm, n))
+	sms := make([]*sm, min(groups, n)*k)
+	r.sms, r.k = sms, k
 	for i := range sms {
-		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i%workers]}
+		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i/k%workers]}
 		s.vm.Observer = s.hs
 		if r.prog.agg != nil {
 			s.vm.Observer = &aggregating{next: s.hs, agg: r.prog.agg}
@@ -296,7 +312,12 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		opt.Sample.Mode = SampleOff
 		res.NotSampled = "not sampled: managed memory migrates to the device during the launch"
 	}
-	smp := newSampler(opt.Sample, l, h, prof.Memory.L2.SizeBytes, prof.Memory.SectorBytes, n, len(sms)*occ, start0)
+	var smp *sampler
+	if k == 1 {
+		smp = newSampler(opt.Sample, l, h, prof.Memory.L2.SizeBytes, prof.Memory.SectorBytes, n, len(sms)*occ, start0)
+	} else if opt.Sample.Mode != SampleOff && n >= MinSampleWaves*len(sms)/k*occ {
+		res.NotSampled = "not sampled: a launch with clusters runs in full (sampling places blocks, not clusters)"
+	}
 	limit := n        // blocks dispatched at most (the sampler may lower it)
 	dispatched := 0.0 // when the block scheduler last dispatched
 	pace := func(at uint64) uint64 {
@@ -307,12 +328,28 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		dispatched = t
 		return uint64(math.Ceil(t))
 	}
+	// admit dispatches unit u to group g: block u (k = 1), or cluster
+	// u's blocks, rank r on the group's SM r.
+	var members []int
+	admit := func(g, u int, at func() uint64) error {
+		if k == 1 {
+			res.CTAsPerSM[g]++
+			return sms[g].admit(u, at())
+		}
+		members = l.ClusterBlocks(u, members[:0])
+		for rk, b := range members {
+			res.CTAsPerSM[g*k+rk]++
+			if err := sms[g*k+rk].admit(b, at()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for round := 0; round < occ && next < n; round++ {
-		for i := 0; i < len(sms) && next < n; i++ {
-			if err := sms[i].admit(next, pace(start0)); err != nil {
+		for g := 0; g < len(sms)/k && next < n; g++ {
+			if err := admit(g, next, func() uint64 { return pace(start0) }); err != nil {
 				return nil, err
 			}
-			res.CTAsPerSM[i]++
 			next++
 		}
 	}
@@ -336,8 +373,10 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			for wk := 0; wk < workers; wk++ {
 				go func() {
 					defer wg.Done()
-					for i := wk; i < len(sms); i += workers {
-						sms[i].advance(start, end)
+					for g := wk; g < len(sms)/k; g += workers {
+						for _, s := range sms[g*k : g*k+k] {
+							s.advance(start, end)
+						}
 					}
 				}()
 			}
@@ -374,11 +413,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			if next >= limit {
 				break
 			}
-			at := pace(max(f.at+launch, end))
-			if err := sms[f.sm].admit(next, at); err != nil {
+			if err := admit(f.sm/k, next, func() uint64 { return pace(max(f.at+launch, end)) }); err != nil {
 				return nil, err
 			}
-			res.CTAsPerSM[f.sm]++
 			next++
 		}
 		// The next window starts where the earliest SM has work.
@@ -397,6 +434,16 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			break
 		}
 		if soon == never {
+			// A barrier.cluster that threads exiting completed releases
+			// warps the cycle loop has not heard of: they go on now.
+			rescued := false
+			for _, s := range sms {
+				rescued = s.rescue(end) || rescued
+			}
+			if rescued {
+				start = end
+				continue
+			}
 			for _, s := range sms {
 				for _, c := range s.ctas {
 					if err := c.c.Deadlock(); err != nil {

@@ -529,11 +529,16 @@ func (s *sm) exit(w *warp, t uint64) {
 			break
 		}
 	}
+	// A cluster's group has room for the next one when its last block
+	// retires.
+	last := s.r.k == 1 || b.c.Cluster().Resident() == 1
 	s.vm.Retire(b.c)
 	if s.r.done != nil {
 		s.r.done.Add(1)
 	}
-	s.freed = append(s.freed, end)
+	if last {
+		s.freed = append(s.freed, end)
+	}
 	s.spans = append(s.spans, [2]uint64{b.start, end})
 	s.end = max(s.end, end)
 	if s.tr != nil {
@@ -648,6 +653,10 @@ func (s *sm) issue(w *warp, t uint64) {
 			p.tex.push(start)
 		}
 	}
+	var clBefore uint64
+	if in.cluster {
+		clBefore = w.cta.c.Cluster().BarriersCompleted()
+	}
 	if err := s.step(w, t); err != nil {
 		w.eligAt, w.next = never, nil
 		return
@@ -717,7 +726,10 @@ func (s *sm) issue(w *warp, t uint64) {
 	} else if w.tail > 0 {
 		w.readyAt, w.readyW = t+w.tail, w.tailWhy
 	}
-	if in.kind == kindBarrier {
+	switch {
+	case in.kind == kindBarrier && in.cluster:
+		s.clusterBarrier(w, t, clBefore)
+	case in.kind == kindBarrier:
 		s.barrier(w, t)
 	}
 	if w.slotsLeft > 0 {
@@ -762,6 +774,10 @@ func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
 // (issued at start) and sets its results' readiness.
 func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	cfg := s.r.cfg
+	if s.r.k > 1 && remoteShared(s.st.Accesses, uint32(w.cta.c.Rank())) {
+		// Another block's shared memory: over the GPC's network.
+		s.st.Outcome.Latency += uint32(cfg.ClusterSharedCycles)
+	}
 	wf := float64(s.hs.Wavefronts())
 	if in.cas != 0 && s.casWf > 0 {
 		wf, s.casWf = float64(s.casWf), 0
@@ -880,6 +896,68 @@ func (s *sm) barrier(w *warp, t uint64) {
 		w.readyAt, w.readyW = max(w.readyAt, rel), Barrier
 		s.wake = min(s.wake, rel)
 	}
+}
+
+// clusterBarrier handles a warp's barrier.cluster.arrive or .wait: if the
+// arrival completed the cluster barrier's phase (the count was before
+// before it), the warps of the cluster's blocks it released, on this SM or
+// others of its group, go on after the barrier latency plus
+// ClusterBarrierCycles. A warp on an SM that has already advanced past that
+// cycle in this window goes on at the next window.
+func (s *sm) clusterBarrier(w *warp, t uint64, before uint64) {
+	cl := w.cta.c.Cluster()
+	if cl == nil || cl.BarriersCompleted() == before {
+		return
+	}
+	cfg := s.r.cfg
+	rel := t + uint64(cfg.BarrierCycles) + uint64(cfg.ClusterBarrierCycles)
+	for _, c := range cl.CTAs() {
+		if c == nil || c.SM() == nil || c.SM().ID >= len(s.r.sms) {
+			continue
+		}
+		o := s.r.sms[c.SM().ID]
+		for _, b := range o.ctas {
+			if b.c != c {
+				continue
+			}
+			for _, x := range b.warps {
+				if !x.live || x.eligAt != never || x.why != Barrier || x.w.State() == vm.WarpAtBarrier {
+					continue
+				}
+				o.account(x, t)
+				x.readyAt, x.readyW = rel, Barrier
+				x.eligAt, x.why = rel, Barrier
+				x.next = nil
+				x.part.wake = min(x.part.wake, rel)
+			}
+		}
+		o.wake = min(o.wake, rel)
+		o.next = min(o.next, rel)
+	}
+}
+
+// rescue lets go on, from cycle t, the warps held at a barrier that the
+// VM has released without the cycle loop seeing it (threads exiting
+// completed it); it reports whether there were any.
+func (s *sm) rescue(t uint64) bool {
+	found := false
+	for _, b := range s.ctas {
+		for _, x := range b.warps {
+			if !x.live || x.eligAt != never || x.why != Barrier || x.w.State() == vm.WarpAtBarrier {
+				continue
+			}
+			s.account(x, t)
+			x.readyAt, x.readyW = t, Barrier
+			x.eligAt, x.why = t, Barrier
+			x.next = nil
+			x.part.wake = min(x.part.wake, t)
+			found = true
+		}
+	}
+	if found {
+		s.next = min(s.next, t)
+	}
+	return found
 }
 
 // complete applies the completions of the last Resolve.
@@ -1042,6 +1120,24 @@ func (s *sm) advance(start, end uint64) {
 	if len(s.ctas) == 0 {
 		s.next = never
 	}
+}
+
+// remoteShared reports whether a lane of the accesses reaches the shared
+// memory of a block of the cluster other than the executing one (rank
+// own).
+func remoteShared(acc []memspace.Access, own uint32) bool {
+	for i := range acc {
+		a := &acc[i]
+		if a.Space != memspace.Shared {
+			continue
+		}
+		for m := a.Mask; m != 0; m &= m - 1 {
+			if memspace.ClusterRank(a.Addr[bits.TrailingZeros32(m)]) != own {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // atomicRounds is how many rounds an atomic's lanes need when each round

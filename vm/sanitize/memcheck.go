@@ -31,7 +31,7 @@ func (m *memState) shared(c *checker, cta *vm.CTA, a *memspace.Access) {
 		// that runs into it is not.
 		site := c.site(a.Origin.Inst, cta, a.Origin.Warp, l, accessWord(a.Kind))
 		c.add(Memcheck, "out of bounds", SevError, fmt.Sprintf("Invalid __shared__ %s of size %d bytes", accessVerb(a.Kind), a.Size), []Site{site}, memspace.Shared, int(a.Size), addr,
-			fmt.Sprintf("Access to %#x is out of bounds: the block has %d bytes of shared memory", addr, limit))
+			fmt.Sprintf("Access to %#x is out of bounds: the block has %d bytes of shared memory", addr, limit-vm.SharedReserved))
 	}
 }
 

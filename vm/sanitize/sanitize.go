@@ -202,6 +202,11 @@ func Run(ctx context.Context, l *vm.Launch, opt Options) (*Report, error) {
 	if opt.Tools == 0 {
 		opt.Tools = All
 	}
+	if k := l.ClusterSize(); k > 1 {
+		// The checkers follow one block at a time; a cluster's blocks
+		// must run together.
+		return nil, fmt.Errorf("kernel %s: the sanitizer does not run launches with clusters of more than one block (this one has %d)", l.Kernel.Name, k)
+	}
 	if opt.SMs <= 0 {
 		opt.SMs = 132
 	}

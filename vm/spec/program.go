@@ -78,6 +78,7 @@ type LaunchStep struct {
 	Args               []Arg    `json:"args"`
 	StackBytes         uint64   `json:"stack_bytes,omitempty"`
 	Registers          int      `json:"registers,omitempty"`
+	Cluster            []uint32 `json:"cluster,omitempty"`
 }
 
 // Step kinds (Step.Kind).
@@ -209,6 +210,11 @@ func (s *Spec) checkSteps(names map[string]string) error {
 			}
 			if _, err := dims3("block", l.Block); err != nil {
 				return fmt.Errorf("%s: %w", w, err)
+			}
+			if l.Cluster != nil {
+				if _, err := dims3("cluster", l.Cluster); err != nil {
+					return fmt.Errorf("%s: %w", w, err)
+				}
 			}
 			if l.Registers < 0 || l.Registers > 255 {
 				return fmt.Errorf(`%s: "registers" is %d; a thread has 1 to 255 registers`, w, l.Registers)

@@ -52,6 +52,10 @@ type Spec struct {
 	// (ptxas -v, or ncu's launch__registers_per_thread); the occupancy
 	// calculator uses it. 0: estimated from the PTX.
 	Registers int `json:"registers,omitempty"`
+	// Cluster is the cluster shape in blocks, 1 to 3 dimensions (what
+	// cudaLaunchKernelEx's cudaLaunchAttributeClusterDimension gives);
+	// absent: the kernel's .reqnctapercluster, else no clusters.
+	Cluster []uint32 `json:"cluster,omitempty"`
 
 	// Path is the spec file ("" when parsed from memory); Dir resolves
 	// relative paths.
@@ -258,8 +262,13 @@ func (s *Spec) check() error {
 		if _, err := dims3("block", s.Block); err != nil {
 			return err
 		}
-	} else if s.Kernel != "" || s.Grid != nil || s.Block != nil || s.Args != nil || s.DynamicSharedBytes != 0 {
-		return errors.New(`a spec with "steps" gives each launch's kernel, grid, block and args in its launch step, not at the top level`)
+	} else if s.Kernel != "" || s.Grid != nil || s.Block != nil || s.Args != nil || s.DynamicSharedBytes != 0 || s.Cluster != nil {
+		return errors.New(`a spec with "steps" gives each launch's kernel, grid, block, args and cluster in its launch step, not at the top level`)
+	}
+	if s.Cluster != nil {
+		if _, err := dims3("cluster", s.Cluster); err != nil {
+			return err
+		}
 	}
 	if s.Registers < 0 || s.Registers > 255 {
 		return fmt.Errorf(`"registers" is %d; a thread has 1 to 255 registers`, s.Registers)
@@ -611,6 +620,7 @@ func (p *Prepared) LaunchStep(i int) (l *vm.Launch, kernel string, err error) {
 	ls.Kernel, ls.Grid, ls.Block, ls.Args = st.Kernel, st.Grid, st.Block, st.Args
 	ls.DynamicSharedBytes = st.DynamicSharedBytes
 	ls.StackBytes = st.StackBytes
+	ls.Cluster = st.Cluster
 	l, kernel, _, err = p.prepareLaunch(&ls)
 	if err != nil {
 		return nil, "", fmt.Errorf("steps[%d] (launch): %w", i, err)
@@ -659,7 +669,13 @@ func (p *Prepared) prepareLaunch(s *Spec) (*vm.Launch, string, *vm.Module, error
 	if err != nil {
 		return nil, "", nil, err
 	}
-	l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes}, args)
+	var cluster [3]uint32
+	if s.Cluster != nil {
+		if cluster, err = dims3("cluster", s.Cluster); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: grid, Block: block, DynSmem: s.DynamicSharedBytes, Cluster: cluster}, args)
 	if err != nil {
 		return nil, "", nil, err
 	}
