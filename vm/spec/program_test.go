@@ -49,7 +49,7 @@ func TestProgramErrors(t *testing.T) {
 	// Top-level launch fields beside steps are refused, and a program is
 	// not prepared as a single launch.
 	_, err := spec.Load(specWith(t, `{"module": "vecadd.ptx", "kernel": "vecadd", "grid": [1], "block": [1], "args": [], "steps": [`+vecaddStep+`]}`))
-	require.ErrorContains(t, err, `gives each launch's kernel, grid, block and args in its launch step`)
+	require.ErrorContains(t, err, `gives each launch's kernel, grid, block, args and cluster in its launch step`)
 	s, err := spec.Load(specWith(t, programSpec("", `[`+vecaddStep+`]`)))
 	require.NoError(t, err)
 	_, err = s.Prepare(vm.NewDevice(), nil)
