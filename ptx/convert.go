@@ -433,6 +433,13 @@ func (c *conv) operand(g *gOperand, op *Operand) {
 		if i := strings.IndexByte(op.Name, '|'); i > 0 {
 			op.Name, op.Pair = op.Name[:i], op.Name[i+1:]
 		}
+		if g.Off != nil {
+			v := c.int(g.Pos, *g.Off)
+			if *g.Sign == "-" {
+				v = -v
+			}
+			op.Kind, op.Int = OpRegPlus, int64(v)
+		}
 	case g.Not != nil:
 		op.Kind, op.Name, op.Neg = OpName, *g.Not, true
 	case g.Minus != nil:

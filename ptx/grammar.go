@@ -210,15 +210,20 @@ type gGuard struct {
 	Reg string `parser:"@Ident"`
 }
 
+// gOperand is one operand. A name may be followed by a signed integer
+// (`%r1 + 1`, `%rd2+-8`): a register expression, which ptxas takes as a
+// value operand.
 type gOperand struct {
 	Pos   lexer.Position
-	Name  *string     `parser:"  @Ident"`
+	Name  *string     `parser:"(  @Ident"`
+	Sign  *string     `parser:"   ( @( '+' | '-' )"`
+	Off   *string     `parser:"     @Int )?"`
 	Addr  *gAddr      `parser:"| '[' @@ ']'"`
 	Num   *gNum       `parser:"| @@"`
 	Vec   []*gOperand `parser:"| '{' @@ ( ',' @@ )* '}'"`
 	List  *gList      `parser:"| @@"`
 	Not   *string     `parser:"| '!' @Ident"`
-	Minus *string     `parser:"| '-' @Ident"`
+	Minus *string     `parser:"| '-' @Ident )"`
 }
 
 type gAddr struct {
