@@ -68,9 +68,10 @@ type fnLower struct {
 }
 
 type pendingCall struct {
-	idx    int // index into f.Calls
-	callee string
-	pos    ptx.Pos
+	idx          int // index into f.Calls
+	callee       string
+	pos          ptx.Pos
+	nargs, nrets int // the arguments and return values the call names
 }
 
 func (l *fnLower) errorf(pos ptx.Pos, format string, args ...any) {
@@ -311,14 +312,28 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 				}
 				if p.Space == ".reg" {
 					// A register of the callee, filled by the call (and
-					// read back by it, for a return value).
-					if slot.Type == Pred || slot.Array >= 0 || p.Vector != 0 {
-						l.errorf(p.Pos, "register parameter %s: only scalar value registers are supported", p.Name)
+					// read back by it, for a return value): a predicate, a
+					// value, or the consecutive registers of a vector
+					// (.reg .v2 .u32 x, elements x.x and x.y) or a .b128.
+					if slot.Array >= 0 || p.Vector != 0 && (slot.Type == Pred || slot.Type == B128) {
+						l.errorf(p.Pos, "register parameter %s: arrays and vectors of %s are not registers", p.Name, slot.Type)
 						continue
 					}
-					slot.InReg, slot.Reg = true, l.newReg()
-					l.regs[p.Name] = regInfo{off: slot.Reg, t: slot.Type}
-					l.f.RegCount[slot.Type]++
+					slot.InReg = true
+					switch {
+					case slot.Type == Pred:
+						slot.Reg = l.npreds
+						l.npreds++
+						l.regs[p.Name] = regInfo{off: slot.Reg, t: Pred, pred: true}
+					default:
+						n := regSlots(slot.Type, p.Vector)
+						slot.Reg = l.newReg()
+						for range n - 1 {
+							l.newReg()
+						}
+						l.regs[p.Name] = regInfo{off: slot.Reg, t: slot.Type, vec: p.Vector}
+						l.f.RegCount[slot.Type] += max(p.Vector, 1)
+					}
 					out = append(out, slot)
 					continue
 				}
@@ -372,10 +387,10 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 		}
 		cs.Callee = callee
 		ca := callee.ast
-		if n := len(cs.Args) + len(cs.RegArgs); n != len(ca.Params) {
+		if n := pc.nargs; n != len(ca.Params) {
 			l.errorf(pc.pos, "call to %s passes %d arguments, it takes %d", pc.callee, n, len(ca.Params))
 		}
-		if n := len(cs.Rets) + len(cs.RegRets); n != len(ca.Returns) {
+		if n := pc.nrets; n != len(ca.Returns) {
 			l.errorf(pc.pos, "call to %s receives %d return values, it returns %d", pc.callee, n, len(ca.Returns))
 		}
 	}
@@ -412,10 +427,18 @@ func (k *Kernel) linkCalls() {
 				cs.Args[j].size = min(cs.Args[j].size, p.Size)
 			}
 			for j := range cs.RegArgs {
-				cs.RegArgs[j].to = cs.Callee.Params[cs.RegArgs[j].to].Reg
+				a := &cs.RegArgs[j]
+				a.to = cs.Callee.Params[a.to].Reg + a.elem*32
 			}
 			for j := range cs.RegRets {
-				cs.RegRets[j].from = cs.Callee.Rets[cs.RegRets[j].from].Reg
+				r := &cs.RegRets[j]
+				r.from = cs.Callee.Rets[r.from].Reg + r.elem*32
+			}
+			for j := range cs.PredArgs {
+				cs.PredArgs[j].to = cs.Callee.Params[cs.PredArgs[j].to].Reg
+			}
+			for j := range cs.PredRets {
+				cs.PredRets[j].from = cs.Callee.Rets[cs.PredRets[j].from].Reg
 			}
 			for j := range cs.Rets {
 				p := cs.Callee.Rets[cs.Rets[j].from]
@@ -625,6 +648,34 @@ func (l *fnLower) instDefs(in *Inst) []int32 {
 		w.Regs[i] = r * 32
 	}
 	return w.Regs
+}
+
+// targetSM is the architecture number the module's .target names (90 for
+// sm_90 and sm_90a, 100 for sm_100), or 0 when it names none.
+func (m *Module) targetSM() int {
+	for _, t := range m.AST.Target {
+		num, ok := strings.CutPrefix(t, "sm_")
+		if !ok {
+			continue
+		}
+		if v, err := strconv.Atoi(strings.TrimRight(num, "af")); err == nil {
+			return v
+		}
+	}
+	return 0
+}
+
+// regSlots is how many consecutive 64-bit registers a .reg variable of
+// type t (a vector of vec, when vec > 0) takes: one per element, two for a
+// .b128.
+func regSlots(t Type, vec int) int {
+	switch {
+	case vec > 0:
+		return vec
+	case t == B128:
+		return 2
+	}
+	return 1
 }
 
 // ParamLayout computes the size, alignment and type of a parameter
