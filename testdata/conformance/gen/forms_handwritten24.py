@@ -239,6 +239,12 @@ def regexpr_forms():
       'mov.u32 d, r + 1: a register expression as a mov source', 'mov', std=True)
     F('add_src_plus', 'add.u32 {d}, {a} + 4, {b};', [('a', 'u32'), ('b', 'u32')], [('d', 'u32')],
       'add.u32 d, r + 4, s: a register expression as an arithmetic source', 'add', std=True)
+    F('cvt_wide', 'cvt.u64.u32 {d}, {a} + 1;', [('a', 'u32')], [('d', 'u64')],
+      'cvt.u64.u32 d, r + 1: is the sum taken at 32 bits (0xFFFFFFFF + 1 = 0) or wider?', 'cvt', std=True)
+    F('mul_wide', 'mul.wide.u32 {d}, {a} + 1, 3;', [('a', 'u32')], [('d', 'u64')],
+      'mul.wide.u32 d, r + 1, 3: the width of the sum under a widening multiply', 'mul', std=True)
+    F('setp_src', 'setp.eq.u32 {q}, {a} + 1, 0;', [('a', 'u32')], [('q', 'pred')],
+      'setp.eq.u32 p, r + 1, 0 (true where r = 0xFFFFFFFF if the sum wraps at 32 bits)', 'setp', std=True)
     return L
 
 
