@@ -108,10 +108,8 @@ func (f *fastParser) operand() *gOperand {
 	switch t.Type {
 	case tIdent:
 		o.Name, _ = f.take(tIdent)
-		if s := f.plex.Peek(); s.Type == tPunct && (s.Value == "+" || s.Value == "-") {
+		if s := f.plex.Peek(); s.Type == tPunct && s.Value == "+" {
 			f.plex.Next()
-			v := s.Value
-			o.Sign = &v
 			var ok bool
 			if o.Off, ok = f.take(tInt); !ok {
 				return nil

@@ -210,14 +210,13 @@ type gGuard struct {
 	Reg string `parser:"@Ident"`
 }
 
-// gOperand is one operand. A name may be followed by a signed integer
+// gOperand is one operand. A name may be followed by '+' and an integer
 // (`%r1 + 1`, `%rd2+-8`): a register expression, which ptxas takes as a
-// value operand.
+// value operand (not `%r1 - 1`: ptxas 13 reports a syntax error there).
 type gOperand struct {
 	Pos   lexer.Position
 	Name  *string     `parser:"(  @Ident"`
-	Sign  *string     `parser:"   ( @( '+' | '-' )"`
-	Off   *string     `parser:"     @Int )?"`
+	Off   *string     `parser:"   ( '+' @Int )?"`
 	Addr  *gAddr      `parser:"| '[' @@ ']'"`
 	Num   *gNum       `parser:"| @@"`
 	Vec   []*gOperand `parser:"| '{' @@ ( ',' @@ )* '}'"`

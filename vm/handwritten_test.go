@@ -224,7 +224,7 @@ var hwCases = []hwCase{
 	ld.global.u32 	%r2, [%rd4];
 	st.global.u64 	[%rd6], %rd7 + 1;
 	st.global.u32 	[%rd6+8], %r2+-1;
-	st.global.u32 	[%rd6+12], %r2 - 3;
+	st.global.u32 	[%rd6+12], %r2 + -3;
 	mov.u32 	%r3, %r2 + 0x7FFFFFFF;
 	add.u32 	%r4, %r2 + 4, %r3;
 	st.global.v2.u32 	[%rd6+16], {%r3, %r4};`,
@@ -247,10 +247,10 @@ var hwCases = []hwCase{
 	ld.v8.s32 	{%r2, _, %r4, %r5, %r6, %r7, _, %r9}, [%rd4];
 	st.v8.s32 	[%rd6], {%r2, %r3, _, %r5, %r6, _, %r7, %r9};`,
 		want: nil}, // checked below: elements 2 and 5 keep the buffer's old contents
-	{name: "ld/st.global.v4.u64 with a vector register", target: "sm_100", decls: ".reg .v4 .u64 %v;", in: 8, out: 8, body: `
-	ld.global.v4.u64 	%v, [%rd4];
-	add.u64 	%v.w, %v.w, 1;
-	st.global.v4.u64 	[%rd6], {%v.y, %v.x, %v.w, %v.z};`,
+	{name: "ld/st.global.v4.u64 with two .v2 .u64 registers", target: "sm_100", decls: ".reg .v2 .u64 %v, %w;", in: 8, out: 8, body: `
+	ld.global.v4.u64 	{%v.x, %v.y, %w.x, %w.y}, [%rd4];
+	add.u64 	%w.y, %w.y, 1;
+	st.global.v4.u64 	[%rd6], {%v.y, %v.x, %w.y, %w.x};`,
 		want: func(in []uint32) []uint32 {
 			w := uint64(in[6]) | uint64(in[7])<<32 + 1
 			return []uint32{in[2], in[3], in[0], in[1], uint32(w), uint32(w >> 32), in[4], in[5]}
@@ -325,9 +325,23 @@ func TestHandwrittenRejected(t *testing.T) {
 		name, target, pre, decls, body, want string
 	}{
 		{"v8 on sm_90", "sm_90", "", "", "ld.global.v8.b32 {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%rd4];",
-			"test.ptx:19:2: ld.global.v8.b32: 256-bit accesses need .target sm_100 or later (the module targets sm_90)"},
+			"test.ptx:19:2: ld.global.v8.b32: 256-bit accesses need PTX ISA .version 8.8 and .target sm_100 or later (the module: .version 8.8, .target sm_90)"},
 		{"v4.u64 on sm_90", "sm_90", "", "", "st.global.v4.u64 [%rd4], {%rd1, %rd2, %rd3, %rd4};",
-			"test.ptx:19:2: st.global.v4.u64: 256-bit accesses need .target sm_100"},
+			"test.ptx:19:2: st.global.v4.u64: 256-bit accesses need PTX ISA .version 8.8 and .target sm_100"},
+		{"v8 under .version 8.5", "sm_100 // .version 8.5", "", "", "ld.global.v8.f32 {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%rd4];",
+			"(the module: .version 8.5, .target sm_100)"},
+		{"a vector register of 256 bits", "sm_100", "", ".reg .v4 .u64 %v;", "ld.global.v4.u64 %v, [%rd4];",
+			"test.ptx:11:2: a vector register holds at most 128 bits (.v4.u64 is 256)"},
+		{"r - 3 (ptxas: a syntax error)", "sm_90", "", "", "st.global.u32 [%rd4], %r2 - 3;",
+			`test.ptx:19:28: expected "," or ";", found "-"`},
+		{"a register expression in a brace list", "sm_90", "", "", "st.global.v2.u32 [%rd4], {%r2 + 1, %r3};",
+			"test.ptx:19:28: a register expression (%r2+1) cannot be an element of a {...} list"},
+		{"pack as .u64", "sm_90", "", "", "mov.u64 %rd7, {%r2, %r3};",
+			"test.ptx:19:16: mov.u64 cannot pack or unpack: the packing forms are mov.b16, .b32, .b64 and .b128"},
+		{"a vector register packed as .u64", "sm_90", "", ".reg .v2 .u32 %v;", "mov.u64 %rd7, %v;",
+			"test.ptx:19:16: mov.u64 cannot pack or unpack"},
+		{"several return values, one in .param", "sm_90", ".func (.param .b32 r, .reg .pred p) f()\n{\n\tret;\n}\n", "",
+			"call (%r2, %p1), f, ();", "test.ptx:4:8: return value r of f: a function with several return values returns them all in .reg"},
 		{"v8 in shared", "sm_100", "", "", "ld.shared.v8.b32 {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%r1];",
 			"test.ptx:19:2: ld.shared.v8.b32: 256-bit accesses are in the global space only"},
 		{"v8 of 16-bit values", "sm_100", "", "", "ld.global.v8.u16 {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7}, [%rd4];",
@@ -366,7 +380,11 @@ func TestHandwrittenRejected(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := c.pre + fmt.Sprintf(hwEntry, c.decls, 4, 4, "\t"+c.body)
-			opt := options{maxInst: 1 << 20, header: ".version 8.8\n.target " + c.target + "\n.address_size 64\n"}
+			version := "8.8"
+			if tg, v, ok := strings.Cut(c.target, " // .version "); ok {
+				c.target, version = tg, v
+			}
+			opt := options{maxInst: 1 << 20, header: ".version " + version + "\n.target " + c.target + "\n.address_size 64\n"}
 			_, _, err := runOpt(t, opt, src, "k", [3]uint32{1, 1, 1}, [3]uint32{32, 1, 1}, [][]uint32{make([]uint32, 32), make([]uint32, 32)})
 			require.Error(t, err)
 			require.Contains(t, err.Error(), c.want)

@@ -319,6 +319,10 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 						l.errorf(p.Pos, "register parameter %s: arrays and vectors of %s are not registers", p.Name, slot.Type)
 						continue
 					}
+					if p.Vector*slot.Type.Size() > 16 {
+						l.errorf(p.Pos, "register parameter %s: a vector register holds at most 128 bits (.v%d%s is %d)", p.Name, p.Vector, slot.Type, 8*p.Vector*slot.Type.Size())
+						continue
+					}
 					slot.InReg = true
 					switch {
 					case slot.Type == Pred:
@@ -344,6 +348,14 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 				top[p.Name] = &localSym{space: memspace.FParam, off: slot.Offset, size: slot.Size, t: slot.Type}
 			}
 			return out
+		}
+		if len(fn.Returns) > 1 {
+			for _, p := range fn.Returns {
+				if p.Space != ".reg" {
+					// ptxas 13: "Multiple return parameters require .register state space".
+					l.errorf(p.Pos, "return value %s of %s: a function with several return values returns them all in .reg", p.Name, fn.Name)
+				}
+			}
 		}
 		f.Params = add(fn.Params)
 		f.Rets = add(fn.Returns)
@@ -509,6 +521,11 @@ func (l *fnLower) declRegs(d *ptx.RegDecl) {
 		l.errorf(d.Pos, "vector registers of %d %s values are not supported", d.Vector, t)
 		return
 	}
+	if d.Vector*t.Size() > 16 {
+		// ptxas 13, also for sm_100: "Vector type too large, exceeds 128 bit limit".
+		l.errorf(d.Pos, "a vector register holds at most 128 bits (.v%d%s is %d)", d.Vector, t, 8*d.Vector*t.Size())
+		return
+	}
 	for _, n := range d.Names {
 		cnt := n.Count
 		single := cnt == 0
@@ -663,6 +680,18 @@ func (m *Module) targetSM() int {
 		}
 	}
 	return 0
+}
+
+// versionAtLeast reports whether the module's .version is at least
+// major.minor (true when it has none).
+func (m *Module) versionAtLeast(major, minor int) bool {
+	a, b, ok := strings.Cut(m.AST.Version, ".")
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return true
+	}
+	return x > major || x == major && y >= minor
 }
 
 // regSlots is how many consecutive 64-bit registers a .reg variable of

@@ -806,6 +806,13 @@ func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type, vec int) {
 // values of equal width, t's size in all.
 func (l *fnLower) checkPack(o *ptx.Operand, elems []*ptx.Operand, t Type) bool {
 	n := len(elems)
+	switch t {
+	case B16, B32, B64, B128:
+	default:
+		// ptxas 13: "Arguments mismatch for instruction 'mov'".
+		l.errorf(o.Pos, "mov%s cannot pack or unpack: the packing forms are mov.b16, .b32, .b64 and .b128", t)
+		return false
+	}
 	if n != 2 && n != 4 || t.Size() == 0 || t.Size()%n != 0 {
 		if o.Kind == ptx.OpVector {
 			l.errorf(o.Pos, "cannot pack or unpack %d values as %s", n, t)
@@ -976,8 +983,9 @@ func (l *fnLower) wideAccessOK(pi *ptx.Instruction, sp memspace.Space, vec int, 
 	if sp == memspace.Generic {
 		name = pi.Opcode + ".v" + itoa(vec) + t.String()
 	}
-	if sm := l.m.targetSM(); sm != 0 && sm < 100 {
-		l.errorf(pi.Pos, "%s: 256-bit accesses need .target sm_100 or later (the module targets sm_%d)", name, sm)
+	if sm := l.m.targetSM(); sm != 0 && sm < 100 || !l.m.versionAtLeast(8, 8) {
+		l.errorf(pi.Pos, "%s: 256-bit accesses need PTX ISA .version 8.8 and .target sm_100 or later (the module: .version %s, .target %s)",
+			name, l.m.AST.Version, strings.Join(l.m.AST.Target, ", "))
 		return false
 	}
 	if sp != memspace.Global && sp != memspace.Generic {
