@@ -340,6 +340,8 @@ func TestHandwrittenRejected(t *testing.T) {
 			"test.ptx:19:16: mov.u64 cannot pack or unpack: the packing forms are mov.b16, .b32, .b64 and .b128"},
 		{"a vector register packed as .u64", "sm_90", "", ".reg .v2 .u32 %v;", "mov.u64 %rd7, %v;",
 			"test.ptx:19:16: mov.u64 cannot pack or unpack"},
+		{"a call to a brace list (was a panic)", "sm_90", "", "", "call (%r5), {%r1, %r2}, (%r5);",
+			"test.ptx:19:2: call needs a function"},
 		{"several return values, one in .param", "sm_90", ".func (.param .b32 r, .reg .pred p) f()\n{\n\tret;\n}\n", "",
 			"call (%r2, %p1), f, ();", "test.ptx:4:8: return value r of f: a function with several return values returns them all in .reg"},
 		{"v8 in shared", "sm_100", "", "", "ld.shared.v8.b32 {%r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9}, [%r1];",

@@ -1167,7 +1167,9 @@ const (
 )
 
 func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
-	in.Op = OpCall
+	// A nop until the call site exists: a call refused below must not reach
+	// the code as an OpCall without one.
+	in.Op = OpNop
 	m.take(".uni")
 	in.Flags &^= FUni
 	// call (rets), name, (args) [, prototype]
@@ -1233,6 +1235,7 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 		cs.Rets = append(cs.Rets, paramCopy{from: uint64(i), to: s.off, size: s.size})
 	}
 	idx := len(l.f.Calls)
+	in.Op = OpCall
 	l.f.Calls = append(l.f.Calls, cs)
 	l.pending = append(l.pending, pendingCall{idx: idx, callee: name, pos: pos, nargs: len(args), nrets: len(rets)})
 	in.Imm = uint64(idx)
