@@ -34,8 +34,8 @@ from vectors import rng_for
 N = 128
 
 
-def _rand(form, bits, n=N):
-    R = rng_for('handwritten24', form.id)
+def _rand(form, bits, n=N, name=''):
+    R = rng_for('handwritten24', form.id, name)
     edge = {32: [0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFF, 0x10000, 0xFFFFFFFE],
             64: [0, 1, 0xFFFFFFFFFFFFFFFF, 0x7FFFFFFFFFFFFFFF, 0x8000000000000000, 0xFFFFFFFF, 0x100000000,
                  0xFFFF0000FFFF0000]}[bits]
@@ -46,7 +46,7 @@ def _vec(form):
     out = {}
     for (nm, t, _) in form.ins:
         bits = 64 if t in ('u64', 'b64', 'f64', 's64') else 32
-        out[nm] = _rand(form, bits)
+        out[nm] = _rand(form, bits, name=nm)
     return out
 
 
