@@ -206,16 +206,17 @@ var hwCases = []hwCase{
 			return []uint32{s, b2u(!c), b2u(c)}
 		}},
 	{name: "predicate returns under divergence keep the lanes that did not call",
-		pre: `.func (.reg .pred p) f(.reg .u32 a)
+		pre: `.func (.reg .pred p, .reg .u32 s) f(.reg .u32 a)
 {
 	setp.ne.u32 	p, a, 0;
+	mov.u32 	s, a;
 	ret;
 }`, in: 1, out: 1, body: `
 	ld.global.u32 	%r2, [%rd4];
 	setp.eq.u32 	%p1, %r2, %r2;
 	and.b32 	%r3, %r1, 1;
 	setp.eq.u32 	%p2, %r3, 0;
-	@%p2 call 	(%p1), f, (%r3);
+	@%p2 call 	(%p1, %r5), f, (%r3);
 	selp.u32 	%r4, 1, 0, %p1;
 	st.global.u32 	[%rd6], %r4;`,
 		want: nil}, // checked below: even lanes call with a = 0 (p false), odd lanes keep true
@@ -372,12 +373,16 @@ func TestHandwrittenRejected(t *testing.T) {
 			"call f, (%v);", "test.ptx:23:11: %v: parameter x is a vector of 4 .u32 values; give a vector register or a {...} list of 4"},
 		{"vector argument of another type", "sm_90", ".func f(.reg .v2 .u32 x)\n{\n\tret;\n}\n", ".reg .v2 .u16 %v;",
 			"call f, (%v);", "test.ptx:23:11: vector register %v holds .u16 values, parameter x .u32"},
-		{"value for a predicate parameter", "sm_90", ".func f(.reg .pred p)\n{\n\tret;\n}\n", "",
-			"call f, (%r2);", "test.ptx:23:11: expected a predicate register"},
+		{"value for a predicate parameter", "sm_90", ".func (.reg .u32 a, .reg .u32 b) f(.reg .pred p)\n{\n\tret;\n}\n", "",
+			"call (%r3, %r4), f, (%r2);", "test.ptx:23:23: expected a predicate register"},
+		{"a predicate parameter under the ABI", "sm_90", ".func (.reg .u32 a) f(.reg .pred p)\n{\n\tret;\n}\n", "",
+			"call (%r3), f, (%p1);", "test.ptx:4:23: register parameter p of f: a .pred register parameter needs a function with several return values"},
+		{"a 16-bit return value under the ABI", "sm_90", ".func (.reg .b16 a) f()\n{\n\tret;\n}\n", "",
+			"call (%h1), f, ();", "test.ptx:4:8: register parameter a of f: a .b16 register parameter needs a function with several return values"},
 		{"predicate for a value return", "sm_90", ".func (.reg .u32 r) f()\n{\n\tret;\n}\n", "",
 			"call (%p1), f, ();", "test.ptx:23:8: predicate %p1 used as a value destination"},
-		{"vector of predicates as a parameter", "sm_90", ".func f(.reg .v2 .pred p)\n{\n\tret;\n}\n", "",
-			"call f, ({%p1, %p2});", "test.ptx:4:9: register parameter p: arrays and vectors of .pred are not registers"},
+		{"vector of predicates as a parameter", "sm_90", ".func (.reg .u32 a, .reg .u32 b) f(.reg .v2 .pred p)\n{\n\tret;\n}\n", "",
+			"call (%r3, %r4), f, ({%p1, %p2});", "test.ptx:4:36: register parameter p: arrays and vectors of .pred are not registers"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -349,6 +349,19 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 			}
 			return out
 		}
+		if len(fn.Returns) <= 1 {
+			// With at most one return value ptxas compiles the function
+			// to the ABI, which has no register for a predicate or an
+			// 8- or 16-bit value (ptxas 13: "In ABI compilation, passing
+			// predicate, 8-bit and 16-bit parameters to device functions is
+			// not supported"; the driver's JIT: CUDA_ERROR_INVALID_PTX).
+			// Several return values turn the ABI off for the function.
+			for _, p := range append(append([]*ptx.Param(nil), fn.Params...), fn.Returns...) {
+				if t, ok := typeNames[p.Type]; ok && p.Space == ".reg" && (t == Pred || t.Size() < 4) {
+					l.errorf(p.Pos, "register parameter %s of %s: a %s register parameter needs a function with several return values (ptxas compiles one with at most one to the ABI, which passes no predicates, 8- or 16-bit values)", p.Name, fn.Name, t)
+				}
+			}
+		}
 		if len(fn.Returns) > 1 {
 			for _, p := range fn.Returns {
 				if p.Space != ".reg" {
