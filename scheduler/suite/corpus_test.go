@@ -155,7 +155,11 @@ func TestIssue24Handwritten(t *testing.T) {
 			require.NoError(t, err)
 			m, err := vm.NewDevice().LoadModule(name, src)
 			if err == nil {
-				_, err = m.Kernel(id)
+				for _, f := range m.AST.Funcs {
+					if f.Entry && err == nil {
+						_, err = m.Kernel(f.Name)
+					}
+				}
 			}
 			verdict := "exit 255"
 			if sm100 {
