@@ -5,6 +5,10 @@ package memspace
 // VM fills an Access once a memory instruction's lanes are validated and hands
 // it to the Observer installed for the SM; the models never see instructions.
 
+// MaxElems is the most elements one access moves per lane: a .v8 ld/st of
+// 32-bit values (256 bits).
+const MaxElems = 8
+
 // Access is one warp-wide memory access: what a memory instruction hands to
 // the memory system. Addr holds, for each lane in Mask, the address in Space of
 // the first byte; Size is the number of bytes each lane moves (a .v4.b32 access
@@ -50,11 +54,11 @@ type Access struct {
 	Origin Origin
 
 	// Values, for a Store, are the values stored: element e of lane l is
-	// Values[e][l] (Elems elements of Size/Elems bytes each); nil for
-	// every other access. The VM sets them only for an observer; they are
-	// valid during the Observe call (a checker compares what two writes
-	// wrote).
-	Values *[4][]uint64
+	// Values[e][l] (Elems elements of Size/Elems bytes each; Values[e] is
+	// nil for an element the store skips, the sink `_`); nil for every
+	// other access. The VM sets them only for an observer; they are valid
+	// during the Observe call (a checker compares what two writes wrote).
+	Values *[MaxElems][]uint64
 	Elems  uint8
 }
 

@@ -177,9 +177,9 @@ func TestFastPathsAgreeWithGeneralPath(t *testing.T) {
 		if !ok {
 			require.Equal(t, before, w1.memory(), "%s: a refused fast store wrote memory", name)
 			// What the interpreter does next.
-			_ = w1.v.Store(acc, 1, &[4][]uint64{vals[:]})
+			_ = w1.v.Store(acc, 1, &[MaxElems][]uint64{vals[:]})
 		}
-		f := w2.v.Store(acc, 1, &[4][]uint64{vals[:]})
+		f := w2.v.Store(acc, 1, &[MaxElems][]uint64{vals[:]})
 		if acc.Size == 4 || acc.Size == 8 {
 			require.Equal(t, f == nil, ok, "%s: fast path %v, general path fault %v", name, ok, f)
 			if ok {

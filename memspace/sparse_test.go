@@ -71,7 +71,7 @@ func TestSparseHugeAllocation(t *testing.T) {
 					acc.Addr[l] = a.Base + off + uint64(k+4*l)
 					vals[l] = uint64(binary.LittleEndian.Uint32(strip[k+4*l:]))
 				}
-				require.Nil(t, v.Store(acc, 1, &[4][]uint64{vals}))
+				require.Nil(t, v.Store(acc, 1, &[MaxElems][]uint64{vals}))
 			}
 		}
 	}
@@ -189,7 +189,7 @@ func TestSparseHostLimit(t *testing.T) {
 	}
 	acc.Addr[0] = a.Base + 5<<30
 	assert.False(t, v.StoreScalar(acc, &[32]uint64{1}), "a store that needs a page the host cannot give")
-	f := v.Store(acc, 1, &[4][]uint64{make([]uint64, 32)})
+	f := v.Store(acc, 1, &[MaxElems][]uint64{make([]uint64, 32)})
 	require.NotNil(t, f)
 	assert.Contains(t, f.Reason, "buffer big")
 	assert.Contains(t, f.Reason, "host memory limit of 128.1 KiB")

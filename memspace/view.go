@@ -33,7 +33,7 @@ type View struct {
 
 // Load performs a load of nelem elements of a.Size/nelem bytes for each lane
 // in a.Mask and writes them zero- or sign-extended to 64 bits into dst[e][lane].
-func (v *View) Load(a *Access, nelem int, signed bool, dst *[4][]uint64) *Fault {
+func (v *View) Load(a *Access, nelem int, signed bool, dst *[MaxElems][]uint64) *Fault {
 	esz := uint64(a.Size) / uint64(nelem)
 	for m := a.Mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
@@ -49,8 +49,10 @@ func (v *View) Load(a *Access, nelem int, signed bool, dst *[4][]uint64) *Fault 
 }
 
 // Store writes nelem elements of a.Size/nelem bytes for each lane in a.Mask,
-// taking the low bytes of src[e][lane].
-func (v *View) Store(a *Access, nelem int, src *[4][]uint64) *Fault {
+// taking the low bytes of src[e][lane]. An element whose src[e] is nil is
+// not written (the sink `_` of a 256-bit store); the access is still checked
+// as a whole.
+func (v *View) Store(a *Access, nelem int, src *[MaxElems][]uint64) *Fault {
 	esz := uint64(a.Size) / uint64(nelem)
 	for m := a.Mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
@@ -59,7 +61,9 @@ func (v *View) Store(a *Access, nelem int, src *[4][]uint64) *Fault {
 			return f
 		}
 		for e := 0; e < nelem; e++ {
-			PutUint(b[uint64(e)*esz:], esz, src[e][l])
+			if src[e] != nil {
+				PutUint(b[uint64(e)*esz:], esz, src[e][l])
+			}
 		}
 	}
 	return nil

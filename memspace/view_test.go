@@ -91,8 +91,8 @@ func lanes(ls ...int) uint32 {
 	return m
 }
 
-func newDst() *[4][]uint64 {
-	var d [4][]uint64
+func newDst() *[MaxElems][]uint64 {
+	var d [MaxElems][]uint64
 	for e := range d {
 		d[e] = make([]uint64, 32)
 		for l := range d[e] {

@@ -220,6 +220,7 @@ const (
 	OpAddress                    // [base], [base+imm], [imm]; texture/surface operands [t, {c}] (see Operand.Elems)
 	OpVector                     // {a, b, c, d}
 	OpList                       // (a, b) in call syntax, or a brx.idx label list
+	OpRegPlus                    // a register plus an immediate, `%r1 + 1`, `%rd2+-8` (Name, Int): a value operand ptxas takes (`st.u64 [a], %rd1 + 1;`)
 )
 
 // Operand is one instruction operand.
@@ -228,9 +229,9 @@ type Operand struct {
 	Kind   OperandKind
 	Neg    bool   // "!%p" (logical not of a predicate source)
 	Minus  bool   // "-%r" (a negated source: vmad's operands)
-	Name   string // OpName: "%r1", "%tid.x", "_Z3fooi", "$L__BB0_3", "_"; OpAddress: base name or ""
+	Name   string // OpName: "%r1", "%tid.x", "_Z3fooi", "$L__BB0_3", "_"; OpAddress: base name or ""; OpRegPlus: the register
 	Pair   string // the second destination of "%p1|%p2" (setp, and friends)
-	Int    int64  // OpInt value; OpAddress offset
+	Int    int64  // OpInt value; OpAddress offset; OpRegPlus immediate
 	Float  uint64 // OpFloat bits
 	Double bool   // OpFloat: Float holds float64 bits (0d or decimal) rather than float32 bits (0f)
 

@@ -433,6 +433,9 @@ func (c *conv) operand(g *gOperand, op *Operand) {
 		if i := strings.IndexByte(op.Name, '|'); i > 0 {
 			op.Name, op.Pair = op.Name[:i], op.Name[i+1:]
 		}
+		if g.Off != nil {
+			op.Kind, op.Int = OpRegPlus, int64(c.int(g.Pos, *g.Off))
+		}
 	case g.Not != nil:
 		op.Kind, op.Name, op.Neg = OpName, *g.Not, true
 	case g.Minus != nil:
@@ -463,6 +466,12 @@ func (c *conv) operand(g *gOperand, op *Operand) {
 	case g.Vec != nil:
 		op.Kind = OpVector
 		op.Elems = c.operands(g.Vec)
+		for _, e := range op.Elems {
+			if e.Kind == OpRegPlus {
+				// ptxas 13: a syntax error.
+				c.errs.add(e.Pos, "a register expression ("+e.Name+"+"+strconv.FormatInt(e.Int, 10)+") cannot be an element of a {...} list")
+			}
+		}
 	case g.List != nil:
 		op.Kind = OpList
 		op.Elems = c.operands(g.List.Items)

@@ -108,6 +108,13 @@ func (f *fastParser) operand() *gOperand {
 	switch t.Type {
 	case tIdent:
 		o.Name, _ = f.take(tIdent)
+		if s := f.plex.Peek(); s.Type == tPunct && s.Value == "+" {
+			f.plex.Next()
+			var ok bool
+			if o.Off, ok = f.take(tInt); !ok {
+				return nil
+			}
+		}
 		return o
 	case tInt, tFloat:
 		o.Num = f.num()

@@ -30,6 +30,8 @@ func FuzzParse(f *testing.F) {
 		kernel("\tmov.u32 %r1, 0x;\n\t{\n\tadd"),
 		kernel("\tvmad.s32.s32.s32.sat.shr7 %r1, -%r2.b0, -%r3.h1, -%r4;\n\tcall (%r1, %r2), f, (%r3, -7);\n\tadd.u32 %v.w, %v.a, WARP_SZ;"),
 		header + ".func (.reg .b32 a, .reg .f64 b) f(.param .v4 .b32 v, .reg .pred p)\n{\n\tret;\n}\n",
+		kernel("\tst.global.u64 [%rd1], %rd2 + 1;\n\tmov.u32 %r1, %r2+-1;\n\tst.v2.u32 [%rd1], {%r1 + 1, %r2};\n\tadd.u32 %r1, %r2 - 3, %r3;"),
+		kernel("\tmov.v4.u16 %q, {%h1, %h2, _, 7};\n\tmov.b64 %rd1, %v;\n\tld.global.v8.f32 {%f1, _, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd1];"),
 		"{{{{{{{{",
 		".entry k() { .loc 1 2 3, function_name .debug_str+16, inlined_at 1 2 3\n}",
 	} {

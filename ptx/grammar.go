@@ -210,15 +210,19 @@ type gGuard struct {
 	Reg string `parser:"@Ident"`
 }
 
+// gOperand is one operand. A name may be followed by '+' and an integer
+// (`%r1 + 1`, `%rd2+-8`): a register expression, which ptxas takes as a
+// value operand (not `%r1 - 1`: ptxas 13 reports a syntax error there).
 type gOperand struct {
 	Pos   lexer.Position
-	Name  *string     `parser:"  @Ident"`
+	Name  *string     `parser:"(  @Ident"`
+	Off   *string     `parser:"   ( '+' @Int )?"`
 	Addr  *gAddr      `parser:"| '[' @@ ']'"`
 	Num   *gNum       `parser:"| @@"`
 	Vec   []*gOperand `parser:"| '{' @@ ( ',' @@ )* '}'"`
 	List  *gList      `parser:"| @@"`
 	Not   *string     `parser:"| '!' @Ident"`
-	Minus *string     `parser:"| '-' @Ident"`
+	Minus *string     `parser:"| '-' @Ident )"`
 }
 
 type gAddr struct {

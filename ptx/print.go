@@ -420,6 +420,8 @@ func (p *printer) operand(op *Operand) {
 		if op.Pair != "" {
 			p.s("|").s(op.Pair)
 		}
+	case OpRegPlus:
+		p.s(op.Name).s("+").i(op.Int)
 	case OpInt:
 		p.i(op.Int)
 	case OpFloat:

@@ -51,6 +51,9 @@ func (w *Warp) popFrame() {
 				dst[l] = src[l]
 			}
 		}
+		for _, r := range s.PredRets {
+			c.preds[r.to] = c.preds[r.to]&^back | f.preds[r.from]&back
+		}
 	}
 	w.depth--
 	w.view.FParam, w.view.FParamStride = c.params, int(c.fn.ParamBlock)
@@ -463,6 +466,13 @@ func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 			l := bits.TrailingZeros32(x) & 31
 			dst[l] = src[l]
 		}
+	}
+	for _, a := range cs.PredArgs {
+		p := f.preds[a.from]
+		if a.neg {
+			p = ^p
+		}
+		nf.preds[a.to] = nf.preds[a.to]&^exec | p&exec
 	}
 	w.view.FParam, w.view.FParamStride = nf.params, int(callee.ParamBlock)
 	return nil

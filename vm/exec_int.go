@@ -101,6 +101,19 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 				f.r(in.V[e])[l] = v >> (esz * uint(e)) & emask
 			}
 		}
+	case OpMovVec:
+		msk := sizeMask(in.T)
+		n := int(in.Vec)
+		for x := exec; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x) & 31
+			var v [4]uint64
+			for e := range n {
+				v[e] = f.r(in.W[e])[l] & msk
+			}
+			for e := range n {
+				f.r(in.V[e])[l] = v[e]
+			}
+		}
 	case OpLocalAddr:
 		d := f.r(in.D)
 		v := f.localBase + uint64(in.Off)

@@ -179,8 +179,12 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 		}
 	}
 	n := int(in.Vec)
-	for e := 0; e < n; e++ {
-		w.vbuf[e] = f.r(in.V[e])[:]
+	for e, r := range in.MemRegs(f.fn) {
+		if r == NoReg { // a store's sink: not written
+			w.vbuf[e] = nil
+			continue
+		}
+		w.vbuf[e] = f.r(r)[:]
 	}
 	var mf *memspace.Fault
 	if in.Op == OpLd {

@@ -22,6 +22,7 @@ const (
 	OpMov
 	OpPack   // mov.bN d, {a, b, ...}
 	OpUnpack // mov.bN {a, b, ...}, s
+	OpMovVec // mov.v2/.v4: V[e] = W[e] for e < Vec (every W read before any V is written)
 	OpLocalAddr
 	OpSelp
 	OpSlct
@@ -154,7 +155,7 @@ const (
 var opNames = [numOps]string{
 	OpNop: "nop", OpBra: "bra", OpBrx: "brx.idx", OpCall: "call", OpRet: "ret", OpExit: "exit",
 	OpBar: "bar", OpTrap: "trap", OpClock: "mov.clock",
-	OpMov: "mov", OpPack: "mov.pack", OpUnpack: "mov.unpack", OpLocalAddr: "mov.local_addr",
+	OpMov: "mov", OpPack: "mov.pack", OpUnpack: "mov.unpack", OpMovVec: "mov.vec", OpLocalAddr: "mov.local_addr",
 	OpSelp: "selp", OpSlct: "slct", OpSet: "set", OpSetp: "setp",
 	OpPAnd: "and.pred", OpPOr: "or.pred", OpPXor: "xor.pred", OpPNot: "not.pred", OpPMov: "mov.pred",
 	OpAdd: "add", OpSub: "sub", OpAddc: "add.cc", OpMulLo: "mul.lo", OpMulHi: "mul.hi", OpMulWide: "mul.wide",
@@ -309,7 +310,8 @@ type Inst struct {
 	// destinations, and one extra source: bfi's length, lop3's predicate
 	// input, shfl's membermask.
 	V [4]int32
-	// W holds tex/tld4's coordinates (NoReg past the last).
+	// W holds tex/tld4's coordinates (NoReg past the last), and the
+	// sources of mov.v2/.v4 (OpMovVec; V the destinations).
 	W [4]int32
 	// Imm is an immediate whose meaning depends on Op: lop3's LUT
 	// (Inst.LUT), prmt's mode, testp's class, the negation bits of
@@ -326,7 +328,8 @@ type Inst struct {
 	// OpLocalAddr, and the gathered component of tld4 (-1: tex).
 	Off int64
 	// Target is the branch target PC of bra, and the register list of a
-	// vector atomic (an index into Func.RegLists; Inst.RegList).
+	// vector atomic (an index into Func.RegLists; Inst.RegList) or a .v8
+	// ld/st (Inst.MemRegs).
 	Target int32
 }
 
@@ -364,6 +367,16 @@ const (
 	AtomMin  = atomMin
 	AtomMax  = atomMax
 )
+
+// MemRegs is the registers of an ld/st in f: the destinations of a load,
+// the values of a store (NoReg for a store's sink `_`), one per element; a
+// .v8 access keeps them in a register list.
+func (in *Inst) MemRegs(f *Func) []int32 {
+	if int(in.Vec) > len(in.V) {
+		return f.RegLists[in.Target]
+	}
+	return in.V[:in.Vec]
+}
 
 // RegList is the register list of a vector atomic in f: the destinations,
 // then the values.

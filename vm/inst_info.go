@@ -254,6 +254,12 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		for _, x := range cs.RegRets {
 			w.reg(x.to)
 		}
+		for _, a := range cs.PredArgs {
+			r.pred(a.from)
+		}
+		for _, x := range cs.PredRets {
+			w.pred(x.to)
+		}
 	case OpNop, OpBra, OpRet, OpExit, OpTrap, OpBarCluster:
 	case OpBrx:
 		reg(&r, in.A)
@@ -280,6 +286,11 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 			wide(&w, in.D)
 		} else {
 			w.reg(in.D)
+		}
+	case OpMovVec:
+		for e := 0; e < int(in.Vec); e++ {
+			r.reg(in.W[e])
+			w.reg(in.V[e])
 		}
 	case OpUnpack:
 		if in.T == B128 {
@@ -343,13 +354,13 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		}
 	case OpLd:
 		addrReg()
-		for e := 0; e < int(in.Vec); e++ {
-			w.reg(in.V[e])
+		for _, x := range in.MemRegs(f) {
+			w.reg(x)
 		}
 	case OpSt:
 		addrReg()
-		for e := 0; e < int(in.Vec); e++ {
-			r.reg(in.V[e])
+		for _, x := range in.MemRegs(f) {
+			reg(&r, x)
 		}
 	case OpAtom:
 		addrReg()

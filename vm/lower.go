@@ -69,9 +69,10 @@ type fnLower struct {
 }
 
 type pendingCall struct {
-	idx    int // index into f.Calls
-	callee string
-	pos    ptx.Pos
+	idx          int // index into f.Calls
+	callee       string
+	pos          ptx.Pos
+	nargs, nrets int // the arguments and return values the call names
 }
 
 func (l *fnLower) errorf(pos ptx.Pos, format string, args ...any) {
@@ -313,14 +314,32 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 				}
 				if p.Space == ".reg" {
 					// A register of the callee, filled by the call (and
-					// read back by it, for a return value).
-					if slot.Type == Pred || slot.Array >= 0 || p.Vector != 0 {
-						l.errorf(p.Pos, "register parameter %s: only scalar value registers are supported", p.Name)
+					// read back by it, for a return value): a predicate, a
+					// value, or the consecutive registers of a vector
+					// (.reg .v2 .u32 x, elements x.x and x.y) or a .b128.
+					if slot.Array >= 0 || p.Vector != 0 && (slot.Type == Pred || slot.Type == B128) {
+						l.errorf(p.Pos, "register parameter %s: arrays and vectors of %s are not registers", p.Name, slot.Type)
 						continue
 					}
-					slot.InReg, slot.Reg = true, l.newReg()
-					l.regs[p.Name] = regInfo{off: slot.Reg, t: slot.Type}
-					l.f.RegCount[slot.Type]++
+					if p.Vector*slot.Type.Size() > 16 {
+						l.errorf(p.Pos, "register parameter %s: a vector register holds at most 128 bits (.v%d%s is %d)", p.Name, p.Vector, slot.Type, 8*p.Vector*slot.Type.Size())
+						continue
+					}
+					slot.InReg = true
+					switch {
+					case slot.Type == Pred:
+						slot.Reg = l.npreds
+						l.npreds++
+						l.regs[p.Name] = regInfo{off: slot.Reg, t: Pred, pred: true}
+					default:
+						n := regSlots(slot.Type, p.Vector)
+						slot.Reg = l.newReg()
+						for range n - 1 {
+							l.newReg()
+						}
+						l.regs[p.Name] = regInfo{off: slot.Reg, t: slot.Type, vec: p.Vector}
+						l.f.RegCount[slot.Type] += max(p.Vector, 1)
+					}
 					out = append(out, slot)
 					continue
 				}
@@ -331,6 +350,27 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 				top[p.Name] = &localSym{space: memspace.FParam, off: slot.Offset, size: slot.Size, t: slot.Type}
 			}
 			return out
+		}
+		if len(fn.Returns) <= 1 {
+			// With at most one return value ptxas compiles the function
+			// to the ABI, which has no register for a predicate or an
+			// 8- or 16-bit value (ptxas 13: "In ABI compilation, passing
+			// predicate, 8-bit and 16-bit parameters to device functions is
+			// not supported"; the driver's JIT: CUDA_ERROR_INVALID_PTX).
+			// Several return values turn the ABI off for the function.
+			for _, p := range append(append([]*ptx.Param(nil), fn.Params...), fn.Returns...) {
+				if t, ok := typeNames[p.Type]; ok && p.Space == ".reg" && (t == Pred || t.Size() < 4) {
+					l.errorf(p.Pos, "register parameter %s of %s: a %s register parameter needs a function with several return values (ptxas compiles one with at most one to the ABI, which passes no predicates, 8- or 16-bit values)", p.Name, fn.Name, t)
+				}
+			}
+		}
+		if len(fn.Returns) > 1 {
+			for _, p := range fn.Returns {
+				if p.Space != ".reg" {
+					// ptxas 13: "Multiple return parameters require .register state space".
+					l.errorf(p.Pos, "return value %s of %s: a function with several return values returns them all in .reg", p.Name, fn.Name)
+				}
+			}
 		}
 		f.Params = add(fn.Params)
 		f.Rets = add(fn.Returns)
@@ -374,10 +414,10 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 		}
 		cs.Callee = callee
 		ca := callee.ast
-		if n := len(cs.Args) + len(cs.RegArgs); n != len(ca.Params) {
+		if n := pc.nargs; n != len(ca.Params) {
 			l.errorf(pc.pos, "call to %s passes %d arguments, it takes %d", pc.callee, n, len(ca.Params))
 		}
-		if n := len(cs.Rets) + len(cs.RegRets); n != len(ca.Returns) {
+		if n := pc.nrets; n != len(ca.Returns) {
 			l.errorf(pc.pos, "call to %s receives %d return values, it returns %d", pc.callee, n, len(ca.Returns))
 		}
 	}
@@ -419,10 +459,18 @@ func (k *Kernel) linkCalls() {
 				cs.Args[j].size = min(cs.Args[j].size, p.Size)
 			}
 			for j := range cs.RegArgs {
-				cs.RegArgs[j].to = cs.Callee.Params[cs.RegArgs[j].to].Reg
+				a := &cs.RegArgs[j]
+				a.to = cs.Callee.Params[a.to].Reg + a.elem*32
 			}
 			for j := range cs.RegRets {
-				cs.RegRets[j].from = cs.Callee.Rets[cs.RegRets[j].from].Reg
+				r := &cs.RegRets[j]
+				r.from = cs.Callee.Rets[r.from].Reg + r.elem*32
+			}
+			for j := range cs.PredArgs {
+				cs.PredArgs[j].to = cs.Callee.Params[cs.PredArgs[j].to].Reg
+			}
+			for j := range cs.PredRets {
+				cs.PredRets[j].from = cs.Callee.Rets[cs.PredRets[j].from].Reg
 			}
 			for j := range cs.Rets {
 				p := cs.Callee.Rets[cs.Rets[j].from]
@@ -491,6 +539,11 @@ func (l *fnLower) declRegs(d *ptx.RegDecl) {
 	}
 	if d.Vector != 0 && (t == Pred || t == B128 || d.Vector != 2 && d.Vector != 4) {
 		l.errorf(d.Pos, "vector registers of %d %s values are not supported", d.Vector, t)
+		return
+	}
+	if d.Vector*t.Size() > 16 {
+		// ptxas 13, also for sm_100: "Vector type too large, exceeds 128 bit limit".
+		l.errorf(d.Pos, "a vector register holds at most 128 bits (.v%d%s is %d)", d.Vector, t, 8*d.Vector*t.Size())
 		return
 	}
 	for _, n := range d.Names {
@@ -632,6 +685,46 @@ func (l *fnLower) instDefs(in *Inst) []int32 {
 		w.Regs[i] = r * 32
 	}
 	return w.Regs
+}
+
+// targetSM is the architecture number the module's .target names (90 for
+// sm_90 and sm_90a, 100 for sm_100), or 0 when it names none.
+func (m *Module) targetSM() int {
+	for _, t := range m.AST.Target {
+		num, ok := strings.CutPrefix(t, "sm_")
+		if !ok {
+			continue
+		}
+		if v, err := strconv.Atoi(strings.TrimRight(num, "af")); err == nil {
+			return v
+		}
+	}
+	return 0
+}
+
+// versionAtLeast reports whether the module's .version is at least
+// major.minor (true when it has none).
+func (m *Module) versionAtLeast(major, minor int) bool {
+	a, b, ok := strings.Cut(m.AST.Version, ".")
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil {
+		return true
+	}
+	return x > major || x == major && y >= minor
+}
+
+// regSlots is how many consecutive 64-bit registers a .reg variable of
+// type t (a vector of vec, when vec > 0) takes: one per element, two for a
+// .b128.
+func regSlots(t Type, vec int) int {
+	switch {
+	case vec > 0:
+		return vec
+	case t == B128:
+		return 2
+	}
+	return 1
 }
 
 // ParamLayout computes the size, alignment and type of a parameter

@@ -65,7 +65,7 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		if !need(2) {
 			return
 		}
-		l.lowerMov(pi, &in, t)
+		l.lowerMov(pi, &in, t, m.vec)
 		return
 	case "ld", "ldu":
 		l.lowerLdSt(pi, &in, &m, true)
@@ -710,7 +710,7 @@ func (l *fnLower) un(in *Inst, ops []*ptx.Operand, t Type) {
 	in.A = l.src(ops[1], t)
 }
 
-func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type) {
+func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type, vec int) {
 	d, a := pi.Operands[0], pi.Operands[1]
 	if t == Pred && a.Kind == ptx.OpName && a.Name == "%is_explicit_cluster" {
 		// A predicate special register: its value (0 or 1) compared with 0.
@@ -718,6 +718,10 @@ func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type) {
 		in.D = l.predDst(d)
 		in.A, in.B = l.sregReg(srExplicitCluster), l.constReg(0)
 		l.emit(*in, pi.Pos)
+		return
+	}
+	if vec > 0 {
+		l.lowerMovVec(pi, in, t, vec)
 		return
 	}
 	if t == Pred {
@@ -731,27 +735,59 @@ func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type) {
 		l.emit(*in, pi.Pos)
 		return
 	}
-	switch {
-	case a.Kind == ptx.OpVector:
-		in.Op = OpPack
-		in.Vec = uint8(len(a.Elems))
-		if in.Vec != 2 && in.Vec != 4 || t.Size() == 0 || t.Size()%int(in.Vec) != 0 {
-			l.errorf(a.Pos, "cannot pack %d values into %s", len(a.Elems), t)
+	// A vector register used whole (.reg .v2 .u32 %v) packs and unpacks
+	// like the brace list of its elements: mov.b64 %rd, %v is
+	// mov.b64 %rd, {%v.x, %v.y}.
+	srcs, dsts := a.Elems, d.Elems
+	if a.Kind != ptx.OpVector {
+		srcs = l.vectorElems(a)
+	}
+	if d.Kind != ptx.OpVector {
+		dsts = l.vectorElems(d)
+	}
+	if srcs != nil && dsts != nil {
+		// Both sides lists: pack into a scratch register, unpack from it.
+		if !l.checkPack(a, srcs, t) || !l.checkPack(d, dsts, t) || t == B128 {
+			if t == B128 {
+				l.errorf(pi.Pos, "mov.b128 between two vectors is not supported")
+			}
 			return
 		}
+		in.Op, in.Vec = OpPack, uint8(len(srcs))
+		et := sizedBits(t.Size() / len(srcs))
+		for i, e := range srcs {
+			in.V[i] = l.src(e, et)
+		}
+		in.D = l.newReg()
+		l.emit(*in, pi.Pos)
+		un := newInst(OpUnpack)
+		un.Guard, un.GuardNeg = in.Guard, in.GuardNeg
+		un.T, un.Vec, un.A = t, uint8(len(dsts)), in.D
+		for i, e := range dsts {
+			un.V[i] = l.dst(e)
+		}
+		l.emit(un, pi.Pos)
+		return
+	}
+	switch {
+	case srcs != nil:
+		if !l.checkPack(a, srcs, t) {
+			return
+		}
+		in.Op = OpPack
+		in.Vec = uint8(len(srcs))
 		et := sizedBits(t.Size() / int(in.Vec))
-		for i, e := range a.Elems {
+		for i, e := range srcs {
 			in.V[i] = l.src(e, et)
 		}
 		in.D = l.dst(d)
-	case d.Kind == ptx.OpVector:
-		in.Op = OpUnpack
-		in.Vec = uint8(len(d.Elems))
-		if in.Vec != 2 && in.Vec != 4 || t.Size() == 0 || t.Size()%int(in.Vec) != 0 {
-			l.errorf(d.Pos, "cannot unpack %s into %d values", t, len(d.Elems))
+	case dsts != nil:
+		if !l.checkPack(d, dsts, t) {
 			return
 		}
-		for i, e := range d.Elems {
+		in.Op = OpUnpack
+		in.Vec = uint8(len(dsts))
+		for i, e := range dsts {
 			in.V[i] = l.dst(e)
 		}
 		in.A = l.src(a, t)
@@ -770,7 +806,7 @@ func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type) {
 				l.emit(*in, pi.Pos)
 				return
 			}
-			if f := l.m.funcs[a.Name]; f != nil {
+			if _, isReg := l.reg(a.Name); !isReg && l.m.funcs[a.Name] != nil {
 				l.errorf(a.Pos, "taking the address of function %s is not supported", a.Name)
 				return
 			}
@@ -786,6 +822,71 @@ func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type) {
 			in.Op, in.Vec = OpPack, 2
 			in.V[0], in.V[1], in.A = in.A, in.A+32, NoReg
 		}
+	}
+	l.emit(*in, pi.Pos)
+}
+
+// checkPack reports whether the values elems (a brace list, or the
+// elements of the vector register o) fit a mov.t pack or unpack: 2 or 4
+// values of equal width, t's size in all.
+func (l *fnLower) checkPack(o *ptx.Operand, elems []*ptx.Operand, t Type) bool {
+	n := len(elems)
+	switch t {
+	case B16, B32, B64, B128:
+	default:
+		// ptxas 13: "Arguments mismatch for instruction 'mov'".
+		l.errorf(o.Pos, "mov%s cannot pack or unpack: the packing forms are mov.b16, .b32, .b64 and .b128", t)
+		return false
+	}
+	if n != 2 && n != 4 || t.Size() == 0 || t.Size()%n != 0 {
+		if o.Kind == ptx.OpVector {
+			l.errorf(o.Pos, "cannot pack or unpack %d values as %s", n, t)
+		} else {
+			l.errorf(o.Pos, "vector register %s (%d values) does not pack into %s", o.Name, n, t)
+		}
+		return false
+	}
+	if o.Kind != ptx.OpVector {
+		if r, _ := l.reg0(o.Name); r.t.Size()*n != t.Size() {
+			l.errorf(o.Pos, "vector register %s is %d x %s (%d bytes); mov%s moves %d bytes", o.Name, n, r.t, r.t.Size()*n, t, t.Size())
+			return false
+		}
+	}
+	return true
+}
+
+// lowerMovVec lowers mov.v2/.v4: values moved element by element between
+// vector registers and brace lists (mov.v4.u16 %v, {%a, %b, %c, %d};
+// mov.v2.u32 {%a, _}, %v; mov.v2.u32 %w, %v). Every source is read before
+// any destination is written.
+func (l *fnLower) lowerMovVec(pi *ptx.Instruction, in *Inst, t Type, vec int) {
+	d, a := pi.Operands[0], pi.Operands[1]
+	if vec != 2 && vec != 4 || t == Pred || t == B128 || t.Size() == 0 {
+		l.errorf(pi.Pos, "mov.v%d%s: mov moves vectors of 2 or 4 values of a 1- to 8-byte type", vec, t)
+		return
+	}
+	elems := func(o *ptx.Operand) []*ptx.Operand {
+		if o.Kind == ptx.OpVector {
+			return o.Elems
+		}
+		if e := l.vectorElems(o); e != nil {
+			return e
+		}
+		l.errorf(o.Pos, "mov.v%d needs a vector register or a {...} list of %d values here", vec, vec)
+		return nil
+	}
+	dsts, srcs := elems(d), elems(a)
+	if dsts == nil || srcs == nil {
+		return
+	}
+	if len(dsts) != vec || len(srcs) != vec {
+		l.errorf(pi.Pos, "mov.v%d moves %d values, found %d and %d", vec, vec, len(dsts), len(srcs))
+		return
+	}
+	in.Op, in.T, in.Vec = OpMovVec, t, uint8(vec)
+	for i := range vec {
+		in.W[i] = l.src(srcs[i], t)
+		in.V[i] = l.dst(dsts[i])
 	}
 	l.emit(*in, pi.Pos)
 }
@@ -828,8 +929,15 @@ func (l *fnLower) lowerLdSt(pi *ptx.Instruction, in *Inst, m *mods, load bool) {
 	if vec == 0 {
 		vec = 1
 	}
-	if vec > 4 {
-		l.errorf(pi.Pos, ".v%d accesses are not supported", vec)
+	wide := vec*t.Size() == 32 // 256 bits: .v8 of 32-bit values, .v4 of 64-bit ones
+	switch {
+	case vec == 8 && t.Size() != 4 || vec > 8:
+		l.errorf(pi.Pos, "%s.v%d%s: .v8 accesses move 32-bit values (.b32, .u32, .s32, .f32)", pi.Opcode, vec, t)
+		return
+	case wide && !l.wideAccessOK(pi, sp, vec, t):
+		return
+	case vec*t.Size() > 32:
+		l.errorf(pi.Pos, "%s.v%d%s: a vector access moves at most 256 bits", pi.Opcode, vec, t)
 		return
 	}
 	in.Vec = uint8(vec)
@@ -866,17 +974,50 @@ func (l *fnLower) lowerLdSt(pi *ptx.Instruction, in *Inst, m *mods, load bool) {
 		l.errorf(data.Pos, "%s.v%d needs %d values, found %d", pi.Opcode, vec, vec, len(elems))
 		return
 	}
+	regs := make([]int32, vec)
 	for i, e := range elems {
-		if load {
-			in.V[i] = l.dst(e)
-		} else {
-			in.V[i] = l.src(e, t)
+		switch {
+		case load:
+			regs[i] = l.dst(e)
+		case e.Kind == ptx.OpName && e.Name == "_":
+			// A store's sink: the element's bytes are not written.
+			if !wide {
+				l.errorf(e.Pos, "the sink _ stands for a stored value only in 256-bit stores (.v8, .v4 of 64-bit values)")
+			}
+			regs[i] = NoReg
+		default:
+			regs[i] = l.src(e, t)
 		}
+	}
+	if vec > len(in.V) {
+		l.setRegList(in, regs)
+	} else {
+		copy(in.V[:], regs)
 	}
 	if len(m.rest) > 0 {
 		l.errorf(pi.Pos, "unsupported modifier %s on %s", strings.Join(m.rest, ""), pi.Opcode)
 	}
 	l.emit(*in, pi.Pos)
+}
+
+// wideAccessOK checks a 256-bit ld/st (.v8 of 32-bit values, .v4 of
+// 64-bit ones): the ISA gives them to sm_100 and later, in the global
+// space (or generic addresses in it).
+func (l *fnLower) wideAccessOK(pi *ptx.Instruction, sp memspace.Space, vec int, t Type) bool {
+	name := pi.Opcode + "." + sp.String() + ".v" + itoa(vec) + t.String()
+	if sp == memspace.Generic {
+		name = pi.Opcode + ".v" + itoa(vec) + t.String()
+	}
+	if sm := l.m.targetSM(); sm != 0 && sm < 100 || !l.m.versionAtLeast(8, 8) {
+		l.errorf(pi.Pos, "%s: 256-bit accesses need PTX ISA .version 8.8 and .target sm_100 or later (the module: .version %s, .target %s)",
+			name, l.m.AST.Version, strings.Join(l.m.AST.Target, ", "))
+		return false
+	}
+	if sp != memspace.Global && sp != memspace.Generic {
+		l.errorf(pi.Pos, "%s: 256-bit accesses are in the global space only (.global, or generic addresses in it)", name)
+		return false
+	}
+	return true
 }
 
 func (l *fnLower) lowerPredLogic(pi *ptx.Instruction, in *Inst, ops []*ptx.Operand) {
@@ -1051,7 +1192,9 @@ const (
 )
 
 func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
-	in.Op = OpCall
+	// A nop until the call site exists: a call refused below must not reach
+	// the code as an OpCall without one.
+	in.Op = OpNop
 	m.take(".uni")
 	in.Flags &^= FUni
 	// call (rets), name, (args) [, prototype]
@@ -1094,8 +1237,7 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 	var cs CallSite
 	for i, a := range args {
 		if i < len(cps) && cps[i].Space == ".reg" {
-			t, _ := ParseType(cps[i].Type)
-			cs.RegArgs = append(cs.RegArgs, regCopy{from: l.src(a, t), to: int32(i)})
+			l.regArg(&cs, a, cps[i], int32(i))
 			continue
 		}
 		s := l.lookupLocal(a.Name)
@@ -1107,7 +1249,7 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 	}
 	for i, r := range rets {
 		if i < len(crs) && crs[i].Space == ".reg" {
-			cs.RegRets = append(cs.RegRets, regCopy{from: int32(i), to: l.dst(r)})
+			l.regRet(&cs, r, crs[i], int32(i))
 			continue
 		}
 		s := l.lookupLocal(r.Name)
@@ -1118,9 +1260,79 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 		cs.Rets = append(cs.Rets, paramCopy{from: uint64(i), to: s.off, size: s.size})
 	}
 	idx := len(l.f.Calls)
+	in.Op = OpCall
 	l.f.Calls = append(l.f.Calls, cs)
-	l.pending = append(l.pending, pendingCall{idx: idx, callee: name, pos: pos})
+	l.pending = append(l.pending, pendingCall{idx: idx, callee: name, pos: pos, nargs: len(args), nrets: len(rets)})
 	in.Imm = uint64(idx)
+}
+
+// regArg lowers argument a of a call for the callee's .reg parameter p
+// (number i): a predicate, a value, or a vector or .b128 whose elements go
+// one register each (a vector register or a {...} list for a vector).
+func (l *fnLower) regArg(cs *CallSite, a *ptx.Operand, p *ptx.Param, i int32) {
+	t, _ := ParseType(p.Type)
+	if t == Pred {
+		r, neg := l.predSrc(a)
+		cs.PredArgs = append(cs.PredArgs, predCopy{from: r, to: i, neg: neg})
+		return
+	}
+	for e, from := range l.regParts(a, p, t, false) {
+		cs.RegArgs = append(cs.RegArgs, regCopy{from: from, to: i, elem: int32(e)})
+	}
+}
+
+// regRet lowers return value r of a call from the callee's .reg return
+// parameter p (number i), as regArg.
+func (l *fnLower) regRet(cs *CallSite, r *ptx.Operand, p *ptx.Param, i int32) {
+	t, _ := ParseType(p.Type)
+	if t == Pred {
+		cs.PredRets = append(cs.PredRets, predCopy{from: i, to: l.predDst(r)})
+		return
+	}
+	for e, to := range l.regParts(r, p, t, true) {
+		cs.RegRets = append(cs.RegRets, regCopy{from: i, to: to, elem: int32(e)})
+	}
+}
+
+// regParts lowers the caller's side of a .reg argument (dst false) or
+// return value (dst true) for parameter p of type t: one register per
+// register of the callee's parameter.
+func (l *fnLower) regParts(o *ptx.Operand, p *ptx.Param, t Type, dst bool) []int32 {
+	one := func(o *ptx.Operand) int32 {
+		if dst {
+			return l.dst(o)
+		}
+		return l.src(o, t)
+	}
+	switch {
+	case p.Vector > 0:
+		elems := o.Elems
+		if o.Kind != ptx.OpVector {
+			elems = l.vectorElems(o)
+		}
+		if len(elems) != p.Vector {
+			l.errorf(o.Pos, "%s: parameter %s is a vector of %d %s values; give a vector register or a {...} list of %d", o.Name, p.Name, p.Vector, t, p.Vector)
+			return nil
+		}
+		if o.Kind != ptx.OpVector {
+			if r, _ := l.reg0(o.Name); r.t.Size() != t.Size() {
+				l.errorf(o.Pos, "vector register %s holds %s values, parameter %s %s", o.Name, r.t, p.Name, t)
+				return nil
+			}
+		}
+		out := make([]int32, len(elems))
+		for e, x := range elems {
+			out[e] = one(x)
+		}
+		return out
+	case t == B128:
+		r := one(o)
+		if r == l.sink {
+			return []int32{r, r}
+		}
+		return []int32{r, r + 32}
+	}
+	return []int32{one(o)}
 }
 
 func (l *fnLower) lowerBar(pi *ptx.Instruction, in *Inst, m *mods, ops []*ptx.Operand) {

@@ -213,6 +213,9 @@ func (l *fnLower) src(o *ptx.Operand, t Type) int32 {
 		l.errorf(o.Pos, "unknown register or symbol %s", o.Name)
 		return 0
 	}
+	if o.Kind == ptx.OpRegPlus {
+		return l.regPlus(o, t)
+	}
 	l.errorf(o.Pos, "expected a register or constant operand")
 	return 0
 }
@@ -237,6 +240,43 @@ func (l *fnLower) sharedSymReg(v uint64) int32 {
 	l.shsyms[v] = r
 	l.f.sharedSyms = append(l.f.sharedSyms, sharedSymUse{val: v, reg: r})
 	return r
+}
+
+// regPlus lowers a register expression `r + imm` (a value operand ptxas
+// takes: `st.u64 [a], %rd1 + 1;`) into an add to a fresh register emitted
+// before the instruction that reads it, and returns that register. The sum
+// is taken at the width of t (the register's own width when t has none);
+// the low bits of a sum do not depend on the width it is taken at.
+func (l *fnLower) regPlus(o *ptx.Operand, t Type) int32 {
+	r, ok := l.reg(o.Name)
+	switch {
+	case !ok:
+		l.errorf(o.Pos, "%s%+d: %s is not a register", o.Name, o.Int, o.Name)
+		return 0
+	case r.pred || r.vec > 0 || r.t == B128:
+		l.errorf(o.Pos, "%s%+d: a register expression needs a scalar integer register", o.Name, o.Int)
+		return 0
+	case t.Float() || r.t.Float() && t == TNone:
+		l.errorf(o.Pos, "%s%+d: a register expression needs an integer or bit type, not %s", o.Name, o.Int, t)
+		return 0
+	}
+	w := t.Size()
+	if w == 0 {
+		w = r.t.Size()
+	}
+	add := newInst(OpAdd)
+	switch w {
+	case 8:
+		add.T = U64
+	case 4:
+		add.T = U32
+	default:
+		add.T = U16
+	}
+	add.D, add.A = l.newReg(), r.off
+	add.B = l.constReg(uint64(o.Int) & sizeMask(add.T))
+	l.emit(add, o.Pos)
+	return add.D
 }
 
 // symAddr returns the address of a symbol that has a constant address in

@@ -59,10 +59,19 @@ type paramCopy struct {
 	size     uint64
 }
 
-// regCopy moves one .reg argument or return value between frames: from
-// and to are register offsets (while lowering, the callee's side holds the
-// parameter's position until linkCalls).
-type regCopy struct{ from, to int32 }
+// regCopy moves one .reg argument or return value, or one element of a
+// vector (.reg .v2 .u32) or .b128 one, between frames: from and to are
+// register offsets (while lowering, the callee's side holds the
+// parameter's position until linkCalls, which adds elem registers).
+type regCopy struct{ from, to, elem int32 }
+
+// predCopy moves one .reg .pred argument or return value between frames:
+// from and to are predicate indexes (the callee's side as regCopy's); neg
+// passes the argument negated (`call f, (!%p)`).
+type predCopy struct {
+	from, to int32
+	neg      bool
+}
 
 // CallSite is a lowered call instruction.
 type CallSite struct {
@@ -74,6 +83,9 @@ type CallSite struct {
 	// constant) -> callee register, and back.
 	RegArgs []regCopy
 	RegRets []regCopy
+	// PredArgs and PredRets are the .reg .pred ones.
+	PredArgs []predCopy
+	PredRets []predCopy
 }
 
 // sregUse says that a function reads a special register through register Reg.

@@ -31,6 +31,7 @@ func run(t *testing.T, src, kernel string, grid, block [3]uint32, bufs [][]uint3
 type options struct {
 	maxInst int64
 	strict  bool
+	header  string // the module preamble; header (sm_90) when empty
 }
 
 // runAll runs every block of l in order on SM 0.
@@ -48,7 +49,11 @@ func runAll(l *vm.Launch, opt options) (*vm.Stats, error) {
 func runOpt(t *testing.T, opt options, src, kernel string, grid, block [3]uint32, bufs [][]uint32, extra ...[]byte) ([][]uint32, *vm.Stats, error) {
 	t.Helper()
 	dev := vm.NewDevice()
-	m, err := dev.LoadModule("test.ptx", []byte(header+src))
+	h := header
+	if opt.header != "" {
+		h = opt.header
+	}
+	m, err := dev.LoadModule("test.ptx", []byte(h+src))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -124,7 +124,7 @@ type Warp struct {
 	localHW uint64 // local-memory high-water mark (bytes per lane) for zeroing
 	view    memspace.View
 	acc     memspace.Access
-	vbuf    [4][]uint64
+	vbuf    [memspace.MaxElems][]uint64
 	sregs   [numSregs][32]uint64
 
 	// barrier bookkeeping: lanes held at each barrier, and where a bar.red

@@ -277,7 +277,7 @@ func (r *raceState) access(c *checker, cta *vm.CTA, a *memspace.Access) {
 			v := sh[i]
 			if a.Values != nil && a.Elems > 0 {
 				es := uint64(a.Size) / uint64(a.Elems)
-				if e := b / es; es > 0 && e < 4 && a.Values[e] != nil {
+				if e := b / es; es > 0 && e < uint64(len(a.Values)) && a.Values[e] != nil {
 					v = byte(a.Values[e][l] >> (8 * (b % es)))
 				}
 			}

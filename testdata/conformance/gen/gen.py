@@ -42,11 +42,12 @@ import forms_warpdiv  # noqa: E402
 import forms_mma2  # noqa: E402
 import forms_ptxforms  # noqa: E402
 import forms_issue24  # noqa: E402
+import forms_handwritten24  # noqa: E402
 
 REPO = HERE.parents[2]
 RUNSPEC_DIR = Path(os.environ.get('CONFORMANCE_RUNSPEC_DIR', REPO / 'testdata' / 'nvcc' / 'gen'))
 BLOCK = 128
-MAX_RETRIES = 6
+MAX_RETRIES = int(os.environ.get('CONFORMANCE_PTXAS_PASSES', '6'))  # ptxas passes before a module's remaining forms are dropped
 
 # family -> (form builder, extra module-scope PTX)
 FAMILY_BUILDERS = [
@@ -79,6 +80,12 @@ FAMILY_BUILDERS = [
     ('mma', forms_issue24.mma_forms, ''),
     # the other mma types and wmma, recorded only (testdata/conformance/issue24/mma_vectors2)
     ('mma2', forms_mma2.mma2_forms, ''),
+    # issue 24 item 7: the rest of hand-written PTX (testdata/conformance/issue24/handwritten)
+    ('vecreg', forms_handwritten24.vecreg_forms, ''),
+    ('retpred', forms_handwritten24.retpred_forms, ''),
+    ('regexpr', forms_handwritten24.regexpr_forms, ''),
+    ('vec8', forms_handwritten24.vec8_forms, ''),
+    ('param64', forms_handwritten24.param64_forms, ''),
 ]
 
 # Families whose SASS (nvdisasm -c of ptxas -arch=sm_90) and ptxas -v report
@@ -86,7 +93,8 @@ FAMILY_BUILDERS = [
 # contraction probes (fma_*, whose per-form SASS is also in forms.json
 # "sass") or sass/<family>.sass.gz (gzip) for the others.
 SASS_FAMILIES = ('fma_f32', 'fma_f64', 'fma_half', 'addr', 'carry', 'warpdiv', 'barerr', 'ptxforms', 'video',
-                 'cpasync', 'ldmatrix', 'stmatrix', 'movmatrix', 'mbarrier', 'mma', 'mma2')
+                 'cpasync', 'ldmatrix', 'stmatrix', 'movmatrix', 'mbarrier', 'mma', 'mma2',
+                 'vecreg', 'retpred', 'regexpr', 'vec8', 'param64')
 
 
 def all_forms(only=None):

@@ -219,7 +219,8 @@ class Ctx:
     def base_of(self, buf):
         if buf not in self.base:
             r = self.regs.new(64)
-            self.emit('ld.param.u64 %s, [p_%s];' % (r, buf))
+            t = getattr(self.form, 'param_types', {}).get(buf, '.u64')
+            self.emit('ld.param%s %s, [p_%s];' % (t, r, buf))
             self.emit('cvta.to.global.u64 %s, %s;' % (r, r))
             self.base[buf] = r
         return self.base[buf]
@@ -305,7 +306,8 @@ def emit_entry(form):
     """Returns the PTX text of the entry for form."""
     ctx = Ctx(form)
     (form.emit or emit_standard)(form, ctx)
-    params = ['\t.param .u64 p_%s' % b[0] for b in form.buffers()]
+    ptypes = getattr(form, 'param_types', {})
+    params = ['\t.param %s p_%s' % (ptypes.get(b[0], '.u64'), b[0]) for b in form.buffers()]
     params.append('\t.param .u32 p_n')
     head = ['.visible .entry %s(' % form.id, ',\n'.join(params), ')', '{']
     body = ctx.regs.decls() + getattr(ctx, 'decls', []) + [''] + ctx.lines + ['$L_end:', '\tret;', '}', '']
