@@ -15,7 +15,15 @@ var geomNames = map[string]uint64{".1d": geom1D, ".2d": geom2D, ".3d": geom3D, "
 
 // Texture queries (Inst.Imm of OpTxq).
 var txqNames = map[string]uint64{".width": 0, ".height": 1, ".depth": 2, ".normalized_coords": 3, ".filter_mode": 4,
-	".addr_mode_0": 5, ".addr_mode_1": 6, ".addr_mode_2": 7, ".num_mipmap_levels": 8, ".num_samples": 9}
+	".addr_mode_0": 5, ".addr_mode_1": 6, ".addr_mode_2": 7, ".num_mipmap_levels": 8, ".num_samples": 9,
+	".array_size": txqArraySize, ".channel_data_type": txqChannelDataType, ".channel_order": txqChannelOrder}
+
+// Texture queries beyond the first ten (Inst.Imm of OpTxq).
+const (
+	txqArraySize = iota + 10
+	txqChannelDataType
+	txqChannelOrder
+)
 
 // lowerTex lowers tex, tld4 and txq.
 func (l *fnLower) lowerTex(pi *ptx.Instruction, in *Inst, m *mods) bool {
