@@ -48,9 +48,15 @@ func (l *fnLower) lowerTex(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		}
 		comp = int64(c)
 	}
+	for _, x := range []string{".level", ".grad"} {
+		if m.take(x) {
+			l.errorf(pi.Pos, "%s%s: mipmapped textures (explicit level of detail or gradients) are not supported", pi.Opcode, x)
+			return false
+		}
+	}
 	g, ok := takeOne(m, geomNames)
 	if !ok {
-		l.errorf(pi.Pos, "%s: unsupported or missing geometry (1d, 2d, 3d, a1d, a2d are supported)", pi.Opcode)
+		l.errorf(pi.Pos, "%s: unsupported or missing geometry (1d, 2d, 3d, a1d, a2d are supported; cube maps are not)", pi.Opcode)
 		return false
 	}
 	if m.vec != 4 || len(m.types) != 2 {
