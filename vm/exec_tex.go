@@ -92,6 +92,10 @@ func (w *Warp) execTxq(in *Inst, f *frame, exec uint32, pc int32) error {
 		switch in.Imm {
 		case 0, 1, 2:
 			v = uint64(t.dims[in.Imm])
+		case txqLevel, txqLevel | 1, txqLevel | 2:
+			// Without mipmaps, the extent a level of that number would have.
+			lod := min(uint32(f.r(in.B)[l]), 31)
+			v = uint64(max(1, t.dims[in.Imm&3]>>lod))
 		case 3:
 			if t.Normalized {
 				v = 1

@@ -156,6 +156,95 @@ def tex_layered_case(variant, launch, ents, line):
     out = write(launch, variant, spec)
     shutil.copy(os.path.join(d, 'out.bin'), os.path.join(out, 'expected', 'out.bin'))
 
+def ent_of(ents, prefix):
+    e = [m for dm, m in ents.items() if dm.startswith(prefix + '(')]
+    if not e:
+        raise SystemExit('no entry ' + prefix)
+    return e[0]
+
+def simple_case(variant, launch, kernel, desc, buffers, objs, args, outputs, expected):
+    """buffers: (name, type, count, file in the launch folder or None or bytes)."""
+    d = os.path.join(res, variant, launch)
+    bl = []
+    for name, typ, count, f in buffers:
+        b = {'name': name, 'type': typ, 'count': count}
+        if isinstance(f, bytes):
+            p = os.path.join(root, 'cases', launch, 'inputs')
+            os.makedirs(p, exist_ok=True)
+            open(os.path.join(p, name + '.bin'), 'wb').write(f)
+            b['file'] = '../inputs/%s.bin' % name
+        elif f:
+            b['file'] = copy_in(launch, os.path.join(d, f), name)
+        bl.append(b)
+    spec = {'kernel': kernel, 'grid': [N // 128, 1, 1], 'block': [128, 1, 1], 'description': desc, 'buffers': bl}
+    spec.update(objs)
+    spec['args'] = args
+    spec['outputs'] = outputs
+    out = write(launch, variant, spec)
+    for name, data in expected.items():
+        open(os.path.join(out, 'expected', name + '.bin'), 'wb').write(data)
+
+def read(variant, launch, f):
+    return open(os.path.join(res, variant, launch, f), 'rb').read()
+
+def sured_case(v, launch, ents):
+    bufs = [('init%d' % k, 'u32', 48, 'init%d.bin' % k) for k in range(5)]
+    bufs += [('coords', 's32', 2 * N, 'coords.bin'), ('vals', 'u32', N, 'vals.bin')]
+    surfs = [{'name': 's%d' % k, 'buffer': 'init%d' % k, 'dims': [8, 6], 'format': 'u32'} for k in range(5)]
+    args = [{'surface': 's%d' % k} for k in range(5)] + [{'buffer': 'coords'}, {'buffer': 'vals'}, {'u32': N}]
+    simple_case(v, launch, ent_of(ents, 'sured_ops'), 'surf.cu sured: sured.b add.u32/min.s32/max.u32(clamp)/and/or, 8x6, colliding',
+                bufs, {'surfaces': surfs}, args, ['init%d' % k for k in range(5)],
+                {'init%d' % k: read(v, launch, 'dst%d.bin' % k) for k in range(5)})
+
+SUSTP = {'sustp_f32x4': ('sustp_f32', 'f32', 4), 'sustp_f32x1': ('sustp_f32', 'f32', 1), 'sustp_u8x4': ('sustp_u32', 'u8', 4),
+         'sustp_s16x2': ('sustp_u32', 's16', 2), 'sustp_f16x2': ('sustp_f32', 'f16', 2), 'sustp1_f32': ('sustp1_f32', 'f32', 1)}
+
+def sustp_case(v, launch, ents):
+    k, fmt, ch = SUSTP[launch]
+    eb = {'f32': 4, 'u8': 1, 's16': 2, 'f16': 2}[fmt] * ch
+    nv = N if k == 'sustp1_f32' else 4 * N
+    bufs = [('img', 'u8', 256 * eb, 'init.bin'), ('coords', 's32', 2 * N, 'coords.bin'), ('vals', 'u32', 4 * N, 'vals.bin')]
+    simple_case(v, launch, ent_of(ents, k), 'surf.cu %s: sust.p (formatted) into a 16x16 %s x %d surface' % (launch, fmt, ch),
+                bufs, {'surfaces': [{'name': 's', 'buffer': 'img', 'dims': [16, 16], 'format': fmt, 'channels': ch}]},
+                [{'surface': 's'}, {'buffer': 'coords'}, {'buffer': 'vals'}, {'u32': N}], ['img'], {'img': read(v, launch, 'dst.bin')})
+
+SUQ = [([40, 24], 0, 'f32', 1), ([300], 0, 'u8', 4), ([12, 10, 6], 0, 'f32', 2), ([12, 10], 5, 'u16', 1), ([64], 4, 'f32', 1)]
+
+def suq_case(v, launch, ents):
+    out = read(v, launch, 'out.bin')
+    for i, (dims, layers, fmt, ch) in enumerate(SUQ):
+        eb = {'f32': 4, 'u8': 1, 'u16': 2}[fmt] * ch
+        n = eb * max(layers, 1)
+        for x in dims:
+            n *= x
+        s = {'name': 's', 'buffer': 'arr', 'dims': dims, 'format': fmt, 'channels': ch}
+        if layers:
+            s['layers'] = layers
+        simple_case(v, '%s_%d' % (launch, i), ent_of(ents, 'suq_all'), 'surf.cu suq: every query on a %s surface %s x %d layers' % (fmt, dims, layers),
+                    [('out', 'u32', 8, b'\xff' * 32), ('arr', 'u8', n, None)], {'surfaces': [s]},
+                    [{'buffer': 'out'}, {'surface': 's'}], ['out'], {'out': out[32 * i:32 * i + 32]})
+
+TXQ = [([40, 24], 0, 'f32', 1, 'clamp', 'linear', False, 'element'), ([20, 12], 5, 'f32', 1, 'wrap', 'point', True, 'element'), None,
+       ([300], 0, 'u8', 4, 'mirror', 'point', True, 'normalized'), ([12, 10, 6], 0, 'f32', 2, 'clamp', 'point', False, 'element')]
+
+def txq_case(v, launch, ents):
+    out = read(v, launch, 'out.bin')
+    for i, t in enumerate(TXQ):
+        if t is None:
+            continue  # the cube map
+        dims, layers, fmt, ch, am, fm, norm, rd = t
+        eb = {'f32': 4, 'u8': 1}[fmt] * ch
+        n = eb * max(layers, 1)
+        for x in dims:
+            n *= x
+        tx = {'name': 't', 'buffer': 'arr', 'dims': dims, 'format': fmt, 'channels': ch, 'address': am, 'filter': fm,
+              'normalized': norm, 'read': rd}
+        if layers:
+            tx['layers'] = layers
+        simple_case(v, '%s_%d' % (launch, i), ent_of(ents, 'txq_all'), 'surf.cu txq: every query on a texture %s' % json.dumps(t),
+                    [('out', 'u32', 32, b'\xff' * 128), ('arr', fmt, n // {'f32': 4, 'u8': 1}[fmt], None)], {'textures': [tx]},
+                    [{'buffer': 'out'}, {'texture': 't'}], ['out'], {'out': out[84 * i:84 * i + 84] + b'\xff' * 44})
+
 def main():
     os.makedirs(os.path.join(root, 'ptx'), exist_ok=True)
     for v in ('O3', 'G'):
@@ -187,6 +276,16 @@ def main():
                 surf_case(v, launch, 's1dl', [64], 4, 2, ents)
             elif re.match(r'tex[12]dl_', launch) and not MODEL:
                 tex_layered_case(v, launch, ents, lines[launch])
+            elif re.match(r's2dbytes_', launch) and not MODEL:
+                surf_case(v, launch, 's2d_bytes', [40, 24], 0, 2, ents)
+            elif launch == 'sured' and not MODEL:
+                sured_case(v, launch, ents)
+            elif launch in SUSTP and not MODEL:
+                sustp_case(v, launch, ents)
+            elif launch == 'suq' and not MODEL:
+                suq_case(v, launch, ents)
+            elif launch == 'txq' and not MODEL:
+                txq_case(v, launch, ents)
             else:
                 continue
             n += 1
