@@ -80,8 +80,8 @@ func (w *Warp) execSurf(in *Inst, f *frame, exec uint32, pc int32) error {
 		if s == nil {
 			return w.fault(f, pc, l, fmt.Sprintf("%#x is not a surface object of this device", h[l]))
 		}
-		if in.SurfFormatted() {
-			size = s.elem
+		if in.SurfFormatted() && in.Op == OpSust {
+			size = s.elem // sust.p writes one element; sured.p its value's bytes
 		}
 		a, ok, msg := s.addr(in, f, l, size)
 		if msg != "" {

@@ -142,7 +142,11 @@ func (l *fnLower) lowerSurf(pi *ptx.Instruction, in *Inst, m *mods) bool {
 			l.errorf(pi.Pos, "sured: the type must be .u32, .s32, .b32, .u64, .s64 or .b64")
 			return false
 		}
-		if (op == atomAnd || op == atomOr) != (t == B32 || t == B64) {
+		if formatted && t != B32 && t != B64 {
+			l.errorf(pi.Pos, "sured.p takes .b32 or .b64 (the surface's format says how to read them)")
+			return false
+		}
+		if !formatted && (op == atomAnd || op == atomOr) != (t == B32 || t == B64) {
 			l.errorf(pi.Pos, "sured: .and and .or take .b32/.b64, .add/.min/.max .u32/.s32/.u64/.s64")
 			return false
 		}

@@ -212,3 +212,29 @@ func readU32(t *testing.T, dev *vm.Device, a uint64, n int) []uint32 {
 	require.NoError(t, dev.MemcpyDtoH(raw, a))
 	return bytesU32(raw)
 }
+
+// TestSurfaceOddShapes runs forms whose access is wider than the surface's
+// element or row: they fault or read zero, never panic.
+func TestSurfaceOddShapes(t *testing.T) {
+	for _, inst := range []string{
+		"suld.b.1d.v4.b32.clamp {%r1, %r2, %r3, %r4}, [%rd1, {%r5}];",
+		"suld.b.1d.v4.b32.zero {%r1, %r2, %r3, %r4}, [%rd1, {%r5}];",
+		"sured.p.add.1d.b64.clamp [%rd1, {%r5}], %rd2;",
+		"sust.p.1d.v4.b32.clamp [%rd1, {%r5}], {%r1, %r2, %r3, %r4};",
+		"suld.b.a2d.b32.clamp {%r1}, [%rd1, {%r5, %r5, %r5, %r5}];",
+	} {
+		t.Run(inst, func(t *testing.T) {
+			src := ".visible .entry k(.param .u64 s)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\nld.param.u64 %rd1, [s];\nmov.u32 %r5, 0xfffffff0;\n" + inst + "\nret;\n}"
+			dev := vm.NewDevice()
+			m, err := dev.LoadModule("t.ptx", []byte(header+src))
+			require.NoError(t, err)
+			base, err := dev.Malloc(4, "s")
+			require.NoError(t, err)
+			s, err := dev.CreateSurface(vm.SurfaceDesc{Dims: []int{1}, Format: "u32", Base: base})
+			require.NoError(t, err)
+			l, err := m.PrepareLaunch("k", vm.LaunchConfig{Grid: [3]uint32{1, 1, 1}, Block: [3]uint32{32, 1, 1}}, [][]byte{u64arg(s)})
+			require.NoError(t, err)
+			_, _ = runAll(l, options{maxInst: 1 << 20}) // an error or not; no panic
+		})
+	}
+}
