@@ -49,6 +49,10 @@ type Access struct {
 	// Tex lists, for a texture fetch, the texels each lane's filter read
 	// (1 to 8 per lane); nil for every other access.
 	Tex *TexFootprint
+	// Surface marks a surface load, store or reduction (suld, sust,
+	// sured): Space is Texture (the texture unit serves it), Addr the
+	// element's device address, Tex nil.
+	Surface bool
 
 	// Origin says which SM, block, warp and instruction made the access.
 	Origin Origin

@@ -11,6 +11,7 @@ type Device struct {
 	modules  []*Module
 	grids    uint64
 	textures []*Texture
+	surfaces []*Surface
 }
 
 // NewDevice returns a device with empty memory.

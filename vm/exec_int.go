@@ -141,6 +141,10 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		return w.execTex(in, f, exec, pc)
 	case OpTxq:
 		return w.execTxq(in, f, exec, pc)
+	case OpSuld, OpSust, OpSured:
+		return w.execSurf(in, f, exec, pc)
+	case OpSuq:
+		return w.execSuq(in, f, exec, pc)
 	case OpCvt:
 		w.execCvt(in, f, exec)
 	case OpCvtPack:

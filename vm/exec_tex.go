@@ -17,6 +17,7 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 	h := f.r(in.A)
 	acc := &w.acc
 	acc.Space, acc.Kind, acc.Size, acc.Mask = memspace.Texture, memspace.Load, 16, exec
+	acc.Surface = false
 	intCoords := !in.T2.Float()
 	if w.watch {
 		w.cta.sm.tex.TexelSize = 0
@@ -31,8 +32,10 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 		var c [3]float64
 		geom := int(in.Imm)
 		first := 0
+		var layer int64
 		if geom == geomA1D || geom == geomA2D {
-			first = 1 // layered textures: the layer index is ignored (single layer)
+			first = 1 // layered textures: the layer index first
+			layer = int64(int32(f.r(in.W[0])[l]))
 		}
 		for i := 0; i < 3 && first+i < 4; i++ {
 			r := in.W[first+i]
@@ -51,7 +54,7 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 			tf := &w.cta.sm.tex
 			fp = &texels{addr: &tf.Addr[l]}
 		}
-		res := t.sample(c, intCoords, int(in.Off), fp)
+		res := t.sampleLayer(c, layer, intCoords, int(in.Off), fp)
 		for i := 0; i < 4; i++ {
 			f.r(in.V[i])[l] = uint64(res[i])
 		}
@@ -89,6 +92,10 @@ func (w *Warp) execTxq(in *Inst, f *frame, exec uint32, pc int32) error {
 		switch in.Imm {
 		case 0, 1, 2:
 			v = uint64(t.dims[in.Imm])
+		case txqLevel, txqLevel | 1, txqLevel | 2:
+			// Without mipmaps, the extent a level of that number would have.
+			lod := min(uint32(f.r(in.B)[l]), 31)
+			v = uint64(max(1, t.dims[in.Imm&3]>>lod))
 		case 3:
 			if t.Normalized {
 				v = 1
@@ -101,6 +108,12 @@ func (w *Warp) execTxq(in *Inst, f *frame, exec uint32, pc int32) error {
 			v = uint64(t.Address)
 		case 8, 9:
 			v = 1
+		case txqArraySize:
+			v = uint64(t.Layers)
+		case txqChannelDataType:
+			v = clDataType(t.Format, t.ReadNorm)
+		case txqChannelOrder:
+			v = clOrder(t.Channels)
 		}
 		d[l] = v
 	}

@@ -128,6 +128,13 @@ const (
 	// textures
 	OpTex // tex / tld4 (Off: gathered component, -1 for tex); W: coordinates
 	OpTxq
+	// surfaces (lower_surf.go, exec_surf.go): A the surface handle, W the
+	// coordinates (the layer first for a1d/a2d), Imm the geometry, boundary
+	// mode, form and sured's operation (Inst.SurfGeom ...), T the data type
+	OpSuld  // suld.b: V the Vec destinations
+	OpSust  // sust.b / sust.p: V the Vec values
+	OpSured // sured.b / sured.p: B the value
+	OpSuq   // suq: Imm the query, D the destination
 	// asynchronous copies (exec_async.go)
 	OpCpAsync       // cp.async: A+Off the shared destination, B+Imm the global source, Vec cp-size, C src-size (NoReg: cp-size), V[0] ignore-src predicate (NoReg: none; FNeg2: negated)
 	OpCpAsyncCommit // cp.async.commit_group
@@ -172,7 +179,7 @@ var opNames = [numOps]string{
 	OpLd: "ld", OpSt: "st", OpAtom: "atom",
 	OpShfl: "shfl.sync", OpVote: "vote.sync", OpMatch: "match.sync", OpRedux: "redux.sync", OpActivemask: "activemask",
 	OpElect: "elect.sync", OpWarpSync: "bar.warp.sync",
-	OpTex: "tex", OpTxq: "txq",
+	OpTex: "tex", OpTxq: "txq", OpSuld: "suld", OpSust: "sust", OpSured: "sured", OpSuq: "suq",
 	OpCpAsync: "cp.async", OpCpAsyncCommit: "cp.async.commit_group", OpCpAsyncWait: "cp.async.wait_group",
 	OpLdmatrix: "ldmatrix", OpStmatrix: "stmatrix", OpMovmatrix: "movmatrix", OpMma: "mma", OpWmmaLoad: "wmma.load", OpWmmaStore: "wmma.store", OpWmmaMma: "wmma.mma",
 	OpMbarrier: "mbarrier", OpMbarPendingCount: "mbarrier.pending_count",

@@ -32,7 +32,7 @@ const (
 	ClassLSUConst                // ld of .const
 	ClassLSUParam                // ld/st of kernel or function parameters
 	ClassLSUGeneric              // ld/st of generic addresses (the space is known per lane only)
-	ClassTexture                 // tex, tld4, txq
+	ClassTexture                 // tex, tld4, txq; suld, sust, sured, suq (the texture unit)
 	ClassBranch                  // bra, brx.idx
 	ClassCall                    // call and ret
 	ClassExit                    // exit, trap
@@ -146,7 +146,7 @@ func classify(in *Inst) Class {
 		return ClassBarrier
 	case OpShfl, OpVote, OpMatch, OpRedux, OpActivemask, OpElect, OpWarpSync:
 		return ClassWarpSync
-	case OpTex, OpTxq:
+	case OpTex, OpTxq, OpSuld, OpSust, OpSured, OpSuq:
 		return ClassTexture
 	case OpAtom, OpMbarrier:
 		return ClassAtomic // mbarrier: read-modify-write of the object (InstInfo.Space: shared or generic)
@@ -479,6 +479,21 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		w.reg(in.D)
 		w.reg(in.V[0])
 		w.reg(in.V[1])
+	case OpSuld, OpSust, OpSured:
+		r.reg(in.A)
+		for _, c := range in.W {
+			if c != NoReg {
+				r.reg(c)
+			}
+		}
+		reg(&r, in.B)
+		for _, v := range in.V[:in.Vec] {
+			if in.Op == OpSuld {
+				w.reg(v)
+			} else if v != NoReg {
+				r.reg(v)
+			}
+		}
 	case OpTex:
 		r.reg(in.A)
 		for _, c := range in.W {

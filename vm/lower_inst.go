@@ -617,6 +617,10 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		if !l.lowerTex(pi, &in, &m) {
 			return
 		}
+	case "suld", "sust", "sured", "suq":
+		if !l.lowerSurf(pi, &in, &m) {
+			return
+		}
 	case "cp":
 		if !l.lowerCp(pi, &in, &m) {
 			return

@@ -15,20 +15,41 @@ var geomNames = map[string]uint64{".1d": geom1D, ".2d": geom2D, ".3d": geom3D, "
 
 // Texture queries (Inst.Imm of OpTxq).
 var txqNames = map[string]uint64{".width": 0, ".height": 1, ".depth": 2, ".normalized_coords": 3, ".filter_mode": 4,
-	".addr_mode_0": 5, ".addr_mode_1": 6, ".addr_mode_2": 7, ".num_mipmap_levels": 8, ".num_samples": 9}
+	".addr_mode_0": 5, ".addr_mode_1": 6, ".addr_mode_2": 7, ".num_mipmap_levels": 8, ".num_samples": 9,
+	".array_size": txqArraySize, ".channel_data_type": txqChannelDataType, ".channel_order": txqChannelOrder}
+
+// Texture queries beyond the first ten (Inst.Imm of OpTxq), and the flag
+// of txq.level's per-level sizes (B: the level).
+const (
+	txqArraySize = iota + 10
+	txqChannelDataType
+	txqChannelOrder
+
+	txqLevel = 1 << 8
+)
 
 // lowerTex lowers tex, tld4 and txq.
 func (l *fnLower) lowerTex(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	ops := pi.Operands
 	if pi.Opcode == "txq" {
+		level := m.take(".level")
 		q, ok := takeOne(m, txqNames)
-		if !ok || len(ops) != 2 || ops[1].Kind != ptx.OpAddress {
-			l.errorf(pi.Pos, "txq needs a query (.width, .height, .depth, ...) and operands d, [texture]")
+		n := 2
+		if level {
+			n = 3 // txq.level.{width,height,depth} d, [texture], lod
+			ok = ok && q <= 2
+		}
+		if !ok || len(ops) != n || ops[1].Kind != ptx.OpAddress {
+			l.errorf(pi.Pos, "txq needs a query (.width, .height, .depth, ...; .level.width with a level) and operands d, [texture]")
 			return false
 		}
 		in.Op, in.Imm = OpTxq, q
 		in.D = l.dst(ops[0])
 		in.A = l.texHandle(ops[1])
+		if level {
+			in.Imm |= txqLevel
+			in.B = l.src(ops[2], S32)
+		}
 		return true
 	}
 	comp := int64(-1)
@@ -40,9 +61,15 @@ func (l *fnLower) lowerTex(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		}
 		comp = int64(c)
 	}
+	for _, x := range []string{".level", ".grad"} {
+		if m.take(x) {
+			l.errorf(pi.Pos, "%s%s: mipmapped textures (explicit level of detail or gradients) are not supported", pi.Opcode, x)
+			return false
+		}
+	}
 	g, ok := takeOne(m, geomNames)
 	if !ok {
-		l.errorf(pi.Pos, "%s: unsupported or missing geometry (1d, 2d, 3d, a1d, a2d are supported)", pi.Opcode)
+		l.errorf(pi.Pos, "%s: unsupported or missing geometry (1d, 2d, 3d, a1d, a2d are supported; cube maps are not)", pi.Opcode)
 		return false
 	}
 	if m.vec != 4 || len(m.types) != 2 {

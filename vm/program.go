@@ -197,7 +197,7 @@ func (k *Kernel) finishInfo() {
 			info.Space = memspace.Global
 			if info.Class.Memory() {
 				info.Space = in.Space
-				if in.Op == OpTex || in.Op == OpTxq {
+				if info.Class == ClassTexture {
 					info.Space = memspace.Texture
 				}
 			}

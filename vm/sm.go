@@ -617,7 +617,7 @@ func (w *Warp) observe(f *frame, pc int32) {
 	a.Origin = memspace.Origin{SM: int32(s.ID), CTA: uint64(w.cta.index), Warp: int32(w.id), Inst: info.ID}
 	a.WordStride = 0
 	if a.Space != memspace.Texture {
-		a.Tex = nil
+		a.Tex, a.Surface = nil, false
 	}
 	n := 0 // parts of a generic access split by space
 	if a.Space == memspace.Generic {

@@ -20,7 +20,10 @@ type TextureDesc struct {
 	Address    int    // AddrClamp, AddrWrap, AddrMirror, AddrBorder
 	FilterLin  bool   // linear (bilinear, trilinear) filtering
 	Normalized bool   // coordinates in [0, 1)
-	ReadNorm   bool   // 8/16-bit integers read as normalized floats
+	// Layers makes a layered 1D or 2D array (tex.a1d, tex.a2d) of this many
+	// layers, stored one after another in Data; 0: not layered.
+	Layers   int
+	ReadNorm bool // 8/16-bit integers read as normalized floats
 	// Data holds the texels (x fastest, channels interleaved). For a CUDA
 	// array it is a copy taken when the object is created; for a linear
 	// object it aliases device memory.
@@ -31,9 +34,11 @@ type TextureDesc struct {
 // Texture is a texture object of a device.
 type Texture struct {
 	TextureDesc
-	esz  int // bytes per channel
-	dims [3]int
-	nd   int
+	esz    int // bytes per channel
+	dims   [3]int
+	nd     int
+	layers int    // 1 when not layered
+	layerB uint64 // bytes per layer
 }
 
 // CreateTexture makes a texture object and returns its handle (the value
@@ -59,6 +64,10 @@ func (d *Device) CreateTexture(desc TextureDesc) (uint64, error) {
 	if len(desc.Dims) < 1 || len(desc.Dims) > 3 || desc.Linear && len(desc.Dims) != 1 {
 		return 0, fmt.Errorf("texture dims %v: want 1 to 3 extents (1 for linear memory)", desc.Dims)
 	}
+	if desc.Layers < 0 || desc.Layers > 2048 || desc.Layers > 0 && (desc.Linear || len(desc.Dims) == 3) {
+		return 0, fmt.Errorf("texture layers %d: want 0 (not layered) or 1 to 2048 layers of a 1D or 2D array", desc.Layers)
+	}
+	t.layers = max(1, desc.Layers)
 	t.nd = len(desc.Dims)
 	t.dims = [3]int{1, 1, 1}
 	n := t.esz * t.Channels
@@ -69,8 +78,10 @@ func (d *Device) CreateTexture(desc TextureDesc) (uint64, error) {
 		t.dims[i] = x
 		n *= x
 	}
+	t.layerB = uint64(n)
+	n *= t.layers
 	if len(desc.Data) < n {
-		return 0, fmt.Errorf("texture of %v texels × %d channels of %s needs %d bytes; its buffer has %d", desc.Dims, t.Channels, desc.Format, n, len(desc.Data))
+		return 0, fmt.Errorf("texture of %v texels × %d layer(s) × %d channels of %s needs %d bytes; its buffer has %d", desc.Dims, t.layers, t.Channels, desc.Format, n, len(desc.Data))
 	}
 	if desc.ReadNorm && t.esz == 4 || desc.ReadNorm && desc.Format == "f16" {
 		return 0, fmt.Errorf("normalized-float reads need an 8- or 16-bit integer format, not %s", desc.Format)

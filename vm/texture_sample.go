@@ -25,18 +25,18 @@ func (t *texels) add(a uint64) {
 // texel returns channel values of texel (x, y, z) as float64 (float reads)
 // or as integer bits (element reads of integer formats), and whether it is
 // inside the texture.
-func (t *Texture) texel(x, y, z int, fp *texels) ([4]float64, [4]uint32, bool) {
+func (t *Texture) texel(x, y, z int, lo uint64, fp *texels) ([4]float64, [4]uint32, bool) {
 	var f [4]float64
 	var u [4]uint32
 	if x < 0 || y < 0 || z < 0 || x >= t.dims[0] || y >= t.dims[1] || z >= t.dims[2] {
 		return f, u, false
 	}
-	off := ((z*t.dims[1]+y)*t.dims[0] + x) * t.Channels * t.esz
+	off := uint64(((z*t.dims[1]+y)*t.dims[0]+x)*t.Channels*t.esz) + lo
 	if fp != nil {
 		fp.add(t.Base + uint64(off))
 	}
 	for c := 0; c < t.Channels; c++ {
-		b := t.Data[off+c*t.esz:]
+		b := t.Data[off+uint64(c*t.esz):]
 		var raw uint32
 		switch t.esz {
 		case 1:
@@ -137,11 +137,18 @@ func (t *Texture) address(i, n int) (int, bool) {
 // filter's footprint (those with zero weight too: the hardware fetches the
 // whole footprint), the 4 of tld4; border texels are not read.
 func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int, fp *texels) [4]uint32 {
+	return t.sampleLayer(c, 0, intCoords, gatherComp, fp)
+}
+
+// sampleLayer is sample in one layer of a layered texture (the layer
+// index is clamped to the layers there are).
+func (t *Texture) sampleLayer(c [3]float64, layer int64, intCoords bool, gatherComp int, fp *texels) [4]uint32 {
 	var out [4]uint32
+	lo := uint64(min(max(layer, 0), int64(t.layers)-1)) * t.layerB
 	if t.Linear {
 		// tex1Dfetch: no filtering, no wrapping; out-of-range reads return
 		// zero.
-		f, u, ok := t.texel(int(clampCoord(c[0])), 0, 0, fp)
+		f, u, ok := t.texel(int(clampCoord(c[0])), 0, 0, 0, fp)
 		if !ok {
 			return out
 		}
@@ -154,7 +161,7 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int, fp *texel
 		for d := 0; d < t.nd; d++ {
 			idx[d] = int(clampCoord(c[d]))
 		}
-		f, u, _ := t.fetch(idx[0], idx[1], idx[2], fp)
+		f, u, _ := t.fetch(idx[0], idx[1], idx[2], lo, fp)
 		return t.result(f, u)
 	}
 	if gatherComp < 0 && !t.FilterLin {
@@ -166,7 +173,7 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int, fp *texel
 			}
 			idx[d] = floorInt(x)
 		}
-		f, u, _ := t.fetch(idx[0], idx[1], idx[2], fp)
+		f, u, _ := t.fetch(idx[0], idx[1], idx[2], lo, fp)
 		return t.result(f, u)
 	}
 	var base, frac [3]int
@@ -180,7 +187,7 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int, fp *texel
 		i, j := base[0], base[1]
 		pts := [4][2]int{{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}}
 		for k, p := range pts {
-			f, u, ok := t.fetch(p[0], p[1], 0, fp)
+			f, u, ok := t.fetch(p[0], p[1], 0, lo, fp)
 			if !ok {
 				continue
 			}
@@ -194,11 +201,11 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int, fp *texel
 	for k := 0; k < 1<<t.nd; k++ {
 		if w[k] == 0 {
 			if fp != nil {
-				t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, fp)
+				t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, lo, fp)
 			}
 			continue
 		}
-		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, fp)
+		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, lo, fp)
 		if ok {
 			vals[k], raws[k] = f, u
 		}
@@ -379,7 +386,7 @@ func (t *Texture) filterNorm(w *[8]int, raws *[8][4]uint32, ch int) uint32 {
 }
 
 // fetch applies the addressing mode to each dimension.
-func (t *Texture) fetch(x, y, z int, fp *texels) ([4]float64, [4]uint32, bool) {
+func (t *Texture) fetch(x, y, z int, lo uint64, fp *texels) ([4]float64, [4]uint32, bool) {
 	idx := [3]int{x, y, z}
 	for d := 0; d < t.nd; d++ {
 		i, ok := t.address(idx[d], t.dims[d])
@@ -388,7 +395,7 @@ func (t *Texture) fetch(x, y, z int, fp *texels) ([4]float64, [4]uint32, bool) {
 		}
 		idx[d] = i
 	}
-	return t.texel(idx[0], idx[1], idx[2], fp)
+	return t.texel(idx[0], idx[1], idx[2], lo, fp)
 }
 
 // result converts channel values to the registers a fetch writes.

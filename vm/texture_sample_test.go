@@ -351,3 +351,27 @@ func TestTextureFootprint(t *testing.T) {
 		})
 	}
 }
+
+// TestLayeredTexture checks that tex.a1d/tex.a2d read their layer, and that
+// a layer index out of range reads the nearest layer.
+func TestLayeredTexture(t *testing.T) {
+	// Two layers of 2x1 texels: layer 0 holds 1, 2; layer 1 holds 3, 4.
+	tx := newTex(t, TextureDesc{Dims: []int{2}, Layers: 2, Format: "f32", Address: AddrClamp, Data: f32Bytes(math.Float32bits(1), math.Float32bits(2), math.Float32bits(3), math.Float32bits(4))})
+	tests := []struct {
+		x     float64
+		layer int64
+		want  float32
+	}{
+		{0.5, 0, 1}, {1.5, 0, 2}, {0.5, 1, 3}, {1.5, 1, 4}, {1.5, -1, 2}, {0.5, 7, 3},
+	}
+	for _, tt := range tests {
+		got := tx.sampleLayer([3]float64{tt.x}, tt.layer, false, -1, nil)
+		require.Equal(t, math.Float32bits(tt.want), got[0], "x %v layer %d", tt.x, tt.layer)
+	}
+	// Linear filtering stays within the layer.
+	lin := newTex(t, TextureDesc{Dims: []int{2}, Layers: 2, Format: "f32", Address: AddrClamp, FilterLin: true, Data: f32Bytes(math.Float32bits(1), math.Float32bits(2), math.Float32bits(3), math.Float32bits(4))})
+	got := lin.sampleLayer([3]float64{1}, 1, false, -1, nil)
+	require.Equal(t, math.Float32bits(3.5), got[0])
+	_, err := NewDevice().CreateTexture(TextureDesc{Dims: []int{2}, Layers: 3, Format: "f32", Data: f32Bytes(math.Float32bits(1), math.Float32bits(2), math.Float32bits(3), math.Float32bits(4))})
+	require.ErrorContains(t, err, "3 layer(s)")
+}

@@ -115,7 +115,7 @@ func (f *Func) Varying() Varying {
 				vary = in.Guard != NoReg && v.pred(in.Guard)
 			case OpLd:
 				vary = v.reads(info) || !uniformSpace(in.Space)
-			case OpAtom, OpShfl, OpMatch, OpTex, OpTxq, OpCall, OpClock:
+			case OpAtom, OpShfl, OpMatch, OpTex, OpTxq, OpSuld, OpSuq, OpCall, OpClock:
 				vary = true
 			default:
 				vary = v.reads(info)

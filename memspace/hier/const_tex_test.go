@@ -147,3 +147,31 @@ func TestTextureCache(t *testing.T) {
 		})
 	}
 }
+
+// Surface accesses go through the texture unit in groups of lanes: loads
+// look up L1TEX, stores write through to L2 and drop the cached copy,
+// reductions are performed in L2.
+func TestSurfaceCounters(t *testing.T) {
+	h := newTest(t, "h100")
+	ld := acc(memspace.Texture, memspace.Load, 4, all, func(l int) uint64 { return base + uint64(4*l) })
+	ld.Surface = true
+	h.SM(0).Observe(ld)
+	h.SM(0).Observe(ld) // again: L1TEX hits
+	st := acc(memspace.Texture, memspace.Store, 4, all, func(l int) uint64 { return base + uint64(4*l) })
+	st.Surface = true
+	h.SM(0).Observe(st)
+	red := acc(memspace.Texture, memspace.Reduction, 4, 1, func(int) uint64 { return base })
+	red.Surface = true
+	h.SM(0).Observe(red)
+	h.Drain()
+	c := h.Counts()
+	assert.Equal(t, uint64(16), c[SurfLdRequests], "8 quads a warp, twice")
+	assert.Equal(t, uint64(16), c[SurfLdSectors], "a quad's 16 bytes are one sector")
+	assert.Equal(t, uint64(4), c[SurfLdMiss], "the warp's 4 sectors miss once")
+	assert.Equal(t, uint64(12), c[SurfLdHit])
+	assert.Equal(t, uint64(8), c[SurfStRequests])
+	assert.Equal(t, uint64(8), c[SurfStSectors])
+	assert.Equal(t, uint64(1), c[SurfRedRequests])
+	assert.Equal(t, uint64(1), c[SurfRedSectors])
+	assert.Zero(t, c[TexRequests], "not texture fetches")
+}

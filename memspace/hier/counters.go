@@ -47,6 +47,17 @@ const (
 	TexHit
 	TexMiss
 
+	// Surface loads, stores and reductions (suld, sust, sured), served by
+	// the texture unit.
+	SurfLdRequests
+	SurfLdSectors
+	SurfLdHit
+	SurfLdMiss
+	SurfStRequests
+	SurfStSectors
+	SurfRedRequests
+	SurfRedSectors
+
 	// Shared memory.
 	SharedLdRequests
 	SharedLdWavefronts
@@ -149,6 +160,15 @@ var counterInfo = [NumCounters]CounterInfo{
 	TexSectors:      {"l1tex__t_sectors_pipe_tex_mem_texture.sum", unitSector, "distinct 32 B sectors of the texels each request read"},
 	TexHit:          {"l1tex__t_sectors_pipe_tex_mem_texture_lookup_hit.sum", unitSector, "texture sectors found in the texture (L1TEX) cache"},
 	TexMiss:         {"l1tex__t_sectors_pipe_tex_mem_texture_lookup_miss.sum", unitSector, "texture sectors not in the texture (L1TEX) cache"},
+
+	SurfLdRequests:  {"l1tex__t_requests_pipe_tex_mem_surface_op_ld.sum", unitRequest, "surface load requests (suld): one per group of lanes (quads) with an element to read"},
+	SurfLdSectors:   {"l1tex__t_sectors_pipe_tex_mem_surface_op_ld.sum", unitSector, "distinct 32 B sectors of the elements each surface load request read"},
+	SurfLdHit:       {"l1tex__t_sectors_pipe_tex_mem_surface_op_ld_lookup_hit.sum", unitSector, "surface load sectors found in L1TEX"},
+	SurfLdMiss:      {"l1tex__t_sectors_pipe_tex_mem_surface_op_ld_lookup_miss.sum", unitSector, "surface load sectors not in L1TEX"},
+	SurfStRequests:  {"l1tex__t_requests_pipe_tex_mem_surface_op_st.sum", unitRequest, "surface store requests (sust): one per group of lanes with an element to write"},
+	SurfStSectors:   {"l1tex__t_sectors_pipe_tex_mem_surface_op_st.sum", unitSector, "distinct 32 B sectors surface store requests wrote (written through to L2)"},
+	SurfRedRequests: {"l1tex__t_requests_pipe_tex_mem_surface_op_red.sum", unitRequest, "surface reduction requests (sured): one per group of lanes"},
+	SurfRedSectors:  {"l1tex__t_sectors_pipe_tex_mem_surface_op_red.sum", unitSector, "distinct 32 B sectors surface reductions touched (performed in L2)"},
 
 	SharedLdRequests:     {"ptxvm__shared_requests_op_ld.sum", unitRequest, "warp-level shared loads (PTX instructions; ptxas may merge or split them)"},
 	SharedLdWavefronts:   {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", unitWavefront, "shared-memory data-stage wavefronts of shared loads (1 per conflict-free 32-bit request)"},

@@ -514,6 +514,9 @@ func (s *SM) constant(a *memspace.Access, key uint64) uint32 {
 // texture counts a texture fetch: requests per group of lanes with texels
 // to read, sectors per request, and the texture cache's hits.
 func (s *SM) texture(a *memspace.Access) uint32 {
+	if a.Surface {
+		return s.surface(a)
+	}
 	c := s.tally.at(a.Origin.Inst)
 	c[TexInstructions]++
 	tc, fill := s.tex, uint8(1)
@@ -556,6 +559,61 @@ func (s *SM) texture(a *memspace.Access) uint32 {
 				l2 = max(l2, s.send(txn{line: line, mask: fetch, op: opRead, inst: a.Origin.Inst}))
 			}
 		}
+	}
+	return s.cfg.Latency.Tex + l2
+}
+
+// surface counts a surface load, store or reduction (suld, sust, sured):
+// the texture unit serves it per group of lanes (as texture fetches);
+// loads look the elements up in the texture cache (L1TEX on the H100),
+// stores write through to L2 dropping the cached copy, reductions are
+// performed in L2.
+func (s *SM) surface(a *memspace.Access) uint32 {
+	c := s.tally.at(a.Origin.Inst)
+	tc, fill := s.tex, uint8(1)
+	if tc == nil {
+		tc, fill = s.l1, s.fill
+	}
+	req, sec, op := SurfLdRequests, SurfLdSectors, uint8(opRead)
+	switch a.Kind {
+	case memspace.Store:
+		req, sec, op = SurfStRequests, SurfStSectors, opWrite
+	case memspace.Reduction, memspace.Atomic:
+		req, sec, op = SurfRedRequests, SurfRedSectors, opRed
+	}
+	group := s.cfg.Tex.LanesPerRequest
+	before := len(s.out)
+	defer s.endRequest(before)
+	var l2 uint32
+	for g := 0; g < 32; g += group {
+		m := a.Mask & (uint32(uint64(1)<<group-1) << g)
+		if m == 0 {
+			continue
+		}
+		s.ls.reset()
+		for ; m != 0; m &= m - 1 {
+			s.ls.add(&s.g, a.Addr[bits.TrailingZeros32(m)], uint64(max(1, a.Size)))
+		}
+		c[req]++
+		s.grpWave++
+		c[sec] += uint64(s.ls.sectors())
+		for i := 0; i < s.ls.n; i++ {
+			line, mask := s.ls.line[i], s.ls.mask[i]
+			if op != opRead {
+				tc.drop(line, mask)
+				l2 = max(l2, s.send(txn{line: line, mask: mask, op: op, inst: a.Origin.Inst}))
+				continue
+			}
+			hit, fetch := tc.read(line, mask, fill, hint{allocate: true, prio: prioNormal})
+			c[SurfLdHit] += uint64(bits.OnesCount8(hit))
+			c[SurfLdMiss] += uint64(bits.OnesCount8(mask &^ hit))
+			if fetch != 0 {
+				l2 = max(l2, s.send(txn{line: line, mask: fetch, op: opRead, inst: a.Origin.Inst}))
+			}
+		}
+	}
+	if op == opWrite {
+		return s.cfg.Latency.Store
 	}
 	return s.cfg.Latency.Tex + l2
 }

@@ -198,6 +198,18 @@ func TestIssue24Handwritten(t *testing.T) {
 	}
 }
 
+// TestSurfacesCorpus runs the surface kernels of testdata/surfaces/gen/surf.cu
+// (suld.b/sust.b over 1D, 2D, 3D and layered arrays, every width, .clamp and
+// .zero) at -O3 and -G, bit for bit. Their expected outputs come from the
+// recording when the GPU ran them, else from make_cases.py's model of the
+// PTX ISA (each spec's description says which).
+func TestSurfacesCorpus(t *testing.T) {
+	t.Parallel()
+	results := runCorpus(t, "../../testdata/surfaces/cases")
+	require.GreaterOrEqual(t, len(results), 40)
+	checkExact(t, results)
+}
+
 // TestAppsCorpus runs the application corpus (testdata/apps: benchmark and
 // ML training kernels) at all four builds, -O3, -G, --use_fast_math and
 // -fmad=false, bit for bit. The large launches that have a smaller twin of

@@ -65,9 +65,9 @@ func memDomain(in *vm.Inst) (lo, hi int) {
 // writes (stores, atomics, reductions).
 func memKind(in *vm.Inst) uint8 {
 	switch in.Op {
-	case vm.OpLd, vm.OpTex, vm.OpTxq:
+	case vm.OpLd, vm.OpTex, vm.OpTxq, vm.OpSuld, vm.OpSuq:
 		return 1
-	case vm.OpSt, vm.OpAtom:
+	case vm.OpSt, vm.OpAtom, vm.OpSust, vm.OpSured:
 		return 2
 	}
 	return 0

@@ -119,11 +119,11 @@ func checkArg(a Arg, p *ptx.Param, ctype string, quick bool) error {
 		want = fmt.Sprintf("{%q: ...}", want)
 	}
 	switch a.Kind {
-	case "buffer", "texture":
+	case "buffer", "texture", "surface":
 		// The address is 8 bytes, which any 64-bit integer or bits
 		// parameter takes (hand-written PTX and other compilers declare
 		// pointers .s64 or .b64).
-		what := map[string]string{"buffer": "a buffer's address", "texture": "a texture object"}[a.Kind]
+		what := map[string]string{"buffer": "a buffer's address", "texture": "a texture object", "surface": "a surface object"}[a.Kind]
 		switch {
 		case kind == 'f':
 			return fmt.Errorf("%s is an integer; this parameter is a float: give it a value, write %s (a buffer goes to a pointer parameter)", what, want)

@@ -35,6 +35,7 @@ type Spec struct {
 	Buffers            []Buffer  `json:"buffers,omitempty"`
 	Symbols            []Buffer  `json:"symbols,omitempty"`
 	Textures           []Texture `json:"textures,omitempty"`
+	Surfaces           []Surface `json:"surfaces,omitempty"`
 	Args               []Arg     `json:"args"`
 	Outputs            []string  `json:"outputs,omitempty"`
 	// Steps makes the spec a program of several steps (program.go): copies,
@@ -98,13 +99,28 @@ type Texture struct {
 	Channels   int      `json:"channels,omitempty"`
 	Read       string   `json:"read,omitempty"`
 	Gather     bool     `json:"gather,omitempty"` // the array allows tex2Dgather (no effect here)
+	// Layers makes a layered 1D or 2D array of this many layers (tex.a1d,
+	// tex.a2d), one after another in the buffer.
+	Layers uint32 `json:"layers,omitempty"`
 }
 
-// Arg is one kernel argument: a buffer's address, a texture handle, or
-// a typed scalar.
+// Surface is a surface object over a CUDA array whose elements a buffer
+// holds (x fastest, then y, z and the layer, channels interleaved).
+// Surface stores write the buffer: name it in outputs to read them back.
+type Surface struct {
+	Name     string   `json:"name"`
+	Buffer   string   `json:"buffer"`
+	Dims     []uint32 `json:"dims"`             // 1 to 3 extents, in elements
+	Layers   uint32   `json:"layers,omitempty"` // a layered 1D or 2D array of this many layers
+	Format   string   `json:"format,omitempty"` // channel type (default: the buffer's type)
+	Channels int      `json:"channels,omitempty"`
+}
+
+// Arg is one kernel argument: a buffer's address, a texture or surface
+// handle, or a typed scalar.
 type Arg struct {
-	Kind  string // "buffer", "texture", or a scalar type
-	Name  string // buffer or texture name
+	Kind  string // "buffer", "texture", "surface", or a scalar type
+	Name  string // buffer, texture or surface name
 	Value json.Number
 	Raw   string // a scalar given as a string: hex bits, "nan", "inf", "-inf"
 }
@@ -123,14 +139,14 @@ func (a *Arg) UnmarshalJSON(b []byte) error {
 	for k, v := range m {
 		a.Kind = k
 		switch k {
-		case "buffer", "texture":
+		case "buffer", "texture", "surface":
 			if err := json.Unmarshal(v, &a.Name); err != nil {
 				return fmt.Errorf("%q argument must name a %s: %v", k, k, err)
 			}
 			return nil
 		}
 		if _, ok := scalarSize[k]; !ok {
-			return fmt.Errorf("unknown argument kind %q (want buffer, texture, u8, s8, u16, s16, u32, s32, u64, s64, f32 or f64)", k)
+			return fmt.Errorf("unknown argument kind %q (want buffer, texture, surface, u8, s8, u16, s16, u32, s32, u64, s64, f32 or f64)", k)
 		}
 		var s string
 		if json.Unmarshal(v, &s) == nil {
@@ -149,7 +165,7 @@ func (a *Arg) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the one-key form.
 func (a Arg) MarshalJSON() ([]byte, error) {
 	switch {
-	case a.Kind == "buffer" || a.Kind == "texture":
+	case a.Kind == "buffer" || a.Kind == "texture" || a.Kind == "surface":
 		return json.Marshal(map[string]string{a.Kind: a.Name})
 	case a.Raw != "":
 		return json.Marshal(map[string]string{a.Kind: a.Raw})
@@ -316,6 +332,18 @@ func (s *Spec) check() error {
 			return fmt.Errorf("textures[%d] (%s): buffer %q is not a buffer of this spec", i, t.Name, t.Buffer)
 		}
 	}
+	for i, t := range s.Surfaces {
+		if t.Name == "" {
+			return fmt.Errorf("surfaces[%d] has no name", i)
+		}
+		if _, dup := names[t.Name]; dup {
+			return fmt.Errorf("surfaces[%d]: name %q is used twice", i, t.Name)
+		}
+		names[t.Name] = "surface"
+		if names[t.Buffer] != "buffer" {
+			return fmt.Errorf("surfaces[%d] (%s): buffer %q is not a buffer of this spec", i, t.Name, t.Buffer)
+		}
+	}
 	if err := checkArgList("args", s.Args, names); err != nil {
 		return err
 	}
@@ -337,11 +365,11 @@ func (s *Spec) check() error {
 }
 
 // checkArgList checks a launch's arguments against the spec's buffers and
-// textures (names: name -> "buffer" or "texture").
+// textures and surfaces (names: name -> "buffer", "texture" or "surface").
 func checkArgList(what string, args []Arg, names map[string]string) error {
 	for i, a := range args {
 		switch a.Kind {
-		case "buffer", "texture":
+		case "buffer", "texture", "surface":
 			if names[a.Name] != a.Kind {
 				return fmt.Errorf("%s[%d]: %q is not a %s of this spec", what, i, a.Name, a.Kind)
 			}
@@ -499,6 +527,7 @@ type Prepared struct {
 	cache    *ModuleCache
 	modules  map[string]*vm.Module // by resolved path
 	textures map[string]uint64     // texture handles by name
+	surfaces map[string]uint64     // surface handles by name
 }
 
 func (s *Spec) resolve(p string) string {
@@ -563,7 +592,7 @@ func (p *Prepared) module(path string) (*vm.Module, string, error) {
 // writes its symbols and makes its textures: everything but a launch.
 // Module is the spec's module; Launch and Kernel are left unset.
 func (s *Spec) PrepareMemory(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
-	p := &Prepared{Spec: s, Device: dev, Buffers: map[string]uint64{}, cache: cache, modules: map[string]*vm.Module{}, textures: map[string]uint64{}}
+	p := &Prepared{Spec: s, Device: dev, Buffers: map[string]uint64{}, cache: cache, modules: map[string]*vm.Module{}, textures: map[string]uint64{}, surfaces: map[string]uint64{}}
 	m, _, err := p.module(s.Module)
 	if err != nil {
 		return nil, err
@@ -599,6 +628,13 @@ func (s *Spec) PrepareMemory(dev *vm.Device, cache *ModuleCache) (*Prepared, err
 			return nil, fmt.Errorf("textures[%d] (%s): %w", i, t.Name, err)
 		}
 		p.textures[t.Name] = h
+	}
+	for i, t := range s.Surfaces {
+		h, err := s.makeSurface(dev, p, t)
+		if err != nil {
+			return nil, fmt.Errorf("surfaces[%d] (%s): %w", i, t.Name, err)
+		}
+		p.surfaces[t.Name] = h
 	}
 	return p, nil
 }
@@ -653,6 +689,8 @@ func (p *Prepared) prepareLaunch(s *Spec) (*vm.Launch, string, *vm.Module, error
 			args[i] = binary.LittleEndian.AppendUint64(nil, p.Buffers[a.Name])
 		case "texture":
 			args[i] = binary.LittleEndian.AppendUint64(nil, p.textures[a.Name])
+		case "surface":
+			args[i] = binary.LittleEndian.AppendUint64(nil, p.surfaces[a.Name])
 		default:
 			b, err := a.bytes()
 			if err != nil {
@@ -769,7 +807,7 @@ func (s *Spec) makeTexture(dev *vm.Device, p *Prepared, t Texture) (uint64, erro
 		}
 	}
 	desc := vm.TextureDesc{Linear: t.Linear, Format: format, Channels: t.Channels, Normalized: t.Normalized,
-		Data: data, Base: addr}
+		Layers: int(t.Layers), Data: data, Base: addr}
 	for _, d := range t.Dims {
 		desc.Dims = append(desc.Dims, int(d))
 	}
@@ -803,4 +841,17 @@ func (s *Spec) makeTexture(dev *vm.Device, p *Prepared, t Texture) (uint64, erro
 		return 0, fmt.Errorf("%s addressing needs normalized coordinates", t.Address)
 	}
 	return dev.CreateTexture(desc)
+}
+
+func (s *Spec) makeSurface(dev *vm.Device, p *Prepared, t Surface) (uint64, error) {
+	bt := s.BufferType(t.Buffer)
+	format := t.Format
+	if format == "" {
+		format = bt
+	}
+	desc := vm.SurfaceDesc{Format: format, Channels: t.Channels, Layers: int(t.Layers), Base: p.Buffers[t.Buffer]}
+	for _, d := range t.Dims {
+		desc.Dims = append(desc.Dims, int(d))
+	}
+	return dev.CreateSurface(desc)
 }

@@ -1,0 +1,257 @@
+package vm
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/vm/internal/fpu"
+)
+
+// surfAddr resolves lane l's coordinates of a surface instruction to the
+// device address of its size bytes. ok is false for an access the .zero
+// mode drops; a .trap access out of range returns a message.
+func (s *Surface) addr(in *Inst, f *frame, l int, size int) (addr uint64, ok bool, msg string) {
+	var c [4]int64 // x (bytes), y, z, layer
+	w := in.W
+	switch in.SurfGeom() {
+	case geomA1D:
+		c[3], c[0] = int64(uint32(f.r(w[0])[l])), int64(int32(f.r(w[1])[l]))
+	case geomA2D:
+		c[3], c[0], c[1] = int64(uint32(f.r(w[0])[l])), int64(int32(f.r(w[1])[l])), int64(int32(f.r(w[2])[l]))
+	default:
+		for i := 0; i < 3 && w[i] != NoReg; i++ {
+			c[i] = int64(int32(f.r(w[i])[l]))
+		}
+	}
+	if in.SurfFormatted() {
+		c[0] *= int64(s.elem)
+	}
+	row := int64(s.dims[0] * s.elem)
+	lim := [4]int64{row - int64(size), int64(s.dims[1]) - 1, int64(s.dims[2]) - 1, int64(s.layers) - 1}
+	for i, v := range c {
+		if v >= 0 && v <= lim[i] {
+			continue
+		}
+		switch in.SurfMode() {
+		case SurfZero:
+			return 0, false, ""
+		case SurfClamp:
+			c[i] = min(max(v, 0), lim[i])
+		default:
+			what := [4]string{"x (bytes)", "y", "z", "layer"}[i]
+			return 0, false, fmt.Sprintf("surface access out of range (.trap): %s = %d, the surface's %v × %d layer(s) of %d-byte elements allow 0 to %d", what, v, s.Dims, s.layers, s.elem, lim[i])
+		}
+	}
+	c[0] &^= int64(size - 1) // an unaligned byte x reads the aligned element
+	return s.Base + uint64(c[3])*s.pitch[2] + uint64(c[2])*s.pitch[1] + uint64(c[1])*s.pitch[0] + uint64(c[0]), true, ""
+}
+
+// surfBytes returns the n bytes at addr for lane l.
+func (w *Warp) surfBytes(addr uint64, n int, l int, write bool) ([]byte, *memspace.Fault) {
+	if write {
+		return w.view.Bytes(memspace.Global, addr, uint64(n), l)
+	}
+	return w.view.Read(memspace.Global, addr, uint64(n), l)
+}
+
+// execSurf performs suld, sust and sured for the lanes of exec.
+func (w *Warp) execSurf(in *Inst, f *frame, exec uint32, pc int32) error {
+	dev := w.cta.launch.Module.dev
+	h := f.r(in.A)
+	acc := &w.acc
+	acc.Space, acc.Surface, acc.Tex, acc.Values = memspace.Texture, true, nil, nil
+	esz := in.T.Size()
+	n := int(in.Vec)
+	size := esz * n
+	switch in.Op {
+	case OpSuld:
+		acc.Kind = memspace.Load
+	case OpSust:
+		acc.Kind = memspace.Store
+	default:
+		acc.Kind = memspace.Reduction
+		n, size = 1, esz
+	}
+	var mask uint32
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		s := dev.surface(h[l])
+		if s == nil {
+			return w.fault(f, pc, l, fmt.Sprintf("%#x is not a surface object of this device", h[l]))
+		}
+		if in.SurfFormatted() && in.Op == OpSust {
+			size = s.elem // sust.p writes one element; sured.p its value's bytes
+		}
+		a, ok, msg := s.addr(in, f, l, size)
+		if msg != "" {
+			return w.fault(f, pc, l, msg)
+		}
+		if !ok {
+			if in.Op == OpSuld {
+				for e := 0; e < n; e++ {
+					f.r(in.V[e])[l] = 0
+				}
+			}
+			continue
+		}
+		mask |= 1 << l
+		acc.Addr[l] = a
+		mem, mf := w.surfBytes(a, size, l, in.Op != OpSuld)
+		if mf != nil {
+			return w.fault(f, pc, l, fmt.Sprintf("surface access of %d bytes at %#x: %s", size, mf.Addr, mf.Reason))
+		}
+		switch {
+		case in.Op == OpSuld:
+			for e := 0; e < n; e++ {
+				f.r(in.V[e])[l] = readLE(mem[e*esz:], esz)
+			}
+		case in.Op == OpSust && in.SurfFormatted():
+			s.storeFormatted(mem, f, in, l)
+		case in.Op == OpSust:
+			for e := 0; e < n; e++ {
+				writeLE(mem[e*esz:], esz, f.r(in.V[e])[l])
+			}
+		default:
+			mu := w.view.Global.Lock(a)
+			mu.Lock()
+			red := Inst{T: in.T, Imm: in.Imm >> 24}
+			writeLE(mem, esz, atomApply(&red, memspace.Global, readLE(mem, esz), f.r(in.B)[l], 0))
+			mu.Unlock()
+		}
+	}
+	acc.Mask, acc.Size = mask, uint8(size)
+	if w.watch && mask != 0 {
+		w.observe(f, pc)
+	}
+	return nil
+}
+
+// storeFormatted writes sust.p's values (R, G, B, A) to the element at
+// mem, converted to the surface's format: .f32 values for float formats,
+// .u32/.s32 for integer ones (saturated to the channel's range).
+// Channels the instruction does not supply are left as they are.
+func (s *Surface) storeFormatted(mem []byte, f *frame, in *Inst, l int) {
+	for c := 0; c < s.Channels && c < int(in.Vec); c++ {
+		v := uint32(f.r(in.V[c])[l])
+		var raw uint64
+		switch s.Format {
+		case "f32":
+			raw = uint64(v)
+		case "f16":
+			raw = uint64(fpu.F32ToF16(v, fpu.RN, false, false))
+		case "u8", "u16", "u32", "u64":
+			raw = min(uint64(v), uint64(1)<<(8*s.esz)-1)
+		default:
+			lo, hi := -int64(1)<<(8*s.esz-1), int64(1)<<(8*s.esz-1)-1
+			raw = uint64(min(max(int64(int32(v)), lo), hi))
+		}
+		writeLE(mem[c*s.esz:], s.esz, raw)
+	}
+}
+
+func readLE(b []byte, n int) uint64 {
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+func writeLE(b []byte, n int, v uint64) {
+	for i := 0; i < n; i++ {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+// OpenCL's channel data types and orders, which txq and suq report (PTX
+// ISA, "txq"/"suq").
+const (
+	clSnormInt8     = 0x10D0
+	clSnormInt16    = 0x10D1
+	clUnormInt8     = 0x10D2
+	clUnormInt16    = 0x10D3
+	clSignedInt8    = 0x10D7
+	clSignedInt16   = 0x10D8
+	clSignedInt32   = 0x10D9
+	clUnsignedInt8  = 0x10DA
+	clUnsignedInt16 = 0x10DB
+	clUnsignedInt32 = 0x10DC
+	clHalfFloat     = 0x10DD
+	clFloat         = 0x10DE
+	clR             = 0x10B0
+	clRG            = 0x10B2
+	clRGBA          = 0x10B5
+)
+
+// clDataType is the OpenCL channel data type of a format.
+func clDataType(format string, norm bool) uint64 {
+	switch format {
+	case "u8":
+		if norm {
+			return clUnormInt8
+		}
+		return clUnsignedInt8
+	case "s8":
+		if norm {
+			return clSnormInt8
+		}
+		return clSignedInt8
+	case "u16":
+		if norm {
+			return clUnormInt16
+		}
+		return clUnsignedInt16
+	case "s16":
+		if norm {
+			return clSnormInt16
+		}
+		return clSignedInt16
+	case "u32", "u64":
+		return clUnsignedInt32
+	case "s32", "s64":
+		return clSignedInt32
+	case "f16":
+		return clHalfFloat
+	}
+	return clFloat
+}
+
+// clOrder is the OpenCL channel order of 1, 2 or 4 channels.
+func clOrder(ch int) uint64 {
+	switch ch {
+	case 2:
+		return clRG
+	case 4:
+		return clRGBA
+	}
+	return clR
+}
+
+// execSuq answers surface queries.
+func (w *Warp) execSuq(in *Inst, f *frame, exec uint32, pc int32) error {
+	dev := w.cta.launch.Module.dev
+	h, d := f.r(in.A), f.r(in.D)
+	for x := exec; x != 0; x &= x - 1 {
+		l := bits.TrailingZeros32(x) & 31
+		s := dev.surface(h[l])
+		if s == nil {
+			return w.fault(f, pc, l, fmt.Sprintf("%#x is not a surface object of this device", h[l]))
+		}
+		var v uint64
+		switch in.Imm {
+		case suqWidth, suqHeight, suqDepth:
+			v = uint64(s.dims[in.Imm])
+		case suqChannelDataType:
+			v = clDataType(s.Format, false)
+		case suqChannelOrder:
+			v = clOrder(s.Channels)
+		case suqArraySize:
+			v = uint64(s.Layers)
+		case suqMemoryLayout:
+			v = 0
+		}
+		d[l] = v
+	}
+	return nil
+}
