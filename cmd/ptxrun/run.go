@@ -54,6 +54,15 @@ check: outputs exact) and not at all otherwise (outputs incomplete).
 blocks only, under ptxvm__detailed__ names in --metrics and --json
 (docs/sampling.md).
 
+The memory hierarchy's counters are computed only when something shows
+them (--metrics, --report, --json, timing mode): a plain run is faster.
+
+A spec with "steps" is a program (copies, memsets, prefetches, several
+launches over the same buffers; docs/launch-spec.md): run prints each
+step's engine, bytes, start and time and where the program's time goes;
+launches are timed in timing mode. --trace and --sample are for a single
+launch.
+
 A quick launch takes one --arg per kernel parameter, in order:
   NAME=TYPE[COUNT]                 a buffer of COUNT zeros (TYPE: u8 s8 u16 s16 u32 s32 u64 s64 f16 bf16 f32 f64)
   NAME=TYPE[COUNT]:rand            random: floats in [0,1), integers over the type's range
