@@ -114,6 +114,8 @@ type Aperture struct {
 	Base, Bytes uint64
 	Kind        ApertureKind
 	Pages       []PageState
+	// PageBytes is the size of Pages' pages (the last may be partial).
+	PageBytes uint64
 	// arrive is, per page, the cycle its migration ends (timing modes);
 	// migrate and populate the rates this aperture's pages move at.
 	arrive            []uint64
@@ -131,6 +133,7 @@ func NewAperture(k ApertureKind, base, bytes uint64, pageBytes int, initial Page
 		}
 		n := (bytes + uint64(pageBytes) - 1) / uint64(pageBytes)
 		a.Pages = make([]PageState, n)
+		a.PageBytes = uint64(pageBytes)
 		for i := range a.Pages {
 			a.Pages[i] = initial
 		}
@@ -140,17 +143,18 @@ func NewAperture(k ApertureKind, base, bytes uint64, pageBytes int, initial Page
 
 // Resident is the bytes of a managed aperture on the device.
 func (a *Aperture) Resident() uint64 {
-	if len(a.Pages) == 0 {
-		return 0
-	}
-	page := (a.Bytes + uint64(len(a.Pages)) - 1) / uint64(len(a.Pages))
 	var n uint64
-	for _, p := range a.Pages {
+	for i, p := range a.Pages {
 		if p == PageDevice {
-			n += page
+			n += a.PageLen(i)
 		}
 	}
-	return min(n, a.Bytes)
+	return n
+}
+
+// PageLen is the bytes of page i (the last one may be partial).
+func (a *Aperture) PageLen(i int) uint64 {
+	return min(a.PageBytes, a.Bytes-uint64(i)*a.PageBytes)
 }
 
 // SetApertures tells the memory which address ranges are host or managed
@@ -181,10 +185,6 @@ func (m *Memory) SetApertures(as []*Aperture) error {
 		}
 	}
 	m.apert = sorted
-	m.pageShift = uint(bits.TrailingZeros(uint(max(m.cfg.HostLink.MigrateBytes, 1))))
-	if m.cfg.HostLink.MigrateBytes <= 0 {
-		m.pageShift = 16
-	}
 	return nil
 }
 
@@ -290,12 +290,12 @@ func (m *Memory) link(free *float64, bytes uint64, bytesPerCycle, minCycles floa
 // cycles from now until the page is there (0 if it already is).
 func (m *Memory) migrate(a *Aperture, t txn, now uint64) uint32 {
 	addr := t.line << (m.g.sectorShift + m.g.lineShift)
-	p := int((addr - a.Base) >> m.pageShift)
+	p := int((addr - a.Base) / a.PageBytes)
 	if p >= len(a.Pages) {
 		return 0
 	}
 	hl := &m.cfg.HostLink
-	ahead := max(1, hl.PrefetchBytes>>m.pageShift)
+	ahead := max(1, hl.PrefetchBytes/int(a.PageBytes))
 	if a.Pages[p] != PageDevice {
 		c := m.tally.at(t.inst)
 		c[ManagedFaults]++
@@ -317,14 +317,14 @@ func (m *Memory) migrate(a *Aperture, t txn, now uint64) uint32 {
 // request migrates (or makes) the pages of a from p on, up to n of them,
 // that are not on the device, one after another from cycle at on.
 func (m *Memory) request(a *Aperture, p, n int, at float64, c *Counts) {
-	page := float64(uint64(1) << m.pageShift)
 	for q := p; q < min(p+n, len(a.Pages)); q++ {
+		page := float64(a.PageLen(q))
 		if a.Pages[q] == PageDevice {
 			continue
 		}
 		bw := a.migrate
 		if a.Pages[q] == PageHost {
-			c[ManagedMigratedBytes] += 1 << m.pageShift
+			c[ManagedMigratedBytes] += a.PageLen(q)
 		} else {
 			bw = a.populate
 		}

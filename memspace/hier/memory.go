@@ -68,11 +68,9 @@ type Memory struct {
 	util, wutil float64
 	utilAt      uint64
 
-	// Host memory (host.go): the apertures by base, the managed page
-	// size's shift, and when each direction of the host link and the
+	// Host memory (host.go): the apertures by base, and when each direction of the host link and the
 	// managed migrations are next free (timing modes).
 	apert                       []*Aperture
-	pageShift                   uint
 	linkReadFree, linkWriteFree float64
 	migrateFree                 float64
 	faulted                     bool // a managed page has faulted in this launch

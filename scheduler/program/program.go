@@ -278,10 +278,6 @@ func (r *Run) prefetch(st *spec.Step, s *Step) error {
 	if st.To == "host" {
 		want = hier.PageHost
 	}
-	page := uint64(0)
-	if len(a.Pages) > 0 {
-		page = (a.Bytes + uint64(len(a.Pages)) - 1) / uint64(len(a.Pages))
-	}
 	for j, pg := range a.Pages {
 		switch {
 		case pg == want:
@@ -291,7 +287,7 @@ func (r *Run) prefetch(st *spec.Step, s *Step) error {
 			a.Pages[j] = hier.PageDevice // made on the device, nothing moves
 		default:
 			a.Pages[j] = want
-			moved += min(page, a.Bytes-uint64(j)*page)
+			moved += a.PageLen(j)
 		}
 	}
 	s.Bytes = moved

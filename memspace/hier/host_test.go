@@ -1,0 +1,47 @@
+package hier
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A profile's host_link is checked, apertures must not overlap, and a
+// managed aperture counts the bytes of its pages on the device.
+func TestHostLinkConfigAndApertures(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  HostLinkConfig
+		want string
+	}{
+		{"zero", HostLinkConfig{}, ""},
+		{"negative bandwidth", HostLinkConfig{ReadBytesPerCycle: -1}, "must not be negative"},
+		{"page not a power of two", HostLinkConfig{MigrateBytes: 3000}, "managed_page_bytes 3000 is not a power of two"},
+		{"negative packet rate", HostLinkConfig{WriteTxnCycles: -2}, "must not be negative"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.cfg.validate()
+			if c.want == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorContains(t, err, c.want)
+			}
+		})
+	}
+	cfg, err := LoadConfig("h100")
+	require.NoError(t, err)
+	m := newMemory(cfg)
+	a := NewAperture(Sysmem, 1<<20, 1<<20, 0, 0)
+	b := NewAperture(Managed, 1<<20+4096, 1<<16, cfg.HostLink.MigrateBytes, PageHost)
+	assert.ErrorContains(t, m.SetApertures([]*Aperture{a, b}), "overlap")
+	c := NewAperture(Managed, 4<<20, 3<<16+100, 1<<16, PageUntouched)
+	require.Len(t, c.Pages, 4, "a partial last page")
+	assert.Zero(t, c.Resident())
+	c.Pages[0], c.Pages[3] = PageDevice, PageDevice
+	assert.Equal(t, uint64(1<<16+100), c.Resident(), "the last page counts its bytes only")
+	require.NoError(t, m.SetApertures([]*Aperture{c, a}))
+	assert.Same(t, a, m.aperture(a.Base>>7), "found by its lines")
+	assert.Same(t, c, m.aperture((c.Base+c.Bytes-1)>>7))
+	assert.Nil(t, m.aperture((c.Base+c.Bytes+1024)>>7), "device memory")
+}
