@@ -73,6 +73,12 @@ type Run struct {
 	// apertures are the buffers that are not device memory, with the
 	// managed pages' states after the last step.
 	apertures map[string]*hier.Aperture
+	// hostUncached holds the buffers whose pageable host copy a
+	// device-to-host copy wrote last: the driver's staging leaves those
+	// bytes out of the host's cache, so the next pageable copy of them
+	// to the device reads them from host memory (gpu.Rate's
+	// BeyondCacheGBPerS whatever their size).
+	hostUncached map[string]bool
 }
 
 // Release frees the program's device memory (the outputs read back stay).
@@ -108,7 +114,8 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 		dev.Mem.FreeAll()
 		return nil, err
 	}
-	run := &Run{Spec: sp, Prepared: p, GPU: gpu, Mode: opt.Mode, Timed: true, apertures: map[string]*hier.Aperture{}}
+	run := &Run{Spec: sp, Prepared: p, GPU: gpu, Mode: opt.Mode, Timed: true, apertures: map[string]*hier.Aperture{},
+		hostUncached: map[string]bool{}}
 	if run.Mode == "" {
 		run.Mode = scheduler.ModeFunctional
 	}
@@ -227,9 +234,15 @@ func (r *Run) copy(st *spec.Step, s *Step) error {
 	if s.HostMemory == "" {
 		s.HostMemory = spec.HostPageable
 	}
-	us, err := CopyUS(r.GPU, s.Bytes, st.To, s.HostMemory)
+	uncached := s.HostMemory == spec.HostPageable && r.hostUncached[st.Copy]
+	us, err := copyUS(r.GPU, s.Bytes, st.To, s.HostMemory, uncached)
 	if err != nil {
 		return err
+	}
+	if s.HostMemory == spec.HostPageable {
+		// A copy to the host leaves its bytes out of the host's cache;
+		// one to the device has just read them into it.
+		r.hostUncached[st.Copy] = st.To == "host"
 	}
 	s.Timed, s.TimeUS = true, us
 	return nil
