@@ -28,6 +28,10 @@ type Host struct {
 	// the kernel's duration (gpu__time_duration): the launch as CUDA
 	// events around it see it.
 	LaunchOverheadUS float64 `json:"launch_overhead_us"`
+	// ManagedLaunchUS is what the first launch after managed pages came
+	// to the device (a prefetch, or an earlier launch's faults) adds to
+	// the program beyond LaunchOverheadUS.
+	ManagedLaunchUS float64 `json:"managed_launch_us,omitempty"`
 	// HostCacheBytes: host data beyond this size moves at a Rate's
 	// BeyondCacheGBPerS (it is no longer in the host's last-level cache).
 	HostCacheBytes int64 `json:"host_cache_bytes,omitempty"`
@@ -40,6 +44,11 @@ type Rate struct {
 	LatencyUS         float64 `json:"latency_us"`
 	GBPerS            float64 `json:"gb_per_s"`
 	BeyondCacheGBPerS float64 `json:"beyond_cache_gb_per_s,omitempty"`
+	// ColdGBPerS (if not 0) is the rate whenever the host bytes are not
+	// in the host's cache, whatever their size: a pageable copy to the
+	// device of a buffer the CPU wrote, or a copy wrote, since the same
+	// copy last ran.
+	ColdGBPerS float64 `json:"cold_gb_per_s,omitempty"`
 }
 
 // Copy kinds (Host.Copies keys): direction, then host memory.
@@ -50,7 +59,7 @@ func (h *Host) validate() error {
 		return nil // no host section: the host link is not modelled
 	}
 	check := func(what string, r Rate) error {
-		if r.LatencyUS < 0 || r.GBPerS <= 0 || r.BeyondCacheGBPerS < 0 {
+		if r.LatencyUS < 0 || r.GBPerS <= 0 || r.BeyondCacheGBPerS < 0 || r.ColdGBPerS < 0 {
 			return fmt.Errorf("host.%s: latency_us must not be negative and gb_per_s must be positive", what)
 		}
 		return nil
@@ -78,7 +87,7 @@ func (h *Host) validate() error {
 			return err
 		}
 	}
-	if h.MemsetLatencyUS < 0 || h.HostCacheBytes < 0 || h.LaunchOverheadUS < 0 {
+	if h.MemsetLatencyUS < 0 || h.HostCacheBytes < 0 || h.LaunchOverheadUS < 0 || h.ManagedLaunchUS < 0 {
 		return fmt.Errorf("host: memset_latency_us, launch_overhead_us and host_cache_bytes must not be negative")
 	}
 	return nil

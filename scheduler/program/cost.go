@@ -10,15 +10,8 @@ import (
 // rateUS is a transfer of n bytes at rate r (µs), with cacheBytes the
 // host's cache (Host.HostCacheBytes).
 func rateUS(r gpu.Rate, n uint64, cacheBytes int64) float64 {
-	return rateCachedUS(r, n, cacheBytes, false)
-}
-
-// rateCachedUS is rateUS where uncached says the host bytes are not in
-// the host's cache whatever their size (BeyondCacheGBPerS, where the rate
-// has one).
-func rateCachedUS(r gpu.Rate, n uint64, cacheBytes int64, uncached bool) float64 {
 	bw := r.GBPerS
-	if r.BeyondCacheGBPerS > 0 && (uncached || cacheBytes > 0 && n > uint64(cacheBytes)) {
+	if r.BeyondCacheGBPerS > 0 && cacheBytes > 0 && n > uint64(cacheBytes) {
 		bw = r.BeyondCacheGBPerS
 	}
 	return r.LatencyUS + float64(n)/(bw*1e3)
@@ -48,14 +41,16 @@ func copyKind(to, hm string) string {
 
 // CopyUS is the modelled time of a cudaMemcpy of n bytes to the device
 // or the host, the host side in host memory hm (pageable, pinned,
-// write_combined).
+// write_combined), its host bytes not in the host's cache (the first copy
+// of data the CPU wrote).
 func CopyUS(p *gpu.Profile, n uint64, to, hm string) (float64, error) {
 	return copyUS(p, n, to, hm, false)
 }
 
-// copyUS is CopyUS where uncached says the host side's bytes are out of
-// the host's cache (a pageable buffer a copy to the host wrote last).
-func copyUS(p *gpu.Profile, n uint64, to, hm string, uncached bool) (float64, error) {
+// copyUS is CopyUS where warm says the host side's bytes are in the
+// host's cache (the same pageable copy to the device ran last): a rate with
+// a ColdGBPerS runs at it unless warm.
+func copyUS(p *gpu.Profile, n uint64, to, hm string, warm bool) (float64, error) {
 	h, err := hostSection(p)
 	if err != nil {
 		return 0, err
@@ -64,7 +59,10 @@ func copyUS(p *gpu.Profile, n uint64, to, hm string, uncached bool) (float64, er
 	if !ok {
 		return 0, fmt.Errorf("the %s profile has no rate for %s copies", p.Name, copyKind(to, hm))
 	}
-	return rateCachedUS(r, n, h.HostCacheBytes, uncached), nil
+	if r.ColdGBPerS > 0 && !warm {
+		return r.LatencyUS + float64(n)/(r.ColdGBPerS*1e3), nil
+	}
+	return rateUS(r, n, h.HostCacheBytes), nil
 }
 
 // MemsetUS is the modelled time of a cudaMemset of n bytes of device (or

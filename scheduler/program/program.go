@@ -73,12 +73,17 @@ type Run struct {
 	// apertures are the buffers that are not device memory, with the
 	// managed pages' states after the last step.
 	apertures map[string]*hier.Aperture
-	// hostUncached holds the buffers whose pageable host copy a
-	// device-to-host copy wrote last: the driver's staging leaves those
-	// bytes out of the host's cache, so the next pageable copy of them
-	// to the device reads them from host memory (gpu.Rate's
-	// BeyondCacheGBPerS whatever their size).
-	hostUncached map[string]bool
+	// managedMoved says whether managed pages came to the device (a
+	// prefetch, a launch's faults) since the last launch: the next
+	// launch pays gpu.Host.ManagedLaunchUS.
+	managedMoved bool
+	// residentBefore is, per managed buffer, its resident bytes before
+	// the launch being run (migratedRange compares).
+	residentBefore map[string]uint64
+	// hostWarm is the buffer whose pageable copy to the device was the
+	// last copy (its host bytes are in the host's cache, so the same copy
+	// again runs at the warm rate); "" if none.
+	hostWarm string
 }
 
 // Release frees the program's device memory (the outputs read back stay).
@@ -115,7 +120,7 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 		return nil, err
 	}
 	run := &Run{Spec: sp, Prepared: p, GPU: gpu, Mode: opt.Mode, Timed: true, apertures: map[string]*hier.Aperture{},
-		hostUncached: map[string]bool{}}
+		residentBefore: map[string]uint64{}}
 	if run.Mode == "" {
 		run.Mode = scheduler.ModeFunctional
 	}
@@ -140,6 +145,11 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 		case spec.StepLaunch:
 			err = run.launch(ctx, i, &s, opt, aps, dirtyBase, dirty)
 			dirty = 0
+			if err == nil && s.Migrated > 0 {
+				// The copy engine wrote the migrated pages through the
+				// L2, as it writes a copy's.
+				dirtyBase, dirty = run.migratedRange()
+			}
 		case spec.StepCopy:
 			err = run.copy(st, &s)
 			if st.To == "device" {
@@ -152,6 +162,9 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 			}
 		case spec.StepPrefetch:
 			err = run.prefetch(st, &s)
+			if st.To == "device" && s.Bytes > 0 {
+				dirtyBase, dirty = p.Buffers[st.Prefetch], s.Bytes
+			}
 		}
 		if err != nil {
 			dev.Mem.FreeAll()
@@ -189,9 +202,23 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 	if regs := r.Spec.Steps[i].Launch.Registers; regs > 0 && opt.Registers == 0 {
 		opt.Registers = regs
 	}
+	var extraUS float64
+	if r.managedMoved {
+		extraUS, r.managedMoved = r.GPU.Host.ManagedLaunchUS, false
+	}
+	for name, a := range r.apertures {
+		if a.Kind == hier.Managed {
+			r.residentBefore[name] = a.Resident()
+		}
+	}
 	res, err := scheduler.Run(ctx, l, r.GPU, opt)
 	if err != nil {
 		return err
+	}
+	for name, a := range r.apertures {
+		if a.Kind == hier.Managed && a.Resident() > r.residentBefore[name] {
+			r.managedMoved = true
+		}
 	}
 	s.Launch = res
 	s.Metrics = scheduler.LaunchMetrics(l, res)
@@ -203,9 +230,25 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 		// The launch as CUDA events see it: the kernel's duration and
 		// the launch's overhead.
 		s.Timed = true
-		s.TimeUS = t.Nanoseconds()/1e3 + r.GPU.Host.LaunchOverheadUS
+		s.TimeUS = t.Nanoseconds()/1e3 + r.GPU.Host.LaunchOverheadUS + extraUS
 	}
 	return nil
+}
+
+// migratedRange is the managed buffer that gained the most resident bytes
+// in the last launch (base and size), which the copy engine wrote through
+// the L2 (hier.Memory.Dirty keeps its last lines).
+func (r *Run) migratedRange() (base, bytes uint64) {
+	var most uint64
+	for name, a := range r.apertures {
+		if a.Kind != hier.Managed {
+			continue
+		}
+		if g := a.Resident() - min(a.Resident(), r.residentBefore[name]); g > most {
+			most, base, bytes = g, a.Base, a.Bytes
+		}
+	}
+	return base, bytes
 }
 
 func (r *Run) copy(st *spec.Step, s *Step) error {
@@ -234,15 +277,14 @@ func (r *Run) copy(st *spec.Step, s *Step) error {
 	if s.HostMemory == "" {
 		s.HostMemory = spec.HostPageable
 	}
-	uncached := s.HostMemory == spec.HostPageable && r.hostUncached[st.Copy]
-	us, err := copyUS(r.GPU, s.Bytes, st.To, s.HostMemory, uncached)
+	warm := r.hostWarm == st.Copy && st.To == "device" && s.HostMemory == spec.HostPageable
+	us, err := copyUS(r.GPU, s.Bytes, st.To, s.HostMemory, warm)
 	if err != nil {
 		return err
 	}
-	if s.HostMemory == spec.HostPageable {
-		// A copy to the host leaves its bytes out of the host's cache;
-		// one to the device has just read them into it.
-		r.hostUncached[st.Copy] = st.To == "host"
+	r.hostWarm = ""
+	if st.To == "device" && s.HostMemory == spec.HostPageable {
+		r.hostWarm = st.Copy
 	}
 	s.Timed, s.TimeUS = true, us
 	return nil
@@ -304,6 +346,9 @@ func (r *Run) prefetch(st *spec.Step, s *Step) error {
 		}
 	}
 	s.Bytes = moved
+	if want == hier.PageDevice && moved > 0 {
+		r.managedMoved = true
+	}
 	us, err := PrefetchUS(r.GPU, moved, st.To)
 	if err != nil {
 		return err

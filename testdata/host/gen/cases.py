@@ -117,6 +117,11 @@ def main():
         steps, meas = [], []
         for hm, key in (("pageable", "pageable"), ("pinned", "pinned"), ("write_combined", "pinned_wc")):
             for to, d in (("device", "h2d"), ("host", "d2h")):
+                if hm == "pageable" and to == "device":
+                    # hostmem.cu repeats each copy and times the repeats:
+                    # a pageable copy to the device right after the same
+                    # copy finds its bytes in the host's cache.
+                    steps.append({"copy": "a", "to": to, "host_memory": hm})
                 meas.append({"step": len(steps), "group": "copy", "name": "%s_%s" % (d, key), "bytes": b})
                 steps.append({"copy": "a", "to": to, "host_memory": hm})
         if b <= 64 * MiB:
@@ -125,9 +130,64 @@ def main():
         spec = {"module": PTX, "description": "hostmem.cu copy group, %d MiB" % (b // MiB),
                 "buffers": [buf("a", n, fill=False)], "steps": steps}
         write("copies_%dM" % (b // MiB), spec, meas)
+    second()
     with open("cases.json", "w") as f:
         json.dump({"recording": "hostmem.jsonl", "cases": cases}, f, indent=1)
         f.write("\n")
+
+
+def kernel_steps(kernel, p, n):
+    """hostmem2.cu's and hostmem3.cu's kernels over buffer p (dout and
+    dsrc are device buffers)."""
+    if kernel == "read_coalesced":
+        return launch("copy_perm", n, perm_args(p, "dout", n, 1))
+    if kernel == "read_stride32":
+        return launch("copy_perm", n, perm_args(p, "dout", n, 32))
+    if kernel == "write_coalesced":
+        return launch("store_perm", n, perm_args("dsrc", p, n, 1))
+    if kernel == "write_stride32":
+        return launch("store_perm", n, perm_args("dsrc", p, n, 32))
+    return launch("scale", n, [{"buffer": p}, {"u32": n}, {"f32": 1.0}, {"f32": 0.0}])
+
+
+def second():
+    """hostmem2.jsonl (gen/hostmem2.cu): pageable copies after the host
+    buffer was copied to the device, written by a copy to the host, written
+    by the CPU, or left while another buffer came back; copy-scale-copy
+    programs at six sizes; kernels over managed memory resident on the
+    device against device memory."""
+    for mb in (4, 8, 12, 16, 24, 48):
+        b, n = mb * MiB, mb * MiB // 4
+        m = lambda name: {"group": "pageable", "name": name, "bytes": b}
+        cp = lambda buf, to: {"copy": buf, "to": to, "host_memory": "pageable"}
+        desc = "hostmem2.cu pageable group, %d MiB: " % mb
+        write("pageable2_%dM" % mb, {"module": PTX, "description": desc + "a copy to the device repeated, one back, one to the device again",
+                                      "buffers": [buf("a", n)], "steps": [cp("a", "device"), cp("a", "device"), cp("a", "host"), cp("a", "device")]},
+              [dict(step=1, **m("h2d_warm")), dict(step=2, **m("d2h")), dict(step=3, **m("h2d_after_d2h_same"))])
+        write("pageable2_cpu_%dM" % mb, {"module": PTX, "description": desc + "a copy to the device of data the CPU wrote",
+                                          "buffers": [buf("a", n)], "steps": [cp("a", "device")]},
+              [dict(step=0, **m("h2d_after_cpu_write"))])
+        write("pageable2_other_%dM" % mb, {"module": PTX, "description": desc + "a copy to the device after another buffer came back",
+                                            "buffers": [buf("a", n), buf("b", n)], "steps": [cp("a", "device"), cp("b", "host"), cp("a", "device")]},
+              [dict(step=2, **m("h2d_after_d2h_other"))])
+        write("copy_scale_copy2_%dM" % mb, {"module": PTX, "description": desc + "copy in, scale, copy out, after the copy out of the run before",
+                                             "buffers": [buf("x", n)],
+                                             "steps": [cp("x", "host"), cp("x", "device"),
+                                                       launch("scale", n, [{"buffer": "x"}, {"u32": n}, {"f32": 2.0}, {"f32": 1.0}]), cp("x", "host")]},
+              [{"step": "total", "from": 1, "group": "program2", "name": "copy_scale_copy_pageable", "bytes": b}])
+    for mb in (4, 32, 128):
+        b, n = mb * MiB, mb * MiB // 4
+        for kernel in ("read_coalesced", "write_coalesced", "scale", "read_stride32"):
+            bufs = [buf("m", n, "managed"), buf("dout", n, fill=False), buf("dsrc", n)]
+            write("resident2_managed_%s_%dM" % (kernel, mb), {
+                "module": PTX, "description": "hostmem2.cu resident group, %d MiB: %s over managed memory faulted in by a read, after one launch of it" % (mb, kernel),
+                "buffers": bufs, "steps": [launch("copy_perm", n, perm_args("m", "dout", n, 1)), kernel_steps(kernel, "m", n), kernel_steps(kernel, "m", n)]},
+                [dict(step=2, group="resident", name="managed_faulted." + kernel, bytes=b)])
+            bufs = [buf("d", n), buf("dout", n, fill=False), buf("dsrc", n)]
+            write("resident2_device_%s_%dM" % (kernel, mb), {
+                "module": PTX, "description": "hostmem2.cu resident group, %d MiB: %s over device memory, after one launch of it" % (mb, kernel),
+                "buffers": bufs, "steps": [kernel_steps(kernel, "d", n), kernel_steps(kernel, "d", n)]},
+                [dict(step=1, group="resident", name="device." + kernel, bytes=b)])
 
 
 main()
