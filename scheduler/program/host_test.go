@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +26,8 @@ import (
 )
 
 var (
-	hostFull = flag.Bool("hostfull", false, "run every case of testdata/host (minutes) and rewrite docs/host-memory-validation.md")
+	hostFull  = flag.Bool("hostfull", false, "run every case of testdata/host (minutes) and rewrite docs/host-memory-validation.md")
+	hostCases = flag.String("hostcases", "", "run only the cases of testdata/host whose names match this regular expression, and log each figure")
 )
 
 const hostDir = "../../testdata/host"
@@ -145,7 +147,11 @@ func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, 
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2)
 	for _, c := range cases {
-		if !*hostFull && !hostSmall(c.Name) {
+		if *hostCases != "" {
+			if !regexp.MustCompile(*hostCases).MatchString(c.Name) {
+				continue
+			}
+		} else if !*hostFull && !hostSmall(c.Name) {
 			continue
 		}
 		wg.Add(1)
@@ -272,7 +278,11 @@ func TestHostMemoryAgainstGPU(t *testing.T) {
 			assert.InDelta(t, 1, r.Sysmem/r.NcuSys, 0.10, "%s: sysmem sectors %.0f, ncu %.0f", key, r.Sysmem, r.NcuSys)
 		}
 	}
-	if *hostFull {
+	if *hostCases != "" {
+		for _, r := range rows {
+			t.Logf("%-60s %4.0f MiB  GPU %9.1f  model %9.1f  %+6.1f%%", r.What, float64(r.Bytes)/(1<<20), r.GPU, r.Model, 100*r.err())
+		}
+	} else if *hostFull {
 		writeHostTable(t, rows)
 	}
 }

@@ -131,6 +131,7 @@ def main():
                 "buffers": [buf("a", n, fill=False)], "steps": steps}
         write("copies_%dM" % (b // MiB), spec, meas)
     second()
+    third()
     with open("cases.json", "w") as f:
         json.dump({"recording": "hostmem.jsonl", "cases": cases}, f, indent=1)
         f.write("\n")
@@ -188,6 +189,45 @@ def second():
                 "module": PTX, "description": "hostmem2.cu resident group, %d MiB: %s over device memory, after one launch of it" % (mb, kernel),
                 "buffers": bufs, "steps": [kernel_steps(kernel, "d", n), kernel_steps(kernel, "d", n)]},
                 [dict(step=1, group="resident", name="device." + kernel, bytes=b)])
+
+
+def third():
+    """hostmem3.jsonl (gen/hostmem3.cu), held out: three launches of a
+    kernel over managed memory prefetched to the device or faulted in by a
+    read, and over device memory filled by a copy (2, 8 and 32 MiB; the
+    recording's 128 MiB is left out for the time it takes in timing mode);
+    pageable copies at 2, 6, 20 and 40 MiB."""
+    for mb in (2, 8, 32):
+        b, n = mb * MiB, mb * MiB // 4
+        m = lambda name: {"group": "managed3", "name": name, "bytes": b}
+        for kernel in ("read_coalesced", "write_coalesced", "scale", "read_stride32"):
+            k = lambda p: kernel_steps(kernel, p, n)
+            dev = [buf("dout", n, fill=False), buf("dsrc", n)]
+            desc = "hostmem3.cu, %d MiB: %s " % (mb, kernel)
+            write("managed3_prefetched_%s_%dM" % (kernel, mb), {
+                "module": PTX, "description": desc + "three times over managed memory prefetched to the device",
+                "buffers": [buf("m", n, "managed")] + dev, "steps": [{"prefetch": "m", "to": "device"}, k("m"), k("m"), k("m")]},
+                [dict(step=j + 1, **m("prefetched.%s.launch%d" % (kernel, j + 1))) for j in range(3)])
+            write("managed3_faulted_%s_%dM" % (kernel, mb), {
+                "module": PTX, "description": desc + "three times over managed memory a read faulted in",
+                "buffers": [buf("m", n, "managed")] + dev,
+                "steps": [launch("copy_perm", n, perm_args("m", "dout", n, 1)), k("m"), k("m"), k("m")]},
+                [dict(step=0, **m("faulted.first_read_" + kernel))] + [dict(step=j + 1, **m("faulted.%s.launch%d" % (kernel, j + 1))) for j in range(3)])
+            write("managed3_device_%s_%dM" % (kernel, mb), {
+                "module": PTX, "description": desc + "three times over device memory a pageable copy filled",
+                "buffers": [buf("m", n)] + dev, "steps": [{"copy": "m", "to": "device", "host_memory": "pageable"}, k("m"), k("m"), k("m")]},
+                [dict(step=j + 1, **m("device_after_copy.%s.launch%d" % (kernel, j + 1))) for j in range(3)])
+    for mb in (2, 6, 20, 40):
+        b, n = mb * MiB, mb * MiB // 4
+        m = lambda name: {"group": "managed3", "name": "pageable." + name, "bytes": b}
+        cp = lambda to: {"copy": "a", "to": to, "host_memory": "pageable"}
+        write("pageable3_%dM" % mb, {
+            "module": PTX, "description": "hostmem3.cu pageable copies, %d MiB: to the device after the CPU wrote the buffer, again, back, to the device again, then copy in, scale, copy out" % mb,
+            "buffers": [buf("a", n)],
+            "steps": [cp("device"), cp("device"), cp("host"), cp("device"),
+                      cp("device"), launch("scale", n, [{"buffer": "a"}, {"u32": n}, {"f32": 2.0}, {"f32": 1.0}]), cp("host")]},
+            [dict(step=0, **m("h2d_after_cpu_write")), dict(step=1, **m("h2d_repeat")), dict(step=2, **m("d2h")),
+             dict(step=3, **m("h2d_after_d2h_same")), {"step": "total", "from": 4, "group": "managed3", "name": "pageable.copy_scale_copy_after_d2h", "bytes": b}])
 
 
 main()
