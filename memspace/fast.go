@@ -38,6 +38,15 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 		}
 		return true
 	case Global:
+		if a.Mask == ^uint32(0) && n == 4 {
+			if loadWords32(v.hint, a, dst) {
+				return true
+			}
+			if loadWords32(v.hint2, a, dst) {
+				v.hint, v.hint2 = v.hint2, v.hint
+				return true
+			}
+		}
 		h := v.hint
 		for x := a.Mask; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x) & 31
@@ -72,10 +81,33 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 			}
 			dst[l] = h.load(p-h.Base, n)
 		}
-		v.hint = h
+		if h != v.hint {
+			v.hint, v.hint2 = h, v.hint
+		}
 		return true
 	}
 	return false
+}
+
+// loadWords32 is LoadScalar of 4 bytes for all 32 lanes when every lane's
+// word lies in the dense allocation h: a counted loop with one check per
+// lane, no mask walk and no search. It returns false (dst may hold some
+// lanes' values) when h is nil or sparse or a lane's word is misaligned or
+// outside h.
+func loadWords32(h *Allocation, a *Access, dst *[32]uint64) bool {
+	if h == nil || len(h.Data) < 4 {
+		return false
+	}
+	d, base := h.Data, h.Base
+	last := uint64(len(d) - 4) // the highest offset a word can start at
+	for l, p := range &a.Addr {
+		o := p - base
+		if p&3 != 0 || o > last {
+			return false
+		}
+		dst[l] = uint64(binary.LittleEndian.Uint32(d[o : o+4]))
+	}
+	return true
 }
 
 // loadShared32Warp is LoadScalar of 4 bytes from shared memory for all 32
