@@ -155,7 +155,10 @@ func compareLanes(in *Inst, f *frame, exec uint32, t Type, shift uint) uint32 {
 // no switch per lane, and a full warp skips the mask walk (measured: the
 // per-lane cmpInt was most of setp's cost in the tiled matmul).
 func intOrder(a, b *[32]uint64, exec uint32, n int, signed bool) (lt, eq uint32) {
-	m := ^uint64(0) >> (64 - n)
+	m := ^uint64(0)
+	if n < 64 {
+		m = 1<<n - 1
+	}
 	var flip uint64
 	if signed {
 		flip = 1 << (n - 1)
