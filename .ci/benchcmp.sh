@@ -11,7 +11,8 @@
 # Each commit is checked out in a temporary git worktree and its test
 # binaries built once; then the two sides' binaries run alternately,
 # -n times each, so that a machine's load drifting during the comparison
-# falls on both sides alike. Benchmarks run on one host core (-test.cpu 1).
+# falls on both sides alike. Benchmarks run on one host core (-test.cpu 1)
+# unless -c says otherwise.
 #
 # Flags:
 #   -n COUNT      runs of each side (default 6; benchstat wants at least 6
@@ -21,6 +22,7 @@
 #   -p PKGS       the packages, separated by spaces (default: ./kernels
 #                 ./scheduler/timing)
 #   -t BENCHTIME  go test -benchtime (default 1s; NNx for a fixed count)
+#   -c CPUS       go test -cpu (default 1; 2 for BenchmarkTimingTiledMatmul512Workers2)
 #   -o DIR        keep old.txt and new.txt (benchstat's input) in DIR
 #                 (default: a new temporary folder, printed at the end)
 #
@@ -31,17 +33,19 @@ count=6
 bench='^(BenchmarkTiledMatmul256Bare|BenchmarkTiledMatmul256|BenchmarkTimingTiledMatmul|BenchmarkTimingSampled)$'
 pkgs='./kernels ./scheduler/timing'
 benchtime=1s
+cpus=1
 out=''
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
-while getopts 'n:b:p:t:o:h' opt; do
+while getopts 'n:b:p:t:c:o:h' opt; do
 	case $opt in
 	n) count=$OPTARG ;;
 	b) bench=$OPTARG ;;
 	p) pkgs=$OPTARG ;;
 	t) benchtime=$OPTARG ;;
+	c) cpus=$OPTARG ;;
 	o) out=$OPTARG ;;
 	*) usage ;;
 	esac
@@ -126,7 +130,7 @@ for i in $(seq 1 "$count"); do
 			bin=$tmp/bin/$side$name.test
 			if [ ! -x "$bin" ]; then continue; fi
 			echo "benchcmp: run $i of $count, $side, $p" >&2
-			(cd "$tree/$p" && "$bin" -test.run '^$' -test.bench "$bench" -test.benchtime "$benchtime" -test.count 1 -test.cpu 1) >"$tmp/run.txt" || {
+			(cd "$tree/$p" && "$bin" -test.run '^$' -test.bench "$bench" -test.benchtime "$benchtime" -test.count 1 -test.cpu "$cpus") >"$tmp/run.txt" || {
 				cat "$tmp/run.txt" >&2
 				echo "benchcmp: $p's benchmarks failed at the $side commit" >&2
 				exit 1

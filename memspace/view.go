@@ -10,7 +10,10 @@ import (
 // banks. A View belongs to one goroutine at a time.
 type View struct {
 	Global *GlobalMemory
-	hint   *Allocation
+	// hint is the allocation the warp's last global access reached, hint2
+	// the one before (LoadScalar's full-warp path tries both: a kernel
+	// reading two buffers in turn alternates between them).
+	hint, hint2 *Allocation
 
 	Shared []byte // the CTA's shared memory (static + dynamic)
 	// SharedBase is the shared address of Shared[0]: the CTA's rank in

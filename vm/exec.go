@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
 
 // maxCallDepth bounds recursion (a runaway recursion is a fault, not a Go
@@ -179,24 +180,27 @@ func (w *Warp) run(limit int) error {
 			}
 		case OpFFma:
 			if in.T == F32 && in.Flags&(FFtz|FSat) == 0 && in.Rnd == rndN && in.Imm == 0 {
+				// fpu.FmaRN32Fast is fpu.Fma32's fast path, inlined;
+				// fma32 computes what it leaves (subnormal, huge, NaN,
+				// halfway).
 				d, a, b, c := f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C)
+				if exec == ^uint32(0) {
+					for l := range 32 {
+						z, ok := fpu.FmaRN32Fast(uint32(a[l]), uint32(b[l]), uint32(c[l]))
+						if !ok {
+							z = fma32(uint32(a[l]), uint32(b[l]), uint32(c[l]))
+						}
+						d[l] = uint64(z)
+					}
+					break
+				}
 				for x := exec; x != 0; x &= x - 1 {
 					l := bits.TrailingZeros32(x) & 31
-					// The product of two f32 is exact in f64; the sum rounds
-					// once. Rounding that sum to f32 is then correct unless
-					// it was inexact and landed on an f32 halfway point
-					// (double rounding), or the result is subnormal or huge:
-					// those go to the exact routine.
-					p := float64(math.Float32frombits(uint32(a[l]))) * float64(math.Float32frombits(uint32(b[l])))
-					z := float64(math.Float32frombits(uint32(c[l])))
-					s := p + z
-					bb := s - p
-					e := (p - (s - bb)) + (z - bb)
-					if as := math.Abs(s); as >= 0x1p-126 && as < 0x1p127 && (e == 0 || math.Float64bits(s)&(1<<29-1) != 1<<28) {
-						d[l] = uint64(math.Float32bits(float32(s)))
-					} else {
-						d[l] = uint64(fma32(uint32(a[l]), uint32(b[l]), uint32(c[l])))
+					z, ok := fpu.FmaRN32Fast(uint32(a[l]), uint32(b[l]), uint32(c[l]))
+					if !ok {
+						z = fma32(uint32(a[l]), uint32(b[l]), uint32(c[l]))
 					}
+					d[l] = uint64(z)
 				}
 				break
 			}

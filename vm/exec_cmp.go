@@ -131,23 +131,62 @@ func compareLanes(in *Inst, f *frame, exec uint32, t Type, shift uint) uint32 {
 		}
 		return r
 	}
-	n, s := t.Bits(), t.Signed()
-	if n == 32 && s && in.Cmp == CmpLt {
-		for x := exec; x != 0; x &= x - 1 {
-			l := bits.TrailingZeros32(x) & 31
-			if int32(a[l]) < int32(b[l]) {
-				r |= 1 << l
-			}
-		}
-		return r
+	lt, eq := intOrder(a, b, exec, t.Bits(), t.Signed() && in.Cmp <= CmpGe)
+	switch in.Cmp {
+	case CmpEq:
+		return eq
+	case CmpNe:
+		return exec &^ eq
+	case CmpLt, CmpLo:
+		return lt
+	case CmpLe, CmpLs:
+		return lt | eq
+	case CmpGt, CmpHi:
+		return exec &^ (lt | eq)
 	}
-	for x := exec; x != 0; x &= x - 1 {
-		l := bits.TrailingZeros32(x) & 31
-		if cmpInt(in.Cmp, a[l], b[l], n, s) {
-			r |= 1 << l
-		}
+	return exec &^ lt // CmpGe, CmpHs
+}
+
+// intOrder compares the n-bit integers a and b of the lanes of exec (as
+// cmpInt does), returning the lanes where a < b and those where a == b;
+// every integer comparison is one of these masks or a complement. Signed
+// values are compared with their sign bit flipped, which maps two's
+// complement order onto unsigned order. The lane loop has no branch and
+// no switch per lane, and a full warp skips the mask walk (measured: the
+// per-lane cmpInt was most of setp's cost in the tiled matmul).
+func intOrder(a, b *[32]uint64, exec uint32, n int, signed bool) (lt, eq uint32) {
+	m := ^uint64(0)
+	if n < 64 {
+		m = 1<<n - 1
 	}
-	return r
+	var flip uint64
+	if signed {
+		flip = 1 << (n - 1)
+	}
+	if exec == ^uint32(0) {
+		for l := range 32 {
+			x, y := a[l]&m^flip, b[l]&m^flip
+			lt |= b2u(x < y) << l
+			eq |= b2u(x == y) << l
+		}
+		return lt, eq
+	}
+	for e := exec; e != 0; e &= e - 1 {
+		l := bits.TrailingZeros32(e) & 31
+		x, y := a[l]&m^flip, b[l]&m^flip
+		lt |= b2u(x < y) << l
+		eq |= b2u(x == y) << l
+	}
+	return lt, eq
+}
+
+// b2u is 1 for true, 0 for false (compiled without a branch).
+func b2u(b bool) uint32 {
+	var u uint32
+	if b {
+		u = 1
+	}
+	return u
 }
 
 func combine(op uint8, v, c uint32) uint32 {

@@ -12,12 +12,24 @@ import (
 // BenchmarkTimingTiledMatmul runs the bundled tiled matrix multiply (nvcc
 // -O3 PTX, 256×256) through the cycle loop on one host core and reports
 // thread-instructions per second.
-func BenchmarkTimingTiledMatmul(b *testing.B) { benchTiming(b, "matmul_tiled", 256) }
+func BenchmarkTimingTiledMatmul(b *testing.B) { benchTiming(b, "matmul_tiled", 256, 1) }
 
 // BenchmarkTimingNaiveMatmul is the same for the naive multiply.
-func BenchmarkTimingNaiveMatmul(b *testing.B) { benchTiming(b, "matmul_naive", 256) }
+func BenchmarkTimingNaiveMatmul(b *testing.B) { benchTiming(b, "matmul_naive", 256, 1) }
 
-func benchTiming(b *testing.B, name string, n int) {
+// BenchmarkTimingTiledMatmul512 is BenchmarkTimingTiledMatmul at 512×512,
+// the size issue 27's target names (1,024 blocks: eight per SM, 64 warps,
+// where 256×256 leaves two blocks per SM and a smaller working set). About
+// 6 s per run.
+func BenchmarkTimingTiledMatmul512(b *testing.B) { benchTiming(b, "matmul_tiled", 512, 1) }
+
+// BenchmarkTimingTiledMatmul512Workers2 is the same on two host goroutines
+// (Options.Workers: SMs advance in parallel within each window; results do
+// not depend on it, cmd/ptxrun's TestTimingWorkersIdentical). Run with
+// -cpu 2 or more.
+func BenchmarkTimingTiledMatmul512Workers2(b *testing.B) { benchTiming(b, "matmul_tiled", 512, 2) }
+
+func benchTiming(b *testing.B, name string, n, workers int) {
 	e, err := kernels.Lookup(name)
 	if err != nil {
 		b.Fatal(err)
@@ -33,7 +45,7 @@ func benchTiming(b *testing.B, name string, n int) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		res, err := Run(context.Background(), s.Launch, prof, Options{BlocksPerSM: 8, Workers: 1})
+		res, err := Run(context.Background(), s.Launch, prof, Options{BlocksPerSM: 8, Workers: workers})
 		if err != nil {
 			b.Fatal(err)
 		}

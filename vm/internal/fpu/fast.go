@@ -1,5 +1,7 @@
 package fpu
 
+import "math"
+
 // Inlinable forms of the commonest instructions (round to nearest even, no
 // .ftz, no .sat), for the interpreter's inner loop. Each equals the general
 // function with those arguments; the tests check that.
@@ -43,3 +45,22 @@ func MulRN64(a, b uint64) uint64 {
 	}
 	return nanAdd64(a, b)
 }
+
+// FmaRN32Fast is fma.rn.f32's common case, small enough to inline: ok is
+// false when Fma32(a, b, c, RN, false, false) must compute it: a result
+// that is subnormal, huge, infinite or NaN, or a sum on an f32 halfway
+// point (about 1 in 2^29; Fma32 then checks whether it was exact). It is
+// Fma32's fast path with the magnitude test on the bits (|s| in [2^-126,
+// 2^127) is one unsigned comparison), without TwoSum, and with z computed
+// whether or not it is used, so that it fits the inliner's budget.
+func FmaRN32Fast(a, b, c uint32) (z uint32, ok bool) {
+	s := float64(math.Float32frombits(a))*float64(math.Float32frombits(b)) + float64(math.Float32frombits(c))
+	u := math.Float64bits(s) << 1 // without the sign
+	return b32(float32(s)), u-minNormal32<<1 < (maxFinite32-minNormal32)<<1 && u&(1<<30-1) != 1<<29
+}
+
+// The float64 bits of 2^-126 and 2^127.
+const (
+	minNormal32 = 0x3810000000000000
+	maxFinite32 = 0x47e0000000000000
+)

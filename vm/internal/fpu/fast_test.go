@@ -35,6 +35,34 @@ func TestFastPathsAgree(t *testing.T) {
 	}
 }
 
+// TestFmaRN32Fast checks FmaRN32Fast against Fma32 wherever it claims the
+// result, on random, special and halfway-point operands, and that it
+// claims most random ones.
+func TestFmaRN32Fast(t *testing.T) {
+	g := newGen(11)
+	special := []uint32{qnan32, snan32 | sign32, inf32, ninf32, 0, nz32, max32, 1, 0x00800000, 0x7f000000}
+	n, fast := iters(t, 200000), 0
+	for i := 0; i < n; i++ {
+		a, b, c := uint32(g.val(tF32)), uint32(g.val(tF32)), uint32(g.val(tF32))
+		switch i % 11 {
+		case 0:
+			a = special[g.r.IntN(len(special))]
+		case 1:
+			c = special[g.r.IntN(len(special))]
+		case 2:
+			// a*b + c near c's halfway points: 1 + 2^-24 (exactly halfway
+			// between two f32) plus a tiny product, or exactly.
+			a, b, c = 0x3f800001, uint32(g.r.Uint32()>>9)|0x33800000, 0x3f800000
+		}
+		z, ok := FmaRN32Fast(a, b, c)
+		if ok {
+			fast++
+			require.Equal(t, Fma32(a, b, c, RN, false, false), z, "fma(%#x, %#x, %#x)", a, b, c)
+		}
+	}
+	require.Greater(t, fast, n/2)
+}
+
 func TestStrings(t *testing.T) {
 	require.Equal(t, []string{"rn", "rz", "rm", "rp", "rna"},
 		[]string{RN.String(), RZ.String(), RM.String(), RP.String(), RNA.String()})

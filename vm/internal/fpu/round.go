@@ -267,6 +267,13 @@ func roundF64x(s float64, tsign int, f *format, r Round, ftz bool) uint64 {
 }
 
 // twoSum returns s = RN(a+b) and the exact error e = a+b-s (Knuth).
+// SumExact reports whether s, the float64 sum a + b, is exact (TwoSum's
+// error term is zero).
+func SumExact(a, b, s float64) bool {
+	bb := s - a
+	return (a-(s-bb))+(b-bb) == 0
+}
+
 func twoSum(a, b float64) (s, e float64) {
 	s = a + b
 	bb := s - a
