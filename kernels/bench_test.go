@@ -36,11 +36,11 @@ func BenchmarkNaiveMatmul256Bare(b *testing.B) {
 }
 
 // BenchmarkTiledMatmul1024Bare is BenchmarkTiledMatmul256Bare at
-// 1024×1024, the size issue 27's target names. MatmulGo's i-j-k order reads
-// b down a column, 4 KiB apart, which at this size misses the caches at
-// nearly every step: the native side is about 25× slower per multiply-add
-// than at 256×256 (a cache-friendly i-k-j order with the same sums is 7–10×
-// faster still; docs/performance.md). About 10 s per run.
+// 1024×1024, the size issue 27's target names, against MatmulGo's i-k-j
+// loop (until 2026-11-28 an i-j-k loop, which reads b down a column and at
+// this size missed the caches at nearly every step: 7–10× slower than
+// i-k-j, which made the ratio look 2.1× where it is 15–22×;
+// docs/performance.md). About 10 s per run.
 func BenchmarkTiledMatmul1024Bare(b *testing.B) {
 	benchMatmul(b, "matmul_tiled", 1024, true)
 }

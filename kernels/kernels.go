@@ -240,16 +240,19 @@ func buildMatmul(e *Example, rng *rand.Rand) *instance {
 	}
 }
 
-// MatmulGo is the plain Go multiply the benchmark compares with: the same
-// loop order as the kernels (k innermost), in float32.
+// MatmulGo is the plain Go multiply the benchmark compares with, in the
+// cache-friendly i-k-j order (a row of b at a time) the issue names, in
+// float32: each C element is summed over k in the kernels' order, so the
+// result is the i-j-k loop's, bit for bit.
 func MatmulGo(c, a, b []float32, n int) {
 	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			var acc float32
-			for k := 0; k < n; k++ {
-				acc += a[i*n+k] * b[k*n+j]
+		ci := c[i*n : i*n+n]
+		clear(ci)
+		for k := 0; k < n; k++ {
+			aik, bk := a[i*n+k], b[k*n:k*n+n]
+			for j := range ci {
+				ci[j] += aik * bk[j]
 			}
-			c[i*n+j] = acc
 		}
 	}
 }
