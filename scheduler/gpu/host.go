@@ -28,10 +28,12 @@ type Host struct {
 	// the kernel's duration (gpu__time_duration): the launch as CUDA
 	// events around it see it.
 	LaunchOverheadUS float64 `json:"launch_overhead_us"`
-	// ManagedLaunchUS is what the first launch after managed pages came
-	// to the device (a prefetch, or an earlier launch's faults) adds to
-	// the program beyond LaunchOverheadUS.
-	ManagedLaunchUS float64 `json:"managed_launch_us,omitempty"`
+	// AfterTransferUS is what the first launch after data came to the
+	// device (a copy, or an earlier launch's faults on managed memory)
+	// adds to the program beyond LaunchOverheadUS; AfterPrefetchUS the
+	// same after a prefetch of managed memory to the device.
+	AfterTransferUS float64 `json:"after_transfer_us,omitempty"`
+	AfterPrefetchUS float64 `json:"after_prefetch_us,omitempty"`
 	// HostCacheBytes: host data beyond this size moves at a Rate's
 	// BeyondCacheGBPerS (it is no longer in the host's last-level cache).
 	HostCacheBytes int64 `json:"host_cache_bytes,omitempty"`
@@ -87,8 +89,8 @@ func (h *Host) validate() error {
 			return err
 		}
 	}
-	if h.MemsetLatencyUS < 0 || h.HostCacheBytes < 0 || h.LaunchOverheadUS < 0 || h.ManagedLaunchUS < 0 {
-		return fmt.Errorf("host: memset_latency_us, launch_overhead_us and host_cache_bytes must not be negative")
+	if h.MemsetLatencyUS < 0 || h.HostCacheBytes < 0 || h.LaunchOverheadUS < 0 || h.AfterTransferUS < 0 || h.AfterPrefetchUS < 0 {
+		return fmt.Errorf("host: memset_latency_us, launch_overhead_us, after_transfer_us, after_prefetch_us and host_cache_bytes must not be negative")
 	}
 	return nil
 }

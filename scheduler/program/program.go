@@ -73,10 +73,11 @@ type Run struct {
 	// apertures are the buffers that are not device memory, with the
 	// managed pages' states after the last step.
 	apertures map[string]*hier.Aperture
-	// managedMoved says whether managed pages came to the device (a
-	// prefetch, a launch's faults) since the last launch: the next
-	// launch pays gpu.Host.ManagedLaunchUS.
-	managedMoved bool
+	// arrivedUS is what the next launch pays because data came to the
+	// device since the last launch: gpu.Host.AfterTransferUS after a copy
+	// to the device or a launch that migrated managed pages,
+	// AfterPrefetchUS after a prefetch to the device (the larger if both).
+	arrivedUS float64
 	// residentBefore is, per managed buffer, its resident bytes before
 	// the launch being run (migratedRange compares).
 	residentBefore map[string]uint64
@@ -203,9 +204,7 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 		opt.Registers = regs
 	}
 	var extraUS float64
-	if r.managedMoved {
-		extraUS, r.managedMoved = r.GPU.Host.ManagedLaunchUS, false
-	}
+	extraUS, r.arrivedUS = r.arrivedUS, 0
 	for name, a := range r.apertures {
 		if a.Kind == hier.Managed {
 			r.residentBefore[name] = a.Resident()
@@ -217,7 +216,7 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 	}
 	for name, a := range r.apertures {
 		if a.Kind == hier.Managed && a.Resident() > r.residentBefore[name] {
-			r.managedMoved = true
+			r.arrivedUS = max(r.arrivedUS, r.GPU.Host.AfterTransferUS)
 		}
 	}
 	s.Launch = res
@@ -283,8 +282,11 @@ func (r *Run) copy(st *spec.Step, s *Step) error {
 		return err
 	}
 	r.hostWarm = ""
-	if st.To == "device" && s.HostMemory == spec.HostPageable {
-		r.hostWarm = st.Copy
+	if st.To == "device" {
+		r.arrivedUS = max(r.arrivedUS, r.GPU.Host.AfterTransferUS)
+		if s.HostMemory == spec.HostPageable {
+			r.hostWarm = st.Copy
+		}
 	}
 	s.Timed, s.TimeUS = true, us
 	return nil
@@ -347,7 +349,7 @@ func (r *Run) prefetch(st *spec.Step, s *Step) error {
 	}
 	s.Bytes = moved
 	if want == hier.PageDevice && moved > 0 {
-		r.managedMoved = true
+		r.arrivedUS = max(r.arrivedUS, r.GPU.Host.AfterPrefetchUS)
 	}
 	us, err := PrefetchUS(r.GPU, moved, st.To)
 	if err != nil {
