@@ -1,0 +1,218 @@
+package vm
+
+import "github.com/ptxvm/ptxvm/vm/internal/fpu"
+
+// The extended mma forms (mma_form.go, lower_mma.go): D = A*B + C for one
+// tile per warp with the PTX ISA's fragments ("Matrix Fragments for
+// mma.m16n8k*", "mma.m8n8k*"). With g = lane>>2, q = lane&3 and e = 32/w
+// elements of w bits per register (the lower-numbered one in the low
+// bits):
+//
+//	A reg i, element s: A[g + 8*(i&1)][e*q + s + 4e*(i>>1)]   (M = 8: i = 0)
+//	B reg i, element s: B[e*q + s + 4e*i][g]
+//	C, D (32-bit) reg i: C[g + 8*(i>>1)][2q + (i&1)]
+//	C, D (f16) reg i, element s: C[g + 8i][2q + s]
+//
+// mma.sp's A holds the compressed M x K/2 matrix in the fragment of a
+// dense M x K/2 one; the metadata (mmaSpCol) places each of its elements
+// in its row. The single-bit forms keep A's rows and B's columns as
+// 32-bit words (the fragment's registers are whole words of them).
+
+// mmaExtMaxK bounds k for the element arrays (b1, up to 256, is kept in
+// words).
+const mmaExtMaxK = 128
+
+// execMmaExt executes an extended OpMma for the whole warp (the lanes were
+// checked by execMma).
+func (w *Warp) execMmaExt(in *Inst, f *frame) {
+	form := in.MmaForm()
+	dr, ar, br, cr := in.MmaRegs(f.fn)
+	if dr == nil {
+		return
+	}
+	if form.A == MmaB1 {
+		w.execMmaB1(f, form, dr, ar, br, cr)
+		return
+	}
+	if form.M884F16() {
+		w.execMma884(f, form, dr, ar, br, cr)
+		return
+	}
+	ka := form.K
+	if form.Sparse != MmaDense {
+		ka /= 2
+	}
+	var (
+		A [16][mmaExtMaxK / 2]uint32 // rows of A (compressed for mma.sp)
+		B [8][mmaExtMaxK]uint32      // columns of B
+		C [16][8]uint32
+		E [32]uint32 // mma.sp metadata per lane
+	)
+	wa, wb := uint(form.A.Bits()), uint(form.B.Bits())
+	ea, eb := 32/int(wa), 32/int(wb)
+	for i, r := range ar {
+		v := f.r(r)
+		row, col := 8*(i&1), 4*ea*(i>>1)
+		for t := 0; t < 32; t++ {
+			g, q := t>>2, t&3
+			for s := 0; s < ea; s++ {
+				A[(g+row)&15][(ea*q+s+col)%(mmaExtMaxK/2)] = uint32(v[t]>>(wa*uint(s))) & (1<<wa - 1)
+			}
+		}
+	}
+	for i, r := range br {
+		v := f.r(r)
+		for t := 0; t < 32; t++ {
+			g, q := t>>2, t&3
+			for s := 0; s < eb; s++ {
+				B[g][(eb*q+s+4*eb*i)%mmaExtMaxK] = uint32(v[t]>>(wb*uint(s))) & (1<<wb - 1)
+			}
+		}
+	}
+	mmaExtC(f, form.C, cr, &C)
+	if form.Sparse != MmaDense {
+		ev := f.r(in.A)
+		for t := range E {
+			E[t] = uint32(ev[t])
+		}
+	}
+	var (
+		x, y [mmaExtMaxK / 2]uint32 // one dot product's operands
+		cols [mmaExtMaxK / 2]int    // mma.sp: the row's logical columns
+	)
+	dot := func(r, j int) uint32 {
+		n := ka
+		if form.Sparse != MmaDense {
+			mmaSpCols(form, &E, r, cols[:ka])
+			for c := 0; c < ka; c++ {
+				x[c], y[c] = A[r][c], B[j][cols[c]]
+			}
+		} else {
+			copy(x[:n], A[r][:n])
+			copy(y[:n], B[j][:n])
+		}
+		return mmaExtDot(form, x[:n], y[:n], C[r][j])
+	}
+	mmaExtD(f, form.D, form.M, dr, dot)
+}
+
+// mmaExtC reads the C fragment (f16 pairs or 32-bit elements).
+func mmaExtC(f *frame, ct MmaElem, cr []int32, C *[16][8]uint32) {
+	for i, r := range cr {
+		v := f.r(r)
+		for t := 0; t < 32; t++ {
+			g, q := t>>2, t&3
+			if ct == MmaF16 {
+				C[(g+8*i)&15][2*q], C[(g+8*i)&15][2*q+1] = uint32(v[t]&0xffff), uint32(v[t]>>16&0xffff)
+			} else {
+				C[(g+8*(i>>1))&15][2*q+(i&1)] = uint32(v[t])
+			}
+		}
+	}
+}
+
+// mmaExtD writes D from dot(row, column), after every source was read.
+func mmaExtD(f *frame, dt MmaElem, m int, dr []int32, dot func(r, j int) uint32) {
+	var D [16][8]uint32
+	for r := 0; r < m; r++ {
+		for j := 0; j < 8; j++ {
+			D[r][j] = dot(r, j)
+		}
+	}
+	for i, r := range dr {
+		d := f.r(r)
+		for t := 0; t < 32; t++ {
+			g, q := t>>2, t&3
+			if dt == MmaF16 {
+				row := (g + 8*i) & 15
+				d[t] = uint64(D[row][2*q]&0xffff) | uint64(D[row][2*q+1]&0xffff)<<16
+			} else {
+				d[t] = uint64(D[(g+8*(i>>1))&15][2*q+(i&1)])
+			}
+		}
+	}
+}
+
+// mmaExtDot is one element of D: c + the dot product of x and y.
+func mmaExtDot(form MmaForm, x, y []uint32, c uint32) uint32 {
+	switch {
+	case form.A.Int():
+		return fpu.DotInt(x, y, form.A.Signed(), form.B.Signed(), uint(form.A.Bits()), c, form.Sat)
+	case form.A == MmaE4M3 || form.A == MmaE5M2:
+		return fpu.DotFP8(form.A == MmaE5M2, form.B == MmaE5M2, x, y, c, form.D == MmaF16)
+	case form.D == MmaF16:
+		return uint32(fpu.DotF16F16(x, y, uint16(c)))
+	}
+	fin := fpu.MmaF16
+	switch form.A {
+	case MmaBF16:
+		fin = fpu.MmaBF16
+	case MmaTF32:
+		fin = fpu.MmaTF32
+	}
+	return fpu.DotF32(fin, x, y, c)
+}
+
+// mmaSpCols fills cols with the logical column of each compressed element
+// of row r of a sparse A, from the metadata the selected lanes hold.
+func mmaSpCols(form MmaForm, E *[32]uint32, r int, cols []int) {
+	w := form.A.Bits()
+	g, hi := r&7, r>>3
+	for c := range cols {
+		var chunk, slot, nib uint32
+		switch w {
+		case 32: // tf32, 1:2: a nibble per pair of elements, read as 16-bit halves
+			chunk, slot = uint32(c), 0
+		case 4: // 4:8 in pairs: a nibble per 8 elements, each index a pair
+			chunk, slot = uint32(c/4), uint32(c/2&1)
+		default: // 2:4: a nibble per 4 elements, two 2-bit indices
+			chunk, slot = uint32(c/2), uint32(c&1)
+		}
+		lane := 4*g + int(form.Sel)
+		bit := 16*uint32(hi) + 4*chunk
+		if bit >= 32 {
+			lane++
+			bit -= 32
+		}
+		nib = E[lane&31] >> bit & 15
+		idx := int(nib >> (2 * slot) & 3)
+		switch w {
+		case 32:
+			cols[c] = 2*c + idx>>1
+		case 4:
+			cols[c] = 8*int(chunk) + 2*idx + c&1
+		default:
+			cols[c] = 4*int(chunk) + idx
+		}
+	}
+}
+
+// execMmaB1 is the .b1 forms: c + popc(row AND/XOR column) over k bits.
+func (w *Warp) execMmaB1(f *frame, form MmaForm, dr, ar, br, cr []int32) {
+	var (
+		A [16][8]uint32 // rows of A, 32 elements a word
+		B [8][8]uint32  // columns of B
+		C [16][8]uint32
+	)
+	for i, r := range ar {
+		v := f.r(r)
+		for t := 0; t < 32; t++ {
+			g, q := t>>2, t&3
+			A[(g+8*(i&1))&15][(q+4*(i>>1))&7] = uint32(v[t])
+		}
+	}
+	for i, r := range br {
+		v := f.r(r)
+		for t := 0; t < 32; t++ {
+			g, q := t>>2, t&3
+			B[g][(q+4*i)&7] = uint32(v[t])
+		}
+	}
+	mmaExtC(f, MmaS32, cr, &C)
+	nw := form.K / 32
+	mmaExtD(f, MmaS32, form.M, dr, func(r, j int) uint32 { return fpu.DotB1(A[r][:nw], B[j][:nw], form.Xor, C[r][j]) })
+}
+
+// execMma884 is m8n8k4 with f16 multiplicands: not yet supported (refused
+// at lowering).
+func (w *Warp) execMma884(f *frame, form MmaForm, dr, ar, br, cr []int32) {}
