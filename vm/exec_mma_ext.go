@@ -85,7 +85,11 @@ func (w *Warp) execMmaExt(in *Inst, f *frame) {
 		if form.Sparse != MmaDense {
 			mmaSpCols(form, &E, r, cols[:ka])
 			for c := 0; c < ka; c++ {
-				x[c], y[c] = A[r][c], B[j][cols[c]]
+				if form.A == MmaTF32 {
+					x[c], y[c] = A[r][c], mmaSpTF32(cols[c], B[j][2*c:2*c+2])
+				} else {
+					x[c], y[c] = A[r][c], B[j][cols[c]]
+				}
 			}
 		} else {
 			copy(x[:n], A[r][:n])
@@ -154,37 +158,64 @@ func mmaExtDot(form MmaForm, x, y []uint32, c uint32) uint32 {
 }
 
 // mmaSpCols fills cols with the logical column of each compressed element
-// of row r of a sparse A, from the metadata the selected lanes hold.
+// of row r of a sparse A, from the metadata the selected lanes hold
+// (recorded: mma_vectors3 mma3_sp*, every selector, with valid and
+// arbitrary metadata). A row's metadata is a 4-bit field per chunk of its
+// logical columns: 4 columns holding 2 elements (16- and 8-bit types; two
+// 2-bit indices, the first element's in the low bits), 8 columns holding
+// 2 pairs (4-bit types; each index picks a pair), or 2 columns holding 1
+// element (tf32; the field of a pair of 16-bit halves, mmaSpTF32). With
+// g = r&7, h = r>>3 and selector sel, chunk ch's field is in the metadata
+// register of lane
+//
+//	4g + sel, bits 16h + 4ch                 rows of 4 fields (16 bits)
+//	4g + h + 2sel + 2(ch>>3), bits 4(ch&7)   rows of 8 or 16 fields
 func mmaSpCols(form MmaForm, E *[32]uint32, r int, cols []int) {
 	w := form.A.Bits()
-	g, hi := r&7, r>>3
+	g, h := r&7, r>>3
+	chunks := form.K / 4 // fields per row
+	switch w {
+	case 32:
+		chunks = form.K / 2
+	case 4:
+		chunks = form.K / 8
+	}
 	for c := range cols {
-		var chunk, slot, nib uint32
-		switch w {
-		case 32: // tf32, 1:2: a nibble per pair of elements, read as 16-bit halves
-			chunk, slot = uint32(c), 0
-		case 4: // 4:8 in pairs: a nibble per 8 elements, each index a pair
-			chunk, slot = uint32(c/4), uint32(c/2&1)
-		default: // 2:4: a nibble per 4 elements, two 2-bit indices
-			chunk, slot = uint32(c/2), uint32(c&1)
-		}
-		lane := 4*g + int(form.Sel)
-		bit := 16*uint32(hi) + 4*chunk
-		if bit >= 32 {
-			lane++
-			bit -= 32
-		}
-		nib = E[lane&31] >> bit & 15
-		idx := int(nib >> (2 * slot) & 3)
+		var ch, slot int
 		switch w {
 		case 32:
-			cols[c] = 2*c + idx>>1
+			ch = c
 		case 4:
-			cols[c] = 8*int(chunk) + 2*idx + c&1
+			ch, slot = c/4, c/2&1
 		default:
-			cols[c] = 4*int(chunk) + idx
+			ch, slot = c/2, c&1
+		}
+		var lane, bit int
+		if w >= 16 {
+			lane, bit = 4*g+(chunks/4)*int(form.Sel)+ch>>2, 16*h+4*(ch&3)
+		} else {
+			lane, bit = 4*g+h+2*int(form.Sel)+2*(ch>>3), 4*(ch&7)
+		}
+		nib := int(E[lane&31] >> uint(bit) & 15)
+		switch w {
+		case 32: // the field itself: mmaSpTF32 gathers the element
+			cols[c] = nib
+		case 4:
+			cols[c] = 8*ch + 2*(nib>>(2*slot)&3) + c&1
+		default:
+			cols[c] = 4*ch + nib>>(2*slot)&3
 		}
 	}
+}
+
+// mmaSpTF32 is the tf32 element of column pair b (b[0], b[1]) that
+// metadata field nib selects: the pair is four 16-bit halves, the field
+// two 2-bit indices of them, the first giving the low half and the second
+// the high half (0x4: b[0], 0xe: b[1]; an invalid field mixes halves, as
+// recorded with arbitrary metadata).
+func mmaSpTF32(nib int, b []uint32) uint32 {
+	half := func(i int) uint32 { return b[i>>1&1] >> (16 * uint(i&1)) & 0xffff }
+	return half(nib&3) | half(nib>>2&3)<<16
 }
 
 // execMmaB1 is the .b1 forms: c + popc(row AND/XOR column) over k bits.

@@ -21,24 +21,27 @@ import (
 // in matrix kind (0 a, 1 b, 2 c/d) of form wf with elements e.
 func wmmaPos(sh WmmaShape, kind int, e MmaElem, t, i, s int) (int, int) {
 	g, q := t>>2, t&3
+	w := e.Bits()
 	switch kind {
 	case 0: // A, M x K
 		switch {
 		case e == MmaF64:
 			return g, q
-		case e.Bits() == 16 && sh == WmmaM16N16K16, e == MmaF16 && sh == WmmaM8N32K16:
+		case w == 16 && sh == WmmaM16N16K16:
 			return g + 8*(i&1), 2*q + s + 8*(i>>1&1)
-		case e.Bits() == 16 && sh == WmmaM32N8K16:
+		case w == 16 && sh == WmmaM32N8K16:
 			return g + 8*(i&1) + 16*(i>>2&1), 2*q + s + 8*(i>>1&1)
-		case e.Bits() == 16: // m8n32k16 bf16
+		case w == 16: // m8n32k16
 			return g, 2*q + s + 8*(i&1)
 		case e == MmaTF32:
 			return g + 8*(i&1), q + 4*(i>>1)
-		case e.Bits() == 8 && sh == WmmaM32N8K16:
+		case w == 8 && sh == WmmaM32N8K16:
 			return g + 8*(i&1) + 16*(i>>1), 4*q + s
-		case e.Bits() == 8:
+		case w == 8 && sh == WmmaM16N16K16:
 			return g + 8*(i&1), 4*q + s
-		case e.Bits() == 4:
+		case w == 8: // m8n32k16
+			return g, 4*q + s
+		case w == 4:
 			return g, 8*q + s
 		}
 		return g, 32*q + s // b1
@@ -46,43 +49,37 @@ func wmmaPos(sh WmmaShape, kind int, e MmaElem, t, i, s int) (int, int) {
 		switch {
 		case e == MmaF64:
 			return q, g
-		case e.Bits() == 16 && sh == WmmaM16N16K16, e == MmaF16 && sh == WmmaM32N8K16:
+		case w == 16 && sh == WmmaM16N16K16:
 			return 2*q + s + 8*(i&1), g + 8*(i>>1&1)
-		case e.Bits() == 16 && sh == WmmaM8N32K16:
-			return 2*q + s + 8*(i&1), g + 8*(i>>1)
-		case e.Bits() == 16: // m32n8k16 bf16
+		case w == 16 && sh == WmmaM32N8K16:
 			return 2*q + s + 8*(i&1), g
+		case w == 16: // m8n32k16
+			return 2*q + s + 8*(i>>1&1), g + 8*(i&1) + 16*(i>>2&1)
 		case e == MmaTF32:
 			return q + 4*(i&1), g + 8*(i>>1)
-		case e.Bits() == 8 && sh == WmmaM8N32K16:
-			return 4*q + s, g + 8*i
-		case e.Bits() == 8 && sh == WmmaM16N16K16:
-			return 4*q + s, g + 8*i
-		case e.Bits() == 8:
+		case w == 8 && sh == WmmaM32N8K16:
 			return 4*q + s, g
-		case e.Bits() == 4:
+		case w == 8: // m16n16k16, m8n32k16
+			return 4*q + s, g + 8*i
+		case w == 4:
 			return 8*q + s, g
 		}
-		return 32*q + s, g
+		return 32*q + s, g // b1
 	}
 	// C, D
-	if sh == WmmaM8N8K4 || sh == WmmaM8N8K32 || sh == WmmaM8N8K128 {
+	switch {
+	case sh == WmmaM8N8K4 || sh == WmmaM8N8K32 || sh == WmmaM8N8K128:
 		return g, 2*q + i
-	}
-	if e == MmaF16 {
-		switch sh {
-		case WmmaM32N8K16:
-			return g + 8*(i&1) + 16*(i>>1), 2*q + s
-		case WmmaM8N32K16:
-			return g, 2*q + s + 8*i
-		}
+	case e == MmaF16 && sh == WmmaM16N16K16:
 		return g + 8*(i&1), 2*q + s + 8*(i>>1)
-	}
-	switch sh {
-	case WmmaM32N8K16:
+	case e == MmaF16 && sh == WmmaM32N8K16:
+		return g + 8*i, 2*q + s
+	case e == MmaF16: // m8n32k16: the transpose of m32n8k16's
+		return 2*q + s, g + 8*i
+	case sh == WmmaM32N8K16:
 		return g + 8*(i>>1&1) + 16*(i>>2), 2*q + i&1
-	case WmmaM8N32K16:
-		return g, 2*q + i&1 + 8*(i>>1)
+	case sh == WmmaM8N32K16:
+		return 2*q + i&1, g + 8*(i>>1)
 	}
 	return g + 8*(i>>1&1), 2*q + i&1 + 8*(i>>2)
 }
@@ -316,8 +313,8 @@ func wmmaDot(wf WmmaForm, sat bool, a, b []uint32, c uint32) uint32 {
 		return fpu.DotB1(x[:], y[:], wf.Xor, c)
 	case MmaBF16:
 		return fpu.DotF32(fpu.MmaBF16, a, b, c)
-	case MmaTF32:
-		return fpu.DotF32(fpu.MmaTF32, a, b, c)
+	case MmaTF32: // two m16n8k4 steps in k order (HMMA.1684 twice)
+		return fpu.DotF32(fpu.MmaTF32, a[4:8], b[4:8], fpu.DotF32(fpu.MmaTF32, a[:4], b[:4], c))
 	}
 	// f16 multiplicands
 	switch {
@@ -325,6 +322,9 @@ func wmmaDot(wf WmmaForm, sat bool, a, b []uint32, c uint32) uint32 {
 		return fpu.DotF32(fpu.MmaF16, a, b, c)
 	case wf.C == MmaF16 && wf.D == MmaF16:
 		return uint32(fpu.DotF16F16(a, b, uint16(c)))
+	case wf.C == MmaF16: // HADD2.F32 widens C, then the f32 mma
+		return fpu.DotF32(fpu.MmaF16, a, b, fpu.F16ToF32(uint16(c)))
 	}
-	return 0 // mixed accumulators: refused until recorded
+	// an f32 mma, then F2FP.F16.F32 rounds D to nearest f16
+	return uint32(fpu.F32ToF16(fpu.DotF32(fpu.MmaF16, a, b, c), fpu.RN, false, false))
 }

@@ -91,7 +91,7 @@ func wmmaRegCount(s WmmaShape, kind int, e MmaElem) int {
 	case kind >= 2 && e == MmaF16:
 		return 4
 	case kind >= 2 && e == MmaF64:
-		return m * n / 32 / 2
+		return m * n / 32
 	case kind >= 2 && (e == MmaF32 || e == MmaS32):
 		return m * n / 32
 	case kind < 2 && e == MmaF16:
