@@ -244,6 +244,97 @@ func (w *Warp) execMmaB1(f *frame, form MmaForm, dr, ar, br, cr []int32) {
 	mmaExtD(f, MmaS32, form.M, dr, func(r, j int) uint32 { return fpu.DotB1(A[r][:nw], B[j][:nw], form.Xor, C[r][j]) })
 }
 
-// execMma884 is m8n8k4 with f16 multiplicands: not yet supported (refused
-// at lowering).
-func (w *Warp) execMma884(f *frame, form MmaForm, dr, ar, br, cr []int32) {}
+// execMma884 is m8n8k4 with f16 multiplicands, which sm_90 has no tensor
+// instruction for: ptxas calls a routine of shuffles and f32 arithmetic
+// (__cuda_sm_8x_mma_*, SASS of ptxas 13.0), reproduced here operation by
+// operation (recorded: mma_vectors3 mma3_m884_*). Each lane's four A and
+// four B values (two f16x2 registers, k 0-3) are first transposed within
+// its quad of lanes when A is .col or B is .row (mma_shfl_f16: value j of
+// lane L becomes value L&3 of lane (L&^3)|j), so that every lane holds a
+// row of A and a column of B. Then, all in f32 (f16 inputs widened
+// exactly, products exact):
+//
+//   - f32 D: output i of lane L is row lane a = 4(L>>2) + (L&1) + 2((i>>1)&1)
+//     and column lane b = (L&14) + (i&1) + 16(i>>2):
+//     d = fadd(fma(a3,b3, fma(a2,b2, fma(a1,b1, fma(a0,b0, +0)))), c_i)
+//     (c_i: register i; an f16 C holds the element of row lane ra and
+//     column lane cb where the f16 D puts it, widened);
+//   - f16 D: output i (register i>>1, half i&1) is row lane L and column
+//     lane (L&12) + [0 1 2 3 16 17 18 19][i]:
+//     d = f16rn(fadd(fadd(c_i, fma(a1,b1, a0*b0)), fma(a3,b3, a2*b2))).
+func (w *Warp) execMma884(f *frame, form MmaForm, dr, ar, br, cr []int32) {
+	var A, B [32][4]uint32 // per lane: f32 values of k 0-3
+	var Cv [32][8]uint32   // per lane: C's eight elements as f32
+	load := func(regs []int32, X *[32][4]uint32) {
+		for i, r := range regs {
+			v := f.r(r)
+			for t := 0; t < 32; t++ {
+				X[t][2*i] = fpu.F16ToF32(uint16(v[t]))
+				X[t][2*i+1] = fpu.F16ToF32(uint16(v[t] >> 16))
+			}
+		}
+	}
+	transpose := func(X *[32][4]uint32) {
+		Y := *X
+		for t := 0; t < 32; t++ {
+			for j := 0; j < 4; j++ {
+				X[t][j] = Y[t&^3|j][t&3]
+			}
+		}
+	}
+	load(ar, &A)
+	load(br, &B)
+	if form.ACol {
+		transpose(&A)
+	}
+	if form.BRow {
+		transpose(&B)
+	}
+	for i, r := range cr {
+		v := f.r(r)
+		for t := 0; t < 32; t++ {
+			if form.C == MmaF16 {
+				Cv[t][2*i] = fpu.F16ToF32(uint16(v[t]))
+				Cv[t][2*i+1] = fpu.F16ToF32(uint16(v[t] >> 16))
+			} else {
+				Cv[t][i] = uint32(v[t])
+			}
+		}
+	}
+	const rn = fpu.RN
+	var D [32][8]uint32
+	for t := 0; t < 32; t++ {
+		for i := 0; i < 8; i++ {
+			if form.D == MmaF16 {
+				a, b := &A[t], &B[t&12+[8]int{0, 1, 2, 3, 16, 17, 18, 19}[i]]
+				p01 := fpu.Fma32(a[1], b[1], fpu.Mul32(a[0], b[0], rn, false, false), rn, false, false)
+				p23 := fpu.Fma32(a[3], b[3], fpu.Mul32(a[2], b[2], rn, false, false), rn, false, false)
+				x := fpu.Add32(fpu.Add32(Cv[t][i], p01, rn, false, false), p23, rn, false, false)
+				D[t][i] = uint32(fpu.F32ToF16(x, rn, false, false))
+				continue
+			}
+			ra, cb := 4*(t>>2)+t&1+2*(i>>1&1), t&14+i&1+16*(i>>2)
+			a, b := &A[ra], &B[cb]
+			var x uint32
+			for k := 0; k < 4; k++ {
+				x = fpu.Fma32(a[k], b[k], x, rn, false, false)
+			}
+			c := Cv[t][i]
+			if form.C == MmaF16 { // the f16 fragment's element (row ra, column cb), moved by mma_shfl_f32
+				off := cb - ra&12
+				c = Cv[ra][off&3+4*(off>>4)]
+			}
+			D[t][i] = fpu.Add32(x, c, rn, false, false)
+		}
+	}
+	for i, r := range dr {
+		d := f.r(r)
+		for t := 0; t < 32; t++ {
+			if form.D == MmaF16 {
+				d[t] = uint64(D[t][2*i]&0xffff) | uint64(D[t][2*i+1]&0xffff)<<16
+			} else {
+				d[t] = uint64(D[t][i])
+			}
+		}
+	}
+}

@@ -72,10 +72,10 @@ func (l *fnLower) lowerMma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	}
 	var lay [2]bool // .col for A, .row for B
 	for i := range lay {
-		switch {
-		case m.take(".row"):
+		switch m.takeFirst(".row", ".col") {
+		case 0:
 			lay[i] = i == 1
-		case m.take(".col"):
+		case 1:
 			lay[i] = i == 0
 		default:
 			l.errorf(pi.Pos, "mma needs the layouts of A and B (.row.col)")

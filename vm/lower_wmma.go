@@ -177,9 +177,9 @@ func (l *fnLower) lowerWmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		nl = 2
 	}
 	for i := 0; i < nl; i++ {
-		switch {
-		case m.take(".row"):
-		case m.take(".col"):
+		switch m.takeFirst(".row", ".col") {
+		case 0:
+		case 1:
 			lay[i] = true
 		default:
 			l.errorf(pi.Pos, "wmma needs a layout (.row or .col) for each matrix")
