@@ -219,9 +219,26 @@ func (l *fnLower) mmaOperands(pi *ptx.Instruction, in *Inst, f MmaForm) bool {
 	return true
 }
 
-// mmaSelectors is the number of sparsity selectors a form accepts (ptxas
-// for sm_90: 0-1 for 16-bit multiplicands at k16... as recorded).
+// mmaSelectors is the number of sparsity selectors a form accepts, as
+// ptxas 13.0 accepts them for sm_90 and the H200 runs them: 0-3 when a
+// row's metadata is 16 bits (16-bit types at k16, tf32 at k8), 0-1 when
+// it is 32 bits, 0 when it is 64 (8-bit types at k64, 4-bit at k128, fp8).
+// (ptxas accepts 2 and 3 for m16n8k32 .f32.f16 too, but the GPU stops the
+// kernel with an illegal instruction: refused here.)
 func mmaSelectors(f MmaForm) int {
+	bits := 4 * f.K / 4 // metadata bits per row: a 4-bit field per 4 columns ...
+	switch f.A.Bits() {
+	case 32:
+		bits = 4 * f.K / 2 // ... per 2 tf32 columns
+	case 4:
+		bits = 4 * f.K / 8 // ... per 8 4-bit columns
+	}
+	switch {
+	case f.A == MmaE4M3 || f.A == MmaE5M2 || bits > 32:
+		return 1
+	case bits == 32:
+		return 2
+	}
 	return 4
 }
 
@@ -250,6 +267,9 @@ func mmaFormRefused(f MmaForm) string {
 	if f.M884F16() {
 		if a != MmaF16 || b != MmaF16 || (d != MmaF16 && d != MmaF32) || (c != MmaF16 && c != MmaF32) || f.Sat {
 			return "m8n8k4 .f16 takes f16 multiplicands and f16/f32 accumulators"
+		}
+		if c == MmaF32 && d == MmaF16 {
+			return ".dtype must be .f32 when .ctype is .f32 (as ptxas says)"
 		}
 		return ""
 	}
