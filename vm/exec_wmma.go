@@ -230,8 +230,8 @@ func (w *Warp) execWmmaMma(in *Inst, f *frame, exec uint32, pc int32) error {
 		if wb == 64 {
 			mask = ^uint64(0)
 		}
-		for i, r := range regs {
-			v := f.r(r)
+		for i := len(regs) - 1; i >= 0; i-- { // the first copy of a repeated element wins
+			v := f.r(regs[i])
 			for t := 0; t < 32; t++ {
 				for s := 0; s < per; s++ {
 					row, c := wmmaPos(wf.Shape, kind, e, t, i, s)

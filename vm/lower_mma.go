@@ -2,9 +2,10 @@ package vm
 
 import "github.com/ptxvm/ptxvm/ptx"
 
-// Lowering of the warp-level matrix multiply-accumulate mma.sync (exec_mma.go
-// executes it). Supported, each with the tensor core's arithmetic as
-// measured on the GPU (docs/semantics.md, "Tensor cores"), .row.col:
+// Lowering of the warp-level matrix multiply-accumulate mma.sync and
+// mma.sp (exec_mma.go, exec_mma_ext.go execute it). The first forms, each
+// with the tensor core's arithmetic as measured on the GPU
+// (docs/semantics.md, "Tensor cores"), .row.col:
 //
 //	.m16n8k16, .m16n8k8  .f32.f16.f16.f32, .f32.bf16.bf16.f32
 //	.m16n8k16            .f16.f16.f16.f16 (f16 accumulator)
@@ -12,7 +13,7 @@ import "github.com/ptxvm/ptxvm/ptx"
 //	.m8n8k4              .f64.f64.f64.f64
 //	.m16n8k32            .s32.s8.s8.s32, with or without .satfinite
 //
-// An OpMma holds:
+// hold in their OpMma:
 //
 //	Imm     the shape's k (Inst.MmaK); M = 16, N = 8 (M = 8 for .f64)
 //	T, T2   the D/C type (F32, F16, F64 or S32) and the A/B type (F16,
@@ -21,9 +22,14 @@ import "github.com/ptxvm/ptxvm/ptx"
 //	Target  Func.RegLists index (Inst.MmaRegs): the D registers, then the
 //	        A, the B and the C registers (counts: mmaCounts)
 //
-// The other shapes and types (m16n8k8 .f16 accumulator, the unsigned and
-// 4-bit integer types, fp8, .b1, m8n8k4 .f16, sparse mma.sp) are refused:
-// their arithmetic has not been measured on the GPU.
+// Every other form ptxas accepts for sm_90 (mmaFormRefused: u8 and mixed
+// 8-bit, s4/u4, .b1 .and/.xor.popc, e4m3/e5m2, m16n8k8 .f16, m8n8k4 .f16
+// in every layout, mma.sp and mma.sp::ordered_metadata with their
+// selectors) is an extended OpMma: Imm the packed MmaForm (mma_form.go,
+// Inst.MmaForm), T/T2 the D and A Types where they have one, A the
+// metadata register of mma.sp, Target the registers d, a, b, c
+// (MmaForm.Counts). Their arithmetic is the GPU's as recorded
+// (docs/semantics.md, "Every other mma.sync, mma.sp and wmma form").
 
 // mmaCounts is the registers per lane of D (and C), A and B of an mma of
 // D type d, A/B type a and shape k (0s for an unsupported form).
