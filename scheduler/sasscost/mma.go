@@ -9,9 +9,16 @@ import "github.com/ptxvm/ptxvm/vm"
 // in 16 warps of one block, c8w16, i.e. four warps per sub-partition).
 // Slots are relative to HMMA.16816.F32 (m16n8k16 f16: c8w16 24.93 cycles,
 // the tensor pipe's one instruction per 6 cycles per sub-partition of the
-// GPU profile): slots = c8w16 / 24.93. Latency is the chain's c1w1 minus
-// 29 (the m16n8k16 f16 chain, whose latency the profile's 34 stands for)
-// plus 34. Forms ptxas emulates (int4 through IMMA.S8 and unpacking, .b1
+// GPU profile): slots = c8w16 / 24.93. Latency is set so that the timing
+// model's dependent chain takes the measured c1w1 plus 5 (the m16n8k16 f16
+// chain measured 29 cycles, the profile's latency is 34): L = c1w1 + 5
+// for one slot; for n >= 2 slots, which issue lat/(n+1) apart and finish
+// lat after the last (scheduler/timing), lat = (c1w1 + 5)(n+1)/(2n).
+// Checked by running the microbenchmark's PTX (nvcc 11.8 -ptx of the
+// mma3_*.cu groups it can compile: all but fp8) in timing mode: every
+// 16-warp figure 2-4% below the GPU's; the chains of the emulated forms
+// within 10%, those of one-instruction forms up to 5 cycles (17%) long and
+// wmma tf32's 30% long, f64's 27% (docs/semantics.md). Forms ptxas emulates (int4 through IMMA.S8 and unpacking, .b1
 // .xor through BMMA.AND and popc arithmetic, m8n8k4 .f16 through shuffles
 // and FFMA) are costed as their measured throughput on the tensor pipe
 // too: an approximation of where their instructions go (ALU, FMA, MIO),
@@ -25,7 +32,7 @@ func mmaCost(in *vm.Inst) Cost {
 	}
 	if !in.MmaExt() { // the first forms
 		if f.A == vm.MmaF64 {
-			return c(2.49, 35) // DMMA.8: mma_m8n8k4_f64 c1w1 30.02, c8w16 62.09
+			return c(2.49, 26) // DMMA.8: mma_m8n8k4_f64 c1w1 30.02, c8w16 62.09
 		}
 		return c(1, 0) // HMMA.16816/.1688, IMMA.16832: one instruction (tensor.cu)
 	}
@@ -36,12 +43,12 @@ func mmaCost(in *vm.Inst) Cost {
 			// two HMMA.SP.16832 after unpacking and metadata shuffling:
 			// c1w1 146.19; 16 warps ran out of registers, 4 warps
 			// (one a sub-partition) 72.02 against HMMA.16816's 8.52
-			return c(8.45, 151)
+			return c(8.45, 85)
 		case f.A == vm.MmaS4 || f.A == vm.MmaU4:
 			if f.K == 128 {
-				return c(61.4, 491) // sp_m16n8k128_s32_s4: c1w1 486.06, c8w16 1530.85
+				return c(61.4, 250) // sp_m16n8k128_s32_s4: c1w1 486.06, c8w16 1530.85
 			}
-			return c(30.7, 250) // k64: not measured, half the k128 figures (assumed)
+			return c(30.7, 129) // k64: not measured, half the k128 figures (assumed)
 		case f.K == 16 && f.A.Bits() == 16, f.K == 8, f.K == 32 && f.A.Bits() == 8:
 			// HMMA.SP.16816, HMMA.SP.1688.TF32, IMMA.SP.16832:
 			// sp_m16n8k16_f32_f16, sp_m16n8k8_f32_tf32 c1w1 28.03,
@@ -54,15 +61,15 @@ func mmaCost(in *vm.Inst) Cost {
 		return c(1.31, 34)
 	case f.M884F16():
 		if f.D == vm.MmaF16 {
-			return c(27.4, 418) // mma_m8n8k4_f16_f16: c1w1 413.08, c8w16 684.22
+			return c(27.4, 217) // mma_m8n8k4_f16_f16: c1w1 413.08, c8w16 684.22
 		}
-		return c(20.6, 417) // mma_m8n8k4_f32_f16: c1w1 412.08, c8w16 512.80
+		return c(20.6, 219) // mma_m8n8k4_f32_f16: c1w1 412.08, c8w16 512.80
 	case f.A == vm.MmaB1:
 		switch {
 		case f.Xor && f.M == 8:
-			return c(4.37, 112) // mma_m8n8k128_b1_xor: c1w1 107.07, c8w16 108.83
+			return c(4.37, 70) // mma_m8n8k128_b1_xor: c1w1 107.07, c8w16 108.83
 		case f.Xor:
-			return c(7.13, 133) // mma_m16n8k256_b1_xor: c1w1 128.03, c8w16 177.60 (k128: the same, assumed)
+			return c(7.13, 76) // mma_m16n8k256_b1_xor: c1w1 128.03, c8w16 177.60 (k128: the same, assumed)
 		case f.K == 256:
 			return c(1, 34) // BMMA.168256.AND.POPC: not measured (assumed one HMMA.16816)
 		}
@@ -70,11 +77,11 @@ func mmaCost(in *vm.Inst) Cost {
 	case f.A == vm.MmaS4 || f.A == vm.MmaU4:
 		switch {
 		case f.M == 8:
-			return c(17.1, 194) // mma_m8n8k32_s32_s4_s4: c1w1 189.08, c8w16 426.79
+			return c(17.1, 103) // mma_m8n8k32_s32_s4_s4: c1w1 189.08, c8w16 426.79
 		case f.K == 64:
-			return c(46.4, 418) // mma_m16n8k64_s32_s4_s4: c1w1 413.44, c8w16 1155.81
+			return c(46.4, 214) // mma_m16n8k64_s32_s4_s4: c1w1 413.44, c8w16 1155.81
 		}
-		return c(24.5, 250) // mma_m16n8k32_s32_s4_s4: c1w1 245.07, c8w16 611.36
+		return c(24.5, 130) // mma_m16n8k32_s32_s4_s4: c1w1 245.07, c8w16 611.36
 	case f.A == vm.MmaE4M3 || f.A == vm.MmaE5M2:
 		switch {
 		case f.K == 16:
@@ -101,16 +108,16 @@ func wmmaCost(in *vm.Inst) Cost {
 	}
 	switch wf.A {
 	case vm.MmaF64:
-		return c(2.49, 35) // one DMMA.8: wmma_m8n8k4_f64 as mma_m8n8k4_f64
+		return c(2.49, 26) // one DMMA.8: wmma_m8n8k4_f64 as mma_m8n8k4_f64
 	case vm.MmaTF32:
-		return c(2.57, 44) // four HMMA.1684: wmma_m16n16k8_f32_tf32 c1w1 39.06, c8w16 64.08
+		return c(2.57, 33) // four HMMA.1684: wmma_m16n16k8_f32_tf32 c1w1 39.06, c8w16 64.08
 	case vm.MmaS8, vm.MmaU8:
 		return c(1.31, 33) // two IMMA.16816: wmma_m16n16k16_s32_s8 c1w1 28.04, c8w16 32.67
 	case vm.MmaS4, vm.MmaU4:
-		return c(17.1, 194) // wmma_m8n8k32_s4 as mma_m8n8k32_s32_s4_s4
+		return c(17.1, 103) // wmma_m8n8k32_s4 as mma_m8n8k32_s32_s4_s4
 	case vm.MmaB1:
 		if wf.Xor {
-			return c(4.37, 112) // wmma_m8n8k128_b1 (xor) as mma_m8n8k128_b1_xor
+			return c(4.37, 70) // wmma_m8n8k128_b1 (xor) as mma_m8n8k128_b1_xor
 		}
 		return c(0.68, 35) // one BMMA.88128.AND.POPC (assumed as the m16n8k128 one)
 	}

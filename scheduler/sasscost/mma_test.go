@@ -25,13 +25,13 @@ func TestMmaCost(t *testing.T) {
 	tab := &Table{Name: "t", Forms: map[string]Cost{}, Classes: map[string]Cost{"half": {Slots: 1, Pipe: PipeHalf}}}
 	want := []Cost{
 		{Slots: 1, Pipe: PipeTensor},
-		{Slots: 2.49, Pipe: PipeTensor, Latency: 35},
+		{Slots: 2.49, Pipe: PipeTensor, Latency: 26},
 		{Slots: 0.98, Pipe: PipeTensor, Latency: 67},
-		{Slots: 46.4, Pipe: PipeTensor, Latency: 418},
-		{Slots: 20.6, Pipe: PipeTensor, Latency: 417},
+		{Slots: 46.4, Pipe: PipeTensor, Latency: 214},
+		{Slots: 20.6, Pipe: PipeTensor, Latency: 219},
 		{Slots: 1.31, Pipe: PipeTensor, Latency: 34},
 		{Slots: 0.68, Pipe: PipeTensor, Latency: 35},
-		{Slots: 2.57, Pipe: PipeTensor, Latency: 44},
+		{Slots: 2.57, Pipe: PipeTensor, Latency: 33},
 	}
 	ro := NewFacts(k.Entry)
 	for i, w := range want {
