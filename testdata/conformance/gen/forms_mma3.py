@@ -510,21 +510,24 @@ for _t in ('s4', 'u4'):
 _wm('mma3_wmma_sub', 'm8n8k128', 8, 8, 128, 'b1', 's32', 's32', 1, 1, rowcol=True)
 
 
-def _wstride(cols, t):
-    """Stride in elements: the row's bytes rounded up to 16, plus 16."""
+def _wstride(cols, t, natural=False):
+    """Stride in elements: the row's bytes rounded up to 16, plus 16
+    (natural: the row's own length, as wmma takes it without a stride)."""
     w = WIDTH[t]
+    if natural:
+        return cols
     rb = (cols * w + 7) // 8
     rb = (rb + 15) // 16 * 16 + 16
     return rb * 8 // w
 
 
-def _place(X, rows, cols, layout, t):
+def _place(X, rows, cols, layout, t, natural=False):
     """Elements of X in memory (row or column major, padded stride) -> u32 words."""
     w = WIDTH[t]
     if layout == 'row':
-        ld, outer, inner = _wstride(cols, t), rows, cols
+        ld, outer, inner = _wstride(cols, t, natural), rows, cols
     else:
-        ld, outer, inner = _wstride(rows, t), cols, rows
+        ld, outer, inner = _wstride(rows, t, natural), cols, rows
     nel = outer * ld
     bits = 0
     for o in range(outer):
@@ -537,8 +540,8 @@ def _place(X, rows, cols, layout, t):
     return words, ld
 
 
-def _wsize(rows, cols, layout, t):
-    return len(_place([[0] * cols for _ in range(rows)], rows, cols, layout, t)[0])
+def _wsize(rows, cols, layout, t, natural=False):
+    return len(_place([[0] * cols for _ in range(rows)], rows, cols, layout, t, natural)[0])
 
 
 def _wdump_val(t, pat, i, j, cols, which):
@@ -586,9 +589,10 @@ def _wmma_vectors(form):
     a, b, c = [], [], []
     for w in range(WM_WARPS):
         A, B, C = _wcase(W, form.kind24, R, w)
-        a += _place(A, W['M'], W['K'], al, W['at'])[0]
-        b += _place(B, W['K'], W['N'], bl, W['at'])[0]
-        cw, _ = _place(C, W['M'], W['N'], cl, W['ct'])
+        nat = getattr(form, 'natural', False)
+        a += _place(A, W['M'], W['K'], al, W['at'], nat)[0]
+        b += _place(B, W['K'], W['N'], bl, W['at'], nat)[0]
+        cw, _ = _place(C, W['M'], W['N'], cl, W['ct'], nat)
         c += cw
     return {'a': a, 'b': b, 'c': c}
 
@@ -597,18 +601,24 @@ def _tsuf(t):
     return t
 
 
-def wmma3_form(W, kind, al, bl, cl):
+def wmma3_form(W, kind, al, bl, cl, extra=None, family=None):
+    """extra: None; 'nostride': no stride operands, matrices at their
+    natural stride; 'copies': the f16 A and B registers 4-7 (the copies
+    of 0-3 wmma.load writes) changed before wmma.mma."""
     shape, at, ct, dt = W['shape'], W['at'], W['ct'], W['dt']
     fid = 'mma3_wmma_%s_%s_%s_%s%s_%s_%s_%s_%s' % (shape, dt, at, ct, W['rnd'].replace('.', '_'), al, bl, cl, kind)
+    if extra:
+        fid += '_' + extra
+    nat = extra == 'nostride'
     n = 32 * WM_WARPS
     M, N, K = W['M'], W['N'], W['K']
-    aw, bw, cw = _wsize(M, K, al, at), _wsize(K, N, bl, at), _wsize(M, N, cl, ct)
-    lda = _wstride(K if al == 'row' else M, at)
-    ldb = _wstride(N if bl == 'row' else K, at)
-    ldc = _wstride(N if cl == 'row' else M, ct)
+    aw, bw, cw = _wsize(M, K, al, at, nat), _wsize(K, N, bl, at, nat), _wsize(M, N, cl, ct, nat)
+    lda = _wstride(K if al == 'row' else M, at, nat)
+    ldb = _wstride(N if bl == 'row' else K, at, nat)
+    ldc = _wstride(N if cl == 'row' else M, ct, nat)
     # D is stored with C's layout and stride into d (dw words per warp)
-    dw = _wsize(M, N, cl, dt)
-    ldd = _wstride(N if cl == 'row' else M, dt)
+    dw = _wsize(M, N, cl, dt, nat)
+    ldd = _wstride(N if cl == 'row' else M, dt, nat)
     L = ['mov.u32 %r0, %ctaid.x;', 'mov.u32 %r1, %ntid.x;', 'mov.u32 %r2, %tid.x;',
          'mad.lo.s32 %r3, %r0, %r1, %r2;', 'shr.u32 %r4, %r3, 5;', 'and.b32 %r5, %r3, 31;'] + \
         _bases(['d', 'a', 'b', 'c']) + [
@@ -632,7 +642,12 @@ def wmma3_form(W, kind, al, bl, cl):
     A1 = 'wmma.load.a.sync.aligned.%s.%s.global.%s %s, [%%rd11], %%r6;' % (al, shape, at, ra)
     B1 = 'wmma.load.b.sync.aligned.%s.%s.global.%s %s, [%%rd12], %%r7;' % (bl, shape, at, rb)
     C1 = 'wmma.load.c.sync.aligned.%s.%s.global.%s %s, [%%rd14], %%r8;' % (cl, shape, ct, rc)
+    if nat:
+        A1, B1, C1 = (x.replace(', %r6;', ';').replace(', %r7;', ';').replace(', %r8;', ';') for x in (A1, B1, C1))
     L += [A1, B1, C1]
+    if extra == 'copies':
+        L += ['xor.b32 %%r%d, %%r%d, %d;' % (r, r, 0x00010001 * (r - 13)) for r in range(14, 18)]
+        L += ['xor.b32 %%r%d, %%r%d, %d;' % (r, r, 0x00010001 * (r - 21)) for r in range(24, 28)]
     if kind.startswith('dump'):
         tot = na + nb + nc
         per = tot * (2 if wide else 1)
@@ -668,16 +683,18 @@ def wmma3_form(W, kind, al, bl, cl):
         else:
             mm = 'wmma.mma.sync.aligned.%s.%s.%s.%s.%s %s, %s, %s, %s;' % (al, bl, shape, dt, ct, rd, ra, rb, rc)
         st = 'wmma.store.d.sync.aligned.%s.%s.global.%s [%%rd15], %s, %%r9;' % (cl, shape, dt, rd)
+        if nat:
+            st = st.replace(', %r9;', ';')
         L += [mm, st]
         key = [A1, B1, C1, mm, st]
         dn = dw * WM_WARPS
     bufs = [('d', 'u32', dn, 'out'), ('a', 'u32', aw * WM_WARPS, 'in'), ('b', 'u32', bw * WM_WARPS, 'in'),
             ('c', 'u32', cw * WM_WARPS, 'in')]
-    f = Raw(fid, W['fam'], L, bufs, None, n=n,
+    f = Raw(fid, family or W['fam'], L, bufs, None, n=n,
             shared=['.reg .f32 %f<72>;', '.reg .f64 %fd<32>;'], key=key,
             note='recorded only: wmma %s %s x %s + %s -> %s, A %s (ld %d), B %s (ld %d), C/D %s (ld %d/%d)' % (
                 shape, at, at, ct, dt, al, lda, bl, ldb, cl, ldc, ldd))
-    f.kind24, f.layouts, f.wm = kind, (al, bl, cl), W
+    f.kind24, f.layouts, f.wm, f.natural = kind, (al, bl, cl), W, nat
     f.vecgen = _wmma_vectors
     return f
 
@@ -730,6 +747,29 @@ def _wmma_forms():
 _wmma_forms.seen = set()
 
 
+def wmma_extra_forms():
+    """Family mma3_wmma_x (second recording): wmma without stride operands
+    (every shape and type, a dump and an arithmetic form, row and column
+    major) and which copy of the f16 A/B registers wmma.mma reads."""
+    F = []
+    seen = set()
+    for W in WMMA:
+        key = (W['shape'], W['at'], W['ct'])
+        if key in seen or W['rnd']:
+            continue
+        seen.add(key)
+        lays = (('row', 'col', 'row'), ('row', 'col', 'col')) if W['rowcol'] else \
+            (('row', 'col', 'row'), ('col', 'row', 'col'))
+        dump = 'dumprand' if W['at'] == 'b1' else ('dump' if WIDTH[W['at']] >= 16 else 'dumpr')
+        kind = 'random_xor' if W['at'] == 'b1' else 'random'
+        for lay in lays:
+            F.append(wmma3_form(W, dump, *lay, extra='nostride', family='mma3_wmma_x'))
+            F.append(wmma3_form(W, kind, *lay, extra='nostride', family='mma3_wmma_x'))
+        if W['at'] == 'f16':
+            F.append(wmma3_form(W, 'random', 'row', 'col', 'row', extra='copies', family='mma3_wmma_x'))
+    return F
+
+
 def mma3_forms():
     F = []
     for sid, S in SHAPES.items():
@@ -737,4 +777,5 @@ def mma3_forms():
             F.append(mma3_form(sid, k))
     _wmma_forms.seen = set()
     F += _wmma_forms()
+    F += wmma_extra_forms()
     return F

@@ -57,6 +57,17 @@ FORMS = [
      32),
     ('wmma', 'wmma_m8n8k4_f64', 'wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64', 1, 1, 2, None, 64),
     ('wmmasub', 'wmma_m8n8k32_s4', 'wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32', 1, 1, 2, None, 32),
+    # second recording: the forms the first left unmeasured
+    ('b1x', 'mma_m16n8k256_b1_and', 'mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc', 4, 2, 4, None, 32),
+    ('b1x', 'mma_m16n8k128_b1_xor', 'mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.xor.popc', 2, 1, 4, None, 32),
+    ('spi4x', 'sp_m16n8k64_s32_s4', 'mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32', 2, 2, 4, 0, 32),
+    ('spf8x', 'sp_m16n8k64_f32_e4m3_ch4',
+     'mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32', 4, 4, 4, 0, 32),
+    ('fp8hx', 'mma_m16n8k16_f16_e4m3', 'mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e4m3.f16', 2, 1, 2, None, 32),
+    ('wmmax', 'wmma_m32n8k16_f32_f16', 'wmma.mma.sync.aligned.row.col.m32n8k16.f32.f32', 8, 8, 8, None, 32),
+    ('wmmax', 'wmma_m8n32k16_f32_f16', 'wmma.mma.sync.aligned.row.col.m8n32k16.f32.f32', 8, 8, 8, None, 32),
+    ('wmmax', 'wmma_m8n8k128_b1_and', 'wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32', 1, 1, 2, None,
+     32),
     ('wmmasub', 'wmma_m8n8k128_b1', 'wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32', 1, 1, 2, None,
      32),
 ]
@@ -128,9 +139,10 @@ def main():
         src = [HEAD]
         runs = []
         for name, inst, na, nb, nc, sel, w in forms:
-            for ch in (1, 8):
+            wide = 4 if name.endswith('_ch4') else 8  # fewer registers
+            for ch in (1, wide):
                 src.append(kernel(name, inst, na, nb, nc, sel, w, ch))
-            for ch, warps in ((1, 1), (8, 1), (8, 4), (8, 16)):
+            for ch, warps in ((1, 1), (wide, 1), (wide, 4), (wide, 16)):
                 runs.append((name, ch, warps))
         src.append('int main() {\n    unsigned long long* out; unsigned* sink;\n'
                    '    if (!ok(cudaMalloc(&out, 64 * 8), "alloc", "-") || !ok(cudaMalloc(&sink, 4096 * 4), "alloc", "-")) return 1;\n'
