@@ -4,7 +4,8 @@ import "github.com/ptxvm/ptxvm/vm"
 
 // The tensor-core forms' costs, from the SASS ptxas 13.0 makes of them for
 // sm_90 and an H200 microbenchmark (testdata/perf/gen/micro/mma3_bench.py,
-// records in testdata/perf/micro/mma3/bench.jsonl: cycles per operation
+// records in testdata/perf/micro/mma3/bench.jsonl and, for the forms the
+// first run left out, bench2.jsonl: cycles per operation
 // of one warp running a dependent chain, c1w1, and of 8 independent chains
 // in 16 warps of one block, c8w16, i.e. four warps per sub-partition).
 // Slots are relative to HMMA.16816.F32 (m16n8k16 f16: c8w16 24.93 cycles,
@@ -41,14 +42,14 @@ func mmaCost(in *vm.Inst) Cost {
 		switch {
 		case f.A == vm.MmaE4M3 || f.A == vm.MmaE5M2:
 			// two HMMA.SP.16832 after unpacking and metadata shuffling:
-			// c1w1 146.19; 16 warps ran out of registers, 4 warps
-			// (one a sub-partition) 72.02 against HMMA.16816's 8.52
-			return c(8.45, 85)
+			// c1w1 146.19, 16 warps of 4 chains 250.90 (bench2.jsonl,
+			// sp_m16n8k64_f32_e4m3_ch4: 8 chains ran out of registers)
+			return c(10.06, 83)
 		case f.A == vm.MmaS4 || f.A == vm.MmaU4:
 			if f.K == 128 {
 				return c(61.4, 250) // sp_m16n8k128_s32_s4: c1w1 486.06, c8w16 1530.85
 			}
-			return c(30.7, 129) // k64: not measured, half the k128 figures (assumed)
+			return c(32.0, 156) // sp_m16n8k64_s32_s4: c1w1 298.07, c8w16 798.41 (bench2.jsonl)
 		case f.K == 16 && f.A.Bits() == 16, f.K == 8, f.K == 32 && f.A.Bits() == 8:
 			// HMMA.SP.16816, HMMA.SP.1688.TF32, IMMA.SP.16832:
 			// sp_m16n8k16_f32_f16, sp_m16n8k8_f32_tf32 c1w1 28.03,
@@ -68,10 +69,12 @@ func mmaCost(in *vm.Inst) Cost {
 		switch {
 		case f.Xor && f.M == 8:
 			return c(4.37, 70) // mma_m8n8k128_b1_xor: c1w1 107.07, c8w16 108.83
+		case f.Xor && f.K == 256:
+			return c(7.13, 76) // mma_m16n8k256_b1_xor: c1w1 128.03, c8w16 177.60
 		case f.Xor:
-			return c(7.13, 76) // mma_m16n8k256_b1_xor: c1w1 128.03, c8w16 177.60 (k128: the same, assumed)
+			return c(5.83, 71) // mma_m16n8k128_b1_xor: c1w1 113.05, c8w16 145.26 (bench2.jsonl)
 		case f.K == 256:
-			return c(1, 34) // BMMA.168256.AND.POPC: not measured (assumed one HMMA.16816)
+			return c(0.99, 34) // BMMA.168256.AND.POPC: mma_m16n8k256_b1_and c1w1 29.04, c8w16 24.74 (bench2.jsonl)
 		}
 		return c(0.68, 35) // BMMA.168128/.88128.AND.POPC: mma_m16n8k128_b1_and c1w1 30.02, c8w16 16.96
 	case f.A == vm.MmaS4 || f.A == vm.MmaU4:
@@ -84,6 +87,8 @@ func mmaCost(in *vm.Inst) Cost {
 		return c(24.5, 130) // mma_m16n8k32_s32_s4_s4: c1w1 245.07, c8w16 611.36
 	case f.A == vm.MmaE4M3 || f.A == vm.MmaE5M2:
 		switch {
+		case f.K == 16 && f.D == vm.MmaF16:
+			return c(0.71, 51) // two HMMA.1688.F16: mma_m16n8k16_f16_e4m3 c1w1 46.07, c8w16 17.81 (bench2.jsonl)
 		case f.K == 16:
 			return c(0.83, 52) // two HMMA.1688: mma_m16n8k16_f32_e4m3 c1w1 47.08, c8w16 20.67
 		case f.D == vm.MmaF16:
@@ -119,10 +124,11 @@ func wmmaCost(in *vm.Inst) Cost {
 		if wf.Xor {
 			return c(4.37, 70) // wmma_m8n8k128_b1 (xor) as mma_m8n8k128_b1_xor
 		}
-		return c(0.68, 35) // one BMMA.88128.AND.POPC (assumed as the m16n8k128 one)
+		return c(0.65, 33) // one BMMA.88128.AND.POPC: wmma_m8n8k128_b1_and c1w1 28.02, c8w16 16.20 (bench2.jsonl)
 	}
 	// two HMMA.16816 (every f16/bf16 shape; the mixed accumulators add
 	// conversions, not measured): wmma_m16n16k16_f32_f16, _bf16 c1w1
-	// 32.06, c8w16 48.80; _f16_f16 47.59
+	// 32.06, c8w16 48.80; _f16_f16 47.59; m32n8k16 and m8n32k16 32.06,
+	// 48.69 and 48.78 (bench2.jsonl)
 	return c(1.96, 37)
 }
