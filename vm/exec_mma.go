@@ -29,6 +29,10 @@ func (w *Warp) execMma(in *Inst, f *frame, exec uint32, pc int32) error {
 	if err := w.matrixLanes(in, f, exec, pc); err != nil {
 		return err
 	}
+	if in.MmaExt() {
+		w.execMmaExt(in, f)
+		return nil
+	}
 	dr, ar, br, cr := in.MmaRegs(f.fn)
 	if in.T2 == F64 {
 		w.execMmaF64(f, dr, ar, br, cr)

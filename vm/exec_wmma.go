@@ -7,46 +7,114 @@ import (
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
 
-// wmma .m16n16k16, f16 multiplicands, f32 accumulator (lower_wmma.go). The
-// fragments, as wmma.load gives them on the H100/H200 (recorded:
-// testdata/conformance/issue24/mma_vectors2, wmma_*_dump, the same for
-// every layout), with g = lane>>2 and q = lane&3:
-//
-//	A reg i (f16x2), element s: A[g + 8*(i&1)][2q + s + 8*((i>>1)&1)]
-//	B reg i (f16x2), element s: B[2q + s + 8*(i&1)][g + 8*((i>>1)&1)]
-//	C, D reg i (f32):           C[g + 8*((i>>1)&1)][2q + (i&1) + 8*(i>>2)]
-//
-// so registers 4-7 of A and B repeat 0-3 (wmma.mma reads 0-3). Each
-// element of D is fpu.DotF32 (f16) of a row of A, a column of B and the
-// element of C: the sixteen products in one sum, as mma.m16n8k16 does
-// (every recorded wmma element matches it). Addresses: element (r, c) of
-// a .row matrix is at p + (r*stride + c)*size, of a .col one at
-// p + (c*stride + r)*size; the stride is in elements, 16 when absent.
+// wmma (lower_wmma.go). The fragments are the registers wmma.load gives on
+// the H100/H200, recorded for every shape, type and layout
+// (testdata/conformance/issue24/mma_vectors2 wmma_*_dump, mma_vectors3
+// mma3_wmma_*_dump*; wmmaPos). Addresses: element (r, c) of a .row matrix
+// is at p + (r*stride + c)*size, of a .col one at p + (c*stride + r)*size;
+// the stride is in elements (the sub-byte types: bits = elements * width),
+// the shape's row (or column) length when absent. wmma.mma computes each
+// element of D as the mma.sync instructions ptxas makes of it do
+// (wmmaDot).
 
 // wmmaPos is the (row, column) that register i, element s of lane t holds
-// in matrix kind (0 a, 1 b, 2 c/d).
-func wmmaPos(kind uint64, t, i, s int) (int, int) {
+// in matrix kind (0 a, 1 b, 2 c/d) of form wf with elements e.
+func wmmaPos(sh WmmaShape, kind int, e MmaElem, t, i, s int) (int, int) {
 	g, q := t>>2, t&3
+	w := e.Bits()
 	switch kind {
-	case 0:
-		return g + 8*(i&1), 2*q + s + 8*(i>>1&1)
-	case 1:
-		return 2*q + s + 8*(i&1), g + 8*(i>>1&1)
+	case 0: // A, M x K
+		switch {
+		case e == MmaF64:
+			return g, q
+		case w == 16 && sh == WmmaM16N16K16:
+			return g + 8*(i&1), 2*q + s + 8*(i>>1&1)
+		case w == 16 && sh == WmmaM32N8K16:
+			return g + 8*(i&1) + 16*(i>>2&1), 2*q + s + 8*(i>>1&1)
+		case w == 16: // m8n32k16
+			return g, 2*q + s + 8*(i&1)
+		case e == MmaTF32:
+			return g + 8*(i&1), q + 4*(i>>1)
+		case w == 8 && sh == WmmaM32N8K16:
+			return g + 8*(i&1) + 16*(i>>1), 4*q + s
+		case w == 8 && sh == WmmaM16N16K16:
+			return g + 8*(i&1), 4*q + s
+		case w == 8: // m8n32k16
+			return g, 4*q + s
+		case w == 4:
+			return g, 8*q + s
+		}
+		return g, 32*q + s // b1
+	case 1: // B, K x N
+		switch {
+		case e == MmaF64:
+			return q, g
+		case w == 16 && sh == WmmaM16N16K16:
+			return 2*q + s + 8*(i&1), g + 8*(i>>1&1)
+		case w == 16 && sh == WmmaM32N8K16:
+			return 2*q + s + 8*(i&1), g
+		case w == 16: // m8n32k16
+			return 2*q + s + 8*(i>>1&1), g + 8*(i&1) + 16*(i>>2&1)
+		case e == MmaTF32:
+			return q + 4*(i&1), g + 8*(i>>1)
+		case w == 8 && sh == WmmaM32N8K16:
+			return 4*q + s, g
+		case w == 8: // m16n16k16, m8n32k16
+			return 4*q + s, g + 8*i
+		case w == 4:
+			return 8*q + s, g
+		}
+		return 32*q + s, g // b1
+	}
+	// C, D
+	switch {
+	case sh == WmmaM8N8K4 || sh == WmmaM8N8K32 || sh == WmmaM8N8K128:
+		return g, 2*q + i
+	case e == MmaF16 && sh == WmmaM16N16K16:
+		return g + 8*(i&1), 2*q + s + 8*(i>>1)
+	case e == MmaF16 && sh == WmmaM32N8K16:
+		return g + 8*i, 2*q + s
+	case e == MmaF16: // m8n32k16: the transpose of m32n8k16's
+		return 2*q + s, g + 8*i
+	case sh == WmmaM32N8K16:
+		return g + 8*(i>>1&1) + 16*(i>>2), 2*q + i&1
+	case sh == WmmaM8N32K16:
+		return 2*q + i&1, g + 8*(i>>1)
 	}
 	return g + 8*(i>>1&1), 2*q + i&1 + 8*(i>>2)
 }
 
-// wmmaAccess loads or stores one lane's fragment.
+// wmmaAccess loads or stores one fragment for every lane.
 func (w *Warp) wmmaAccess(in *Inst, f *frame, pc int32, regs []int32, load bool) error {
-	kind := min(in.Imm, 2)
-	esz := uint64(4)
+	wf := in.Wmma()
+	kind := min(wf.Kind, 2)
+	e := wf.Elem
+	bitsPer := uint64(e.Bits())
 	per := 1
-	if kind < 2 {
-		esz, per = 2, 2
+	if bitsPer < 32 {
+		per = 32 / int(bitsPer)
+	}
+	m, n, k := wf.Shape.MNK()
+	rowLen := uint64(k) // the elements of a row of A (.row) ...
+	switch kind {
+	case 1:
+		rowLen = uint64(n)
+	case 2:
+		rowLen = uint64(n)
 	}
 	col := in.Flags&FTrans != 0
+	if col {
+		switch kind {
+		case 0:
+			rowLen = uint64(m)
+		case 1:
+			rowLen = uint64(k)
+		default:
+			rowLen = uint64(m)
+		}
+	}
 	for t := 0; t < 32; t++ {
-		stride := uint64(16)
+		stride := rowLen
 		if in.B != NoReg {
 			stride = uint64(uint32(f.r(in.B)[t]))
 		}
@@ -55,22 +123,47 @@ func (w *Warp) wmmaAccess(in *Inst, f *frame, pc int32, regs []int32, load bool)
 			v := f.r(r)
 			var word uint64
 			for s := 0; s < per; s++ {
-				row, c := wmmaPos(kind, t, i, s)
+				row, c := wmmaPos(wf.Shape, kind, e, t, i, s)
 				if col {
 					row, c = c, row
 				}
-				a := base + (uint64(row)*stride+uint64(c))*esz
-				b, mf := w.view.Bytes(in.Space, a, esz, t)
+				bit := (uint64(row)*stride + uint64(c)) * bitsPer
+				size := max(bitsPer/8, 1)
+				a := base + bit/8
+				b, mf := w.view.Bytes(in.Space, a, size, t)
 				if mf != nil {
-					return w.fault(f, pc, t, fmt.Sprintf("wmma element of %d bytes at %s address %#x: %s", esz, mf.Space, mf.Addr, mf.Reason))
+					return w.fault(f, pc, t, fmt.Sprintf("wmma element of %d bytes at %s address %#x: %s", size, mf.Space, mf.Addr, mf.Reason))
 				}
-				switch {
-				case load && esz == 2:
-					word |= uint64(binary.LittleEndian.Uint16(b)) << (16 * uint(s))
-				case load:
-					word = uint64(binary.LittleEndian.Uint32(b))
+				sh := uint(bit % 8)
+				mask := uint64(1)<<bitsPer - 1
+				if bitsPer == 64 {
+					mask = ^uint64(0)
+				}
+				if load {
+					var x uint64
+					switch size {
+					case 1:
+						x = uint64(b[0]) >> sh
+					case 2:
+						x = uint64(binary.LittleEndian.Uint16(b))
+					case 4:
+						x = uint64(binary.LittleEndian.Uint32(b))
+					default:
+						x = binary.LittleEndian.Uint64(b)
+					}
+					word |= (x & mask) << (bitsPer * uint64(s) % 64)
+					continue
+				}
+				x := v[t] >> (bitsPer * uint64(s) % 64) & mask
+				switch size {
+				case 1:
+					b[0] = b[0]&^byte(mask<<sh) | byte(x<<sh)
+				case 2:
+					binary.LittleEndian.PutUint16(b, uint16(x))
+				case 4:
+					binary.LittleEndian.PutUint32(b, uint32(x))
 				default:
-					binary.LittleEndian.PutUint32(b, uint32(v[t]))
+					binary.LittleEndian.PutUint64(b, x)
 				}
 			}
 			if load {
@@ -99,44 +192,139 @@ func (w *Warp) execWmmaStore(in *Inst, f *frame, exec uint32, pc int32) error {
 	return w.wmmaAccess(in, f, pc, in.RegList(f.fn), false)
 }
 
-// execWmmaMma executes wmma.mma.sync.aligned.*.m16n16k16.f32.f32.
+// WmmaRegs splits an OpWmmaMma's register list in f into D, A, B and C.
+func (in *Inst) WmmaRegs(f *Func) (d, a, b, c []int32) {
+	l := f.RegLists[in.Target]
+	wf := in.Wmma()
+	nd, na, nb, nc := wmmaRegCount(wf.Shape, 3, wf.D), wmmaRegCount(wf.Shape, 0, wf.A), wmmaRegCount(wf.Shape, 1, wf.A),
+		wmmaRegCount(wf.Shape, 2, wf.C)
+	if len(l) != nd+na+nb+nc {
+		return nil, nil, nil, nil
+	}
+	return l[:nd], l[nd : nd+na], l[nd+na : nd+na+nb], l[nd+na+nb:]
+}
+
+// execWmmaMma executes wmma.mma.
 func (w *Warp) execWmmaMma(in *Inst, f *frame, exec uint32, pc int32) error {
 	if err := w.matrixLanes(in, f, exec, pc); err != nil {
 		return err
 	}
-	l := in.RegList(f.fn)
-	if len(l) != 32 {
+	dr, ar, br, cr := in.WmmaRegs(f.fn)
+	if dr == nil {
 		return nil
 	}
+	wf := in.Wmma()
+	m, n, k := wf.Shape.MNK()
 	var (
-		A [16][16]uint32 // rows of A
-		B [16][16]uint32 // columns of B
-		C [16][16]uint32
+		A [32][128]uint32 // rows of A (b1: bits)
+		B [32][128]uint32 // columns of B
+		C [32][32]uint64
 	)
-	for i := 0; i < 4; i++ {
-		av, bv := f.r(l[8+i]), f.r(l[16+i])
-		for t := 0; t < 32; t++ {
-			for s := 0; s < 2; s++ {
-				r, c := wmmaPos(0, t, i, s)
-				A[r][c] = uint32(av[t]>>(16*uint(s))) & 0xffff
-				k, n := wmmaPos(1, t, i, s)
-				B[n][k] = uint32(bv[t]>>(16*uint(s))) & 0xffff
+	fill := func(kind int, e MmaElem, regs []int32, set func(r, c int, x uint64)) {
+		wb := uint(e.Bits())
+		per := 1
+		if wb < 32 {
+			per = 32 / int(wb)
+		}
+		mask := uint64(1)<<wb - 1
+		if wb == 64 {
+			mask = ^uint64(0)
+		}
+		for i := len(regs) - 1; i >= 0; i-- { // the first copy of a repeated element wins
+			v := f.r(regs[i])
+			for t := 0; t < 32; t++ {
+				for s := 0; s < per; s++ {
+					row, c := wmmaPos(wf.Shape, kind, e, t, i, s)
+					set(row, c, v[t]>>(wb*uint(s)%64)&mask)
+				}
 			}
 		}
 	}
-	for i := 0; i < 8; i++ {
-		cv := f.r(l[24+i])
-		for t := 0; t < 32; t++ {
-			r, c := wmmaPos(2, t, i, 0)
-			C[r][c] = uint32(cv[t])
+	if wf.A == MmaF64 {
+		var (
+			a, b [8][4]uint64 // rows of A, columns of B
+			c    [8][8]uint64
+		)
+		fill(0, wf.A, ar, func(r, cc int, x uint64) { a[r&7][cc&3] = x })
+		fill(1, wf.A, br, func(r, cc int, x uint64) { b[cc&7][r&3] = x })
+		fill(2, wf.C, cr, func(r, cc int, x uint64) { c[r&7][cc&7] = x })
+		w.wmmaWriteD(f, wf, dr, func(r, cc int) uint64 { return fpu.DotF64Rnd(a[r&7][:], b[cc&7][:], c[r&7][cc&7], wmmaRnd(wf.Rnd)) })
+		return nil
+	}
+	fill(0, wf.A, ar, func(r, c int, x uint64) { A[r&31][c&127] = uint32(x) })
+	fill(1, wf.A, br, func(r, c int, x uint64) { B[c&31][r&127] = uint32(x) })
+	fill(2, wf.C, cr, func(r, c int, x uint64) { C[r&31][c&31] = x })
+	var D [32][32]uint32
+	for r := 0; r < m; r++ {
+		for c := 0; c < n; c++ {
+			D[r][c] = wmmaDot(wf, in.Flags&FSatFinite != 0, A[r][:k], B[c][:k], uint32(C[r][c]))
 		}
 	}
-	for i := 0; i < 8; i++ { // after every source is read
-		d := f.r(l[i])
-		for t := 0; t < 32; t++ {
-			r, c := wmmaPos(2, t, i, 0)
-			d[t] = uint64(fpu.DotF32(fpu.MmaF16, A[r][:], B[c][:], C[r][c]))
-		}
-	}
+	w.wmmaWriteD(f, wf, dr, func(r, c int) uint64 { return uint64(D[r][c]) })
 	return nil
+}
+
+// wmmaRnd is the fpu rounding of a wmma .f64 rounding field (none: .rn).
+func wmmaRnd(r uint8) fpu.Round {
+	if r == 0 {
+		return fpu.RN
+	}
+	return fpu.Round(r - 1)
+}
+
+// wmmaWriteD writes D's fragment from d(row, column).
+func (w *Warp) wmmaWriteD(f *frame, wf WmmaForm, dr []int32, d func(r, c int) uint64) {
+	e := wf.D
+	wb := uint(e.Bits())
+	per := 1
+	if wb < 32 {
+		per = 32 / int(wb)
+	}
+	mask := uint64(1)<<wb - 1
+	if wb == 64 {
+		mask = ^uint64(0)
+	}
+	for i, r := range dr {
+		v := f.r(r)
+		for t := 0; t < 32; t++ {
+			var word uint64
+			for s := 0; s < per; s++ {
+				row, c := wmmaPos(wf.Shape, 2, e, t, i, s)
+				word |= d(row&31, c&31) & mask << (wb * uint(s) % 64)
+			}
+			v[t] = word
+		}
+	}
+}
+
+// wmmaDot is one element of a wmma.mma's D (not .f64): c + the dot product
+// of a row of A and a column of B, with the arithmetic of the mma.sync
+// instructions ptxas makes of the wmma.mma.
+func wmmaDot(wf WmmaForm, sat bool, a, b []uint32, c uint32) uint32 {
+	switch wf.A {
+	case MmaS8, MmaU8, MmaS4, MmaU4:
+		return fpu.DotInt(a, b, wf.A.Signed(), wf.A.Signed(), uint(wf.A.Bits()), c, sat)
+	case MmaB1:
+		var x, y [4]uint32
+		for kk := 0; kk < 128; kk++ {
+			x[kk>>5] |= a[kk] & 1 << (kk & 31)
+			y[kk>>5] |= b[kk] & 1 << (kk & 31)
+		}
+		return fpu.DotB1(x[:], y[:], wf.Xor, c)
+	case MmaBF16:
+		return fpu.DotF32(fpu.MmaBF16, a, b, c)
+	case MmaTF32: // two m16n8k4 steps in k order (HMMA.1684 twice)
+		return fpu.DotF32(fpu.MmaTF32, a[4:8], b[4:8], fpu.DotF32(fpu.MmaTF32, a[:4], b[:4], c))
+	}
+	// f16 multiplicands
+	switch {
+	case wf.C == MmaF32 && wf.D == MmaF32:
+		return fpu.DotF32(fpu.MmaF16, a, b, c)
+	case wf.C == MmaF16 && wf.D == MmaF16:
+		return uint32(fpu.DotF16F16(a, b, uint16(c)))
+	case wf.C == MmaF16: // HADD2.F32 widens C, then the f32 mma
+		return fpu.DotF32(fpu.MmaF16, a, b, fpu.F16ToF32(uint16(c)))
+	}
+	// an f32 mma, then F2FP.F16.F32 rounds D to nearest f16
+	return uint32(fpu.F32ToF16(fpu.DotF32(fpu.MmaF16, a, b, c), fpu.RN, false, false))
 }

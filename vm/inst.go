@@ -144,7 +144,7 @@ const (
 	OpStmatrix  // stmatrix.sync.aligned.m8n8.b16: A+Off the row address, Vec matrices, V sources, FTrans
 	OpMovmatrix // movmatrix.sync.aligned.m8n8.trans.b16 D, A
 	// warp-level matrix multiply-accumulate (exec_mma.go)
-	OpMma // mma.sync.aligned (lower_mma.go): Imm k, T/T2 the D and A types, Target the register list (Inst.MmaRegs)
+	OpMma // mma.sync.aligned, mma.sp (lower_mma.go): Imm k, or the packed MmaForm of the extended forms (Inst.MmaForm); T/T2 the D and A types; A mma.sp's metadata; Target the register list (Inst.MmaRegs)
 	// wmma .m16n16k16 (lower_wmma.go, exec_wmma.go)
 	OpWmmaLoad  // wmma.load.a/b/c: A+Off the address, B the stride (NoReg: 16), Imm the matrix, FTrans .col, Target the registers
 	OpWmmaStore // wmma.store.d: as OpWmmaLoad, the registers read
@@ -390,13 +390,18 @@ func (in *Inst) MemRegs(f *Func) []int32 {
 func (in *Inst) RegList(f *Func) []int32 { return f.RegLists[in.Target] }
 
 // MmaK is the k of an OpMma's shape (32, 16, 8 or 4).
-func (in *Inst) MmaK() int { return int(in.Imm) }
+func (in *Inst) MmaK() int { return int(in.Imm & 0x3ff) }
 
-// MmaRegs splits an OpMma's register list in f into D, A, B and C.
+// MmaRegs splits an OpMma's register list in f into D, A, B and C (the
+// metadata register of mma.sp is in.A).
 func (in *Inst) MmaRegs(f *Func) (d, a, b, c []int32) {
 	l := f.RegLists[in.Target]
 	nd, na, nb := mmaCounts(in.T, in.T2, in.Imm)
-	if len(l) != 2*nd+na+nb {
+	nc := nd
+	if in.MmaExt() {
+		nd, na, nb, nc = in.MmaForm().Counts()
+	}
+	if len(l) != nd+na+nb+nc {
 		return nil, nil, nil, nil
 	}
 	return l[:nd], l[nd : nd+na], l[nd+na : nd+na+nb], l[nd+na+nb:]

@@ -447,15 +447,18 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 			}
 		}
 	case OpWmmaMma:
-		for i, x := range in.RegList(f) {
-			if i < 8 {
-				w.reg(x)
-			} else {
+		d, a, b, c := in.WmmaRegs(f)
+		for _, l := range [3][]int32{a, b, c} {
+			for _, x := range l {
 				r.reg(x)
 			}
 		}
+		for _, x := range d {
+			w.reg(x)
+		}
 	case OpMma:
 		d, a, b, c := in.MmaRegs(f)
+		reg(&r, in.A) // mma.sp's metadata
 		for _, l := range [3][]int32{a, b, c} {
 			for _, x := range l {
 				r.reg(x)

@@ -139,6 +139,20 @@ func (m *mods) take(w string) bool {
 	return false
 }
 
+// takeFirst takes whichever of the words comes first in rest, and
+// returns its index in words (-1: none is there).
+func (m *mods) takeFirst(words ...string) int {
+	for i, s := range m.rest {
+		for j, w := range words {
+			if s == w {
+				m.rest = append(m.rest[:i], m.rest[i+1:]...)
+				return j
+			}
+		}
+	}
+	return -1
+}
+
 // typ returns the i'th type modifier, or TNone.
 func (m *mods) typ(i int) Type {
 	if i < len(m.types) {

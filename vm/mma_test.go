@@ -179,22 +179,27 @@ func TestMma(t *testing.T) {
 	}
 }
 
-// mma is .sync.aligned: a lane that does not execute it is a fault; and
-// the forms whose arithmetic is not measured are refused at lowering.
+// mma is .sync.aligned: a lane that does not execute it is a fault; the
+// forms ptxas refuses for sm_90 (or the GPU stops with an illegal
+// instruction) are refused at lowering with a positioned error.
 func TestMmaErrors(t *testing.T) {
 	tests := []struct{ name, inst, msg string }{
 		{"divergent warp", "setp.lt.u32 %p1, %r4, 16;\n\t@%p1 mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "every lane of the warp"},
-		{"k8 f16 accumulator (not measured)", "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16 {%r30, %r31}, {%r10, %r11}, {%r14}, {%r20, %r21};", "is not supported"},
-		{"u8 (not measured)", "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "is not supported"},
-		{"mixed types", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21};", "mixed types are not supported"},
-		{"m8n8k4 f16 (not measured)", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "is not supported"},
+		{"mixed types", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21};", "is not supported: no such form"},
+		{"m8n8k4 f16 from f32 (ptxas refuses)", "mma.sync.aligned.m8n8k4.row.col.f16.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11}, {%r14, %r15}, {%r20, %r21, %r22, %r23, %r24, %r25, %r26, %r27};", ".dtype must be .f32"},
+		{"m8n8k4 f32 d registers", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "operand d needs 8 registers, found 4"},
 		{"m16n8k4 f64", "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%r30, %r31}, {%r10}, {%r14}, {%r20, %r21};", "is not supported"},
-		{"m16n8k256 b1", "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "only the shapes"},
+		{"b1 without popc", "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", ".and.popc or .xor.popc"},
+		{"b1 satfinite", "mma.sync.aligned.m16n8k128.row.col.satfinite.s32.b1.b1.s32.xor.popc {%r30, %r31, %r32, %r33}, {%r10, %r11}, {%r14}, {%r20, %r21, %r22, %r23};", ".satfinite is not allowed on .b1"},
+		{"sparse selector out of range", "mma.sp.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15, %r16, %r17}, {%r20, %r21, %r22, %r23}, %r24, 2;", "sparsity selector 2 out of range (0-1"},
+		{"sparse selector from a register", "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11}, {%r14, %r15}, {%r20, %r21, %r22, %r23}, %r24, %r25;", "the sparsity selector is an immediate"},
+		{"sparse mixed types", "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f16 {%r30, %r31, %r32, %r33}, {%r10, %r11}, {%r14, %r15}, {%r20, %r21}, %r24, 0;", "ctype = dtype"},
+		{"no such shape", "mma.sync.aligned.m16n16k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "unknown shape"},
 		{"no .sync", "mma.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "needs .sync.aligned"},
 		{"row row", "mma.sync.aligned.m16n8k16.row.row.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", "the layouts are .row.col"},
 		{"k8 with k16 a", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14}, {%r20, %r21, %r22, %r23};", "operand a needs 2 registers, found 4"},
 		{"three operands", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15};", "takes 4 operands"},
-		{"extra modifier", "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", ".satfinite is supported only on the .s32 forms"},
+		{"extra modifier", "mma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};", ".satfinite is supported only on the integer forms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

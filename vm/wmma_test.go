@@ -10,25 +10,29 @@ import (
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
 
-// wmma: the forms not recorded on the GPU are refused at load with a
+// wmma: the forms the PTX ISA does not define are refused at load with a
 // positioned error, and a lane that does not execute it is a fault. (The
 // recorded forms run bit for bit in scheduler/suite
-// TestIssue24Mma2Vectors.)
+// TestIssue24Mma2Vectors and TestIssue24Mma3Vectors.)
 func TestWmmaErrors(t *testing.T) {
 	const (
 		r8  = "{%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}"
 		r8b = "{%r20, %r21, %r22, %r23, %r24, %r25, %r26, %r27}"
 	)
 	tests := []struct{ name, inst, msg string }{
-		{"f16 accumulator load", "wmma.load.c.sync.aligned.row.m16n16k16.global.f16 " + r8 + ", [%rd5], %r4;", "only .f32 fragments"},
-		{"f16 accumulator mma", "wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16 " + r8 + ", " + r8b + ", " + r8b + ", " + r8 + ";", "only .m16n16k16.f32.f32"},
-		{"other shape", "wmma.load.a.sync.aligned.row.m32n8k16.global.f16 " + r8 + ", [%rd5], %r4;", "only the shape .m16n16k16"},
+		{"f16 accumulator registers", "wmma.load.c.sync.aligned.row.m16n16k16.global.f16 " + r8 + ", [%rd5], %r4;", "fragment r needs 4 registers, found 8"},
+		{"bf16 with an f16 accumulator", "wmma.mma.sync.aligned.row.col.m16n16k16.f16.bf16.bf16.f16 {%r10, %r11, %r12, %r13}, {%r20, %r21, %r22, %r23}, {%r20, %r21, %r22, %r23}, {%r10, %r11, %r12, %r13};", "does not take .bf16 multiplicands"},
+		{"unknown shape", "wmma.load.a.sync.aligned.row.m16n8k16.global.f16 " + r8 + ", [%rd5], %r4;", "unknown shape"},
+		{"tf32 at m16n16k16", "wmma.load.a.sync.aligned.row.m16n16k16.global.tf32 {%r10, %r11, %r12, %r13}, [%rd5], %r4;", "not defined for .m16n16k16"},
+		{"s4 A column-major", "wmma.load.a.sync.aligned.col.m8n8k32.global.s4 {%r10}, [%rd5], %r4;", "sub-byte fragments are A .row and B .col"},
+		{"b1 without an operation", "wmma.mma.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r10, %r11}, {%r20}, {%r21}, {%r10, %r11};", ".b1 needs .xor.popc or .and.popc"},
+		{"rounding on f16", "wmma.mma.sync.aligned.row.col.m16n16k16.rz.f32.f32 " + r8 + ", " + r8b + ", " + r8b + ", " + r8 + ";", "only for the .f64 wmma.mma"},
 		{"no layout", "wmma.load.a.sync.aligned.m16n16k16.global.f16 " + r8 + ", [%rd5], %r4;", "needs a layout"},
 		{"no .sync", "wmma.load.a.aligned.row.m16n16k16.global.f16 " + r8 + ", [%rd5], %r4;", "needs .sync.aligned"},
 		{"store.a", "wmma.store.a.sync.aligned.row.m16n16k16.global.f16 [%rd5], " + r8 + ", %r4;", "only wmma.load.a/.b/.c"},
 		{"seven registers", "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r10, %r11, %r12, %r13, %r14, %r15, %r16}, [%rd5], %r4;", "needs 8 registers, found 7"},
 		{"local space", "wmma.load.a.sync.aligned.row.m16n16k16.local.f16 " + r8 + ", [%rd5], %r4;", "accesses .global, .shared or generic"},
-		{"satfinite", "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite " + r8 + ", " + r8b + ", " + r8b + ", " + r8 + ";", "unsupported modifier on wmma"},
+		{"satfinite", "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite " + r8 + ", " + r8b + ", " + r8b + ", " + r8 + ";", ".satfinite is for the 8- and 4-bit integer forms"},
 		{"divergent warp", "setp.lt.u32 %p1, %r4, 16;\n\t@%p1 wmma.load.a.sync.aligned.row.m16n16k16.global.f16 " + r8 + ", [%rd5], %r4;", "every lane of the warp"},
 	}
 	for _, tt := range tests {

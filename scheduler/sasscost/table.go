@@ -226,13 +226,10 @@ func (t *Table) Lookup(info *vm.InstInfo, fx *Facts, debug bool) (Cost, string) 
 	c := t.Classes[info.Class.String()]
 	switch info.Inst().Op {
 	case vm.OpMma:
-		// One HMMA/IMMA/DMMA a warp execution (the issue-24 forms' SASS:
-		// HMMA.16816, HMMA.1688, IMMA.16832, DMMA.8 each one instruction).
-		c = Cost{Slots: 1, Pipe: PipeTensor}
+		// The tensor pipe, by form (mma.go: read off SASS and measured).
+		c = mmaCost(info.Inst())
 	case vm.OpWmmaMma:
-		// Taken to be two m16n8 instructions for a m16n16 tile (not read
-		// off SASS).
-		c = Cost{Slots: 2, Pipe: PipeTensor}
+		c = wmmaCost(info.Inst())
 	}
 	// Memory classes whose space decides the pipe.
 	if info.Class == vm.ClassAtomic && info.Space == memspace.Shared {

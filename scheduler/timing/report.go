@@ -203,6 +203,9 @@ func what(info *vm.InstInfo) string {
 	case vm.ClassFP32:
 		return "FP32 arithmetic"
 	case vm.ClassHalf:
+		if in.Op == vm.OpMma || in.Op == vm.OpWmmaMma {
+			return "the tensor cores (" + in.Op.String() + ")"
+		}
 		return "half-precision arithmetic"
 	case vm.ClassIntMul:
 		return "integer multiplies"

@@ -40,6 +40,7 @@ import forms_addr  # noqa: E402
 import forms_carry  # noqa: E402
 import forms_warpdiv  # noqa: E402
 import forms_mma2  # noqa: E402
+import forms_mma3  # noqa: E402
 import forms_ptxforms  # noqa: E402
 import forms_issue24  # noqa: E402
 import forms_handwritten24  # noqa: E402
@@ -80,6 +81,8 @@ FAMILY_BUILDERS = [
     ('mma', forms_issue24.mma_forms, ''),
     # the other mma types and wmma, recorded only (testdata/conformance/issue24/mma_vectors2)
     ('mma2', forms_mma2.mma2_forms, ''),
+    # the remaining mma.sync/mma.sp/wmma forms, recorded only (testdata/conformance/issue24/mma_vectors3)
+    ('mma3', forms_mma3.mma3_forms, forms_mma3.VERSION),
     # issue 24 item 7: the rest of hand-written PTX (testdata/conformance/issue24/handwritten)
     ('vecreg', forms_handwritten24.vecreg_forms, ''),
     ('retpred', forms_handwritten24.retpred_forms, ''),
@@ -662,7 +665,7 @@ def record_sass(out, fams, header, jobs, log):
             ' '.join([os.path.basename(tool[0])] + tool[1:-1]), PTX_TARGET, fam) + d.stdout)
         return fam, 'ok', split_sass(d.stdout)
 
-    todo = [fam for fam in fams if fam in SASS_FAMILIES and fams[fam]]
+    todo = [fam for fam in fams if (fam in SASS_FAMILIES or fam.startswith('mma3_')) and fams[fam]]
     with cf.ThreadPoolExecutor(max_workers=jobs) as ex:
         for fam, st, funcs in ex.map(one, todo):
             log('sass %-9s %s (%d functions)' % (fam, st, len(funcs)))
