@@ -156,6 +156,10 @@ const (
 	OpMapa       // mapa: D = A mapped into the block of rank B (Space: Shared, or Generic for generic addresses; T: u32 or u64)
 	OpGetctarank // getctarank: D = the rank of the block A's shared address is in (Space as OpMapa)
 	OpBarCluster // barrier.cluster.arrive (FArrive) / barrier.cluster.wait
+	// bulk and tensor copies (lower_bulk.go, exec_bulk.go)
+	OpBulk // cp{.reduce}.async.bulk{.tensor}: Imm the kind (Inst.Bulk), A the shared address, B the other (or the tensor map), C the size, V[0] the mbarrier, V[1] the multicast mask, Target the coordinates
+	// warpgroup matrix multiply-accumulate (lower_wgmma.go, exec_wgmma.go)
+	OpWgmma // wgmma.mma_async: Imm the form (Inst.Wgmma), A/B the descriptors, V[0] scale-d, Target the registers
 	numOps
 )
 
@@ -184,6 +188,7 @@ var opNames = [numOps]string{
 	OpLdmatrix: "ldmatrix", OpStmatrix: "stmatrix", OpMovmatrix: "movmatrix", OpMma: "mma", OpWmmaLoad: "wmma.load", OpWmmaStore: "wmma.store", OpWmmaMma: "wmma.mma",
 	OpMbarrier: "mbarrier", OpMbarPendingCount: "mbarrier.pending_count",
 	OpMapa: "mapa", OpGetctarank: "getctarank", OpBarCluster: "barrier.cluster",
+	OpBulk: "cp.async.bulk", OpWgmma: "wgmma.mma_async",
 }
 
 // String names the PTX form of the operation: its opcode, with the
