@@ -81,7 +81,7 @@ func (w *Warp) bulkCopy(in *Inst, f *frame, pc int32, l int, kind uint64, sh uin
 		if kind == BulkS2S {
 			sp = memspace.Shared
 		}
-		src, mf := w.view.Read(sp, other, n, l)
+		src, mf := w.view.Span(sp, other, n, l, false)
 		if mf != nil {
 			return w.fault(f, pc, l, fmt.Sprintf("%s reading %d bytes: %s", name, n, mf))
 		}
@@ -92,11 +92,11 @@ func (w *Warp) bulkCopy(in *Inst, f *frame, pc int32, l int, kind uint64, sh uin
 		}
 		return w.bulkDeliver(f, pc, l, name, sh, bar, ranks, multicast, func(dst []byte) { copy(dst, src) }, n, n)
 	case BulkS2G:
-		src, mf := w.view.Read(memspace.Shared, uint64(sh), n, l)
+		src, mf := w.view.Span(memspace.Shared, uint64(sh), n, l, false)
 		if mf != nil {
 			return w.fault(f, pc, l, fmt.Sprintf("%s reading %d bytes: %s", name, n, mf))
 		}
-		dst, mf := w.view.Bytes(memspace.Global, other, n, l)
+		dst, mf := w.view.Span(memspace.Global, other, n, l, true)
 		if mf != nil {
 			return w.fault(f, pc, l, fmt.Sprintf("%s writing %d bytes: %s", name, n, mf))
 		}
@@ -143,7 +143,7 @@ func (w *Warp) bulkReduce(in *Inst, f *frame, pc int32, l int, name string, t Ty
 // ranks.
 func (w *Warp) bulkDeliver(f *frame, pc int32, l int, name string, dst, bar uint32, ranks uint64, multicast bool, fill func([]byte), n, tx uint64) error {
 	one := func(d, b uint64) error {
-		buf, mf := w.view.Bytes(memspace.Shared, d, n, l)
+		buf, mf := w.view.Span(memspace.Shared, d, n, l, true)
 		if mf != nil {
 			return w.fault(f, pc, l, fmt.Sprintf("%s writing %d bytes: %s", name, n, mf))
 		}

@@ -233,6 +233,13 @@ func (t *Table) Lookup(info *vm.InstInfo, fx *Facts, debug bool) (Cost, string) 
 		// Taken to be two m16n8 instructions for a m16n16 tile (not read
 		// off SASS).
 		c = Cost{Slots: 2, Pipe: PipeTensor}
+	case vm.OpWgmma:
+		c = wgmmaCost(info.Inst())
+	case vm.OpBulk:
+		// One UBLKCP/UTMALDG/UTMASTG/UBLKRED a lane that issues (the
+		// issue-24 bulk forms' SASS), handed to the TMA unit: the issuing
+		// warp goes on at once; the copy's time shows at the mbarrier wait.
+		c = Cost{Slots: 1, Pipe: PipeLSU}
 	}
 	// Memory classes whose space decides the pipe.
 	if info.Class == vm.ClassAtomic && info.Space == memspace.Shared {
@@ -265,3 +272,26 @@ func (t *Table) Frame(debug bool) Cost {
 	}
 	return Cost{Slots: 2, Pipe: PipeLSU}
 }
+
+// wgmmaCost is the cost of one warp's share of a wgmma.mma_async: one
+// HGMMA/IGMMA machine instruction to the tensor pipe, with the latency of
+// the whole warpgroup operation, measured on the H200 (testdata/tma/log/
+// bench_wg.txt: m64nNk16 .f32.f16.f16 from shared memory, issue to
+// wait_group 0 on one SM), which grows with N: the tensor cores of the SM
+// work through N/8 m64n8 column blocks.
+func wgmmaCost(in *vm.Inst) Cost {
+	n := in.Wgmma().N
+	return Cost{Slots: 1, Pipe: PipeTensor, Latency: wgmmaLatency(n)}
+}
+
+// wgmmaLatency interpolates the measured latencies by N.
+func wgmmaLatency(n int) int {
+	return wgmmaLatBase + wgmmaLatPerN8*n/8
+}
+
+// Placeholders until the figures are read off the recording (the
+// tensor pipe's mma.sync latency for N = 8).
+const (
+	wgmmaLatBase  = 32
+	wgmmaLatPerN8 = 2
+)
