@@ -33,22 +33,22 @@ import (
 
 // The kinds of OpBulk (Inst.Bulk).
 const (
-	BulkG2S       uint64 = iota // global -> shared::cluster, completes on an mbarrier
-	BulkS2S                     // shared::cta -> shared::cluster, completes on an mbarrier
-	BulkS2G                     // shared::cta -> global (bulk_group)
-	BulkRedS2G                  // reduction shared::cta -> global (bulk_group)
-	BulkTensorLoad              // tensor tile global -> shared::cluster, mbarrier
-	BulkTensorStore             // tensor tile shared::cta -> global (bulk_group)
-	BulkTensorRed               // tensor tile reduction shared::cta -> global (bulk_group)
+	BulkG2S         uint64 = iota // global -> shared::cluster, completes on an mbarrier
+	BulkS2S                       // shared::cta -> shared::cluster, completes on an mbarrier
+	BulkS2G                       // shared::cta -> global (bulk_group)
+	BulkRedS2G                    // reduction shared::cta -> global (bulk_group)
+	BulkTensorLoad                // tensor tile global -> shared::cluster, mbarrier
+	BulkTensorStore               // tensor tile shared::cta -> global (bulk_group)
+	BulkTensorRed                 // tensor tile reduction shared::cta -> global (bulk_group)
 )
 
 // Bits of an OpBulk's Imm above the kind.
 const (
-	bulkKindMask    = 0xff
-	bulkRankShift   = 8  // tensor rank (1-5)
-	bulkAtomShift   = 16 // the reduction (atomAdd ...)
-	BulkMulticast   = 1 << 24
-	bulkNoFtz       = 1 << 25 // .noftz (f16/bf16 add)
+	bulkKindMask  = 0xff
+	bulkRankShift = 8  // tensor rank (1-5)
+	bulkAtomShift = 16 // the reduction (atomAdd ...)
+	BulkMulticast = 1 << 24
+	bulkNoFtz     = 1 << 25 // .noftz (f16/bf16 add)
 )
 
 // Bulk returns an OpBulk's kind (BulkG2S ...), tensor rank and reduction

@@ -39,17 +39,17 @@ const (
 
 // Bits of an OpWgmma's Imm.
 const (
-	wgNShift   = 0 // N (8-256)
-	wgKShift   = 9 // K (8, 16, 32)
-	wgRS       = 1 << 16
-	wgNegA     = 1 << 17
-	wgNegB     = 1 << 18
-	wgTransA   = 1 << 19
-	wgTransB   = 1 << 20
-	wgSat      = 1 << 21
-	wgScaleD   = 1 << 22 // scale-d is the immediate 1
-	wgAShift   = 24      // atype (wgF16 ...)
-	wgBShift   = 28      // btype
+	wgNShift = 0 // N (8-256)
+	wgKShift = 9 // K (8, 16, 32)
+	wgRS     = 1 << 16
+	wgNegA   = 1 << 17
+	wgNegB   = 1 << 18
+	wgTransA = 1 << 19
+	wgTransB = 1 << 20
+	wgSat    = 1 << 21
+	wgScaleD = 1 << 22 // scale-d is the immediate 1
+	wgAShift = 24      // atype (wgF16 ...)
+	wgBShift = 28      // btype
 )
 
 // WgmmaForm is a decoded wgmma.mma_async.

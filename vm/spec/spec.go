@@ -39,8 +39,8 @@ type Spec struct {
 	// TensorMaps are the tensor maps that tensormap arguments pass
 	// (tensormap.go).
 	TensorMaps []TensorMap `json:"tensor_maps,omitempty"`
-	Args               []Arg     `json:"args"`
-	Outputs            []string  `json:"outputs,omitempty"`
+	Args       []Arg       `json:"args"`
+	Outputs    []string    `json:"outputs,omitempty"`
 	// Steps makes the spec a program of several steps (program.go): copies,
 	// memsets, prefetches and launches, run in order over the same
 	// buffers. A spec with steps has no top-level kernel, grid, block or
