@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"sync"
 
 	"github.com/ptxvm/ptxvm/memspace"
 )
@@ -129,9 +128,15 @@ func (w *Warp) bulkReduce(in *Inst, f *frame, pc int32, l int, name string, t Ty
 		return w.fault(f, pc, l, fmt.Sprintf("%s writing: %s", name, mf))
 	}
 	op := Inst{T: t, Imm: red}
-	var mu *sync.Mutex = w.view.Global.Lock(addr)
+	mu := w.view.Global.Lock(addr)
 	mu.Lock()
-	writeN(mem, es, atomApply(&op, memspace.Global, readN(mem, es), v, 0))
+	// An f32 add keeps subnormals (as a shared-memory atomic does; global
+	// atomics flush them): red_add_f32's 0x3 + 0x3 is 0x6 on the H200.
+	sp := memspace.Global
+	if t == F32 {
+		sp = memspace.Shared
+	}
+	writeN(mem, es, atomApply(&op, sp, readN(mem, es), v, 0))
 	mu.Unlock()
 	return nil
 }
@@ -210,6 +215,12 @@ func (w *Warp) bulkTensor(in *Inst, f *frame, pc int32, l int, kind uint64, rank
 	}
 	es := t.ElemSize()
 	total := t.BoxBytes()
+	if c0 := coord[0] * int64(es); c0%16 != 0 {
+		// The H200 raises cudaErrorIllegalInstruction for every such copy
+		// (testdata/tma: l2d_u16_lo, sw128_narrow, s2d_f32, ...), in
+		// bounds or not.
+		return w.fault(f, pc, l, fmt.Sprintf("%s: illegal instruction: the box starts %d bytes into dimension 0, not a multiple of 16", name, c0))
+	}
 	// walk calls fn for each element of the box: its offset in shared
 	// memory (before the swizzle), and its global address (ok: in bounds).
 	walk := func(fn func(off, ga uint64, ok bool) error) error {
@@ -313,16 +324,12 @@ func (w *Warp) bulkTensor(in *Inst, f *frame, pc int32, l int, kind uint64, rank
 	}
 }
 
-// oobFill is the bits an out-of-bounds element of a load gets.
+// oobFill is the bits an out-of-bounds element of a load gets: zero, or
+// with NaN fill the 16-bit pattern 0x7ff7 repeated over the element (the
+// H200 writes 0x7ff77ff7 into an f32 element: testdata/tma, l2d_f32_nan).
 func (t *TensorMap) oobFill() uint64 {
 	if !t.OOBNaN {
 		return 0
 	}
-	switch t.DType {
-	case TMapF16, TMapBF16:
-		return 0x7fff
-	case TMapF64:
-		return 0x7fffffffffffffff
-	}
-	return 0x7fffffff
+	return 0x7ff77ff77ff77ff7 & (uint64(1)<<(8*t.ElemSize()) - 1) // (1<<64 - 1: every bit)
 }

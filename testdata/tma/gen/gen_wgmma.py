@@ -315,8 +315,9 @@ def bench(out):
         nreg = n // 2
         d = ", ".join(f"%{i}" for i in range(nreg))
         outs = ", ".join(f'"+f"(d[{j}])' for j in range(nreg))
-        op = (f'"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16 {{{d}}}, %{nreg}, %{nreg + 1}, 1, 1, 1, 0, 0;"'
-              f' : {outs} : "l"(da), "l"(db) : "memory"')
+        op = (f'"{{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %{nreg + 2}, 0;\\n\\t'
+              f'wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16 {{{d}}}, %{nreg}, %{nreg + 1}, p, 1, 1, 0, 0;\\n\\t}}"'
+              f' : {outs} : "l"(da), "l"(db), "r"(1) : "memory"')
         parts.append(f"""
 extern "C" __global__ void __launch_bounds__(128) bench_n{n}(unsigned long long* cyc, float* sink, unsigned reps)
 {{

@@ -26,7 +26,8 @@ compile() { # prog arch variant
 	[ "$v" = G ] && flags="-G -O0"
 	{
 		nvcc -arch=$a -std=c++17 $flags -ptx "$here/$p.cu" -o "$out/ptx/$p.$v.ptx" &&
-			nvcc -arch=$a -std=c++17 $flags "$here/$p.cu" -o "$build/$p.$v" -lcuda &&
+			{ nvcc -arch=$a -std=c++17 $flags "$here/$p.cu" -o "$build/$p.$v" -lcuda ||
+				nvcc -arch=$a -std=c++17 $flags "$here/$p.cu" -o "$build/$p.$v" -L/usr/local/cuda/lib64/stubs -lcuda; } &&
 			cuobjdump -sass "$build/$p.$v" >"$out/sass/$p.$v.sass"
 	} >"$build/compile.$p.$v.txt" 2>&1 || echo "COMPILE FAILED $p $v" >>"$build/compile.$p.$v.txt"
 }
