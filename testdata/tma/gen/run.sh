@@ -18,7 +18,7 @@ trap 'rm -rf "$build"' EXIT
 	nvcc --version
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
 } >"$out/versions.txt" 2>&1
-SM90="bulk tma tma_red bench_tma $(cd "$here" && ls red_*.cu | sed 's/\.cu$//')"
+SM90="bulk tma tma_red bench_tma $(cd "$here" && ls red_*.cu 2>/dev/null | sed 's/\.cu$//')"
 SM90A="$(cd "$here" && ls wg_*.cu | sed 's/\.cu$//') bench_wg matmul_tma_wgmma"
 CORPUS="bulk tma tma_red wg_f16 matmul_tma_wgmma"
 compile() { # prog arch variant
@@ -35,7 +35,7 @@ t0=$(date +%s)
 n=0
 for p in $SM90 $SM90A; do
 	a=sm_90
-	case " $SM90A " in *" $p "*) a=sm_90a ;; esac
+	case $p in wg_* | bench_wg | matmul_tma_wgmma) a=sm_90a ;; esac
 	compile $p $a O3 &
 	case " $CORPUS " in *" $p "*) compile $p $a G & ;; esac
 	n=$((n + 1))
@@ -51,12 +51,12 @@ one() { # binary variant case
 }
 for v in O3 G; do
 	mkdir -p "$out/$v"
-	for p in bulk tma tma_red matmul_tma_wgmma $(cd "$here" && ls red_*.cu wg_*.cu | sed 's/\.cu$//'); do
+	for p in bulk tma tma_red matmul_tma_wgmma $(cd "$here" && ls red_*.cu wg_*.cu 2>/dev/null | sed 's/\.cu$//'); do
 		[ -x "$build/$p.$v" ] || continue
 		case $p in
 		bulk) cases="g2s s2g s2s" ;;
 		tma) cases=$("$build/$p.$v" list) ;;
-		tma_red) cases="red_add_f32 red_min_s32" ;;
+		tma_red) cases="tred_add_f32 tred_min_s32" ;;
 		wg_*) cases=$("$build/$p.$v" list) ;;
 		*) cases=x ;;
 		esac

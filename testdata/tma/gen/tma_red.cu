@@ -1,6 +1,6 @@
 // tma_red.cu: cp.reduce.async.bulk.tensor (tile mode, 2D) on sm_90: a box in
 // shared memory is added (f32) or min-ed (s32) into a tensor in global
-// memory, out-of-bounds elements skipped. Usage: tma_red OUTDIR add_f32|min_s32.
+// memory, out-of-bounds elements skipped. Usage: tma_red OUTDIR tred_add_f32|tred_min_s32.
 #include "tmap.h"
 #include "dev.h"
 
@@ -39,8 +39,8 @@ extern "C" __global__ void tma_red_min_2d(const __grid_constant__ CUtensorMap tm
 }
 
 static const TmapCase kCases[] = {
-    {"red_add_f32", 2, 7, 4, {40, 30}, {160}, {16, 8}, {1, 1}, 0, 0, {30, 5}},
-    {"red_min_s32", 2, 3, 4, {40, 30}, {160}, {16, 8}, {1, 1}, 0, 0, {-5, 25}},
+    {"tred_add_f32", 2, 7, 4, {40, 30}, {160}, {16, 8}, {1, 1}, 0, 0, {32, 5}},
+    {"tred_min_s32", 2, 3, 4, {40, 30}, {160}, {16, 8}, {1, 1}, 0, 0, {-4, 25}},
 };
 
 int main(int argc, char** argv)
@@ -57,7 +57,7 @@ int main(int argc, char** argv)
         return 2;
     openCase(argv[1], c->name);
     check(cudaFree(0), "cudaFree(0)");
-    bool isAdd = !strcmp(c->name, "red_add_f32");
+    bool isAdd = !strcmp(c->name, "tred_add_f32");
     size_t tb = tensorBytes(*c);
     unsigned bb = boxBytes(*c);
     std::vector<uint32_t> g = lcg(tb / 4, 5), box = lcg(bb / 4, 6);
