@@ -15,7 +15,8 @@ import (
 // (cp.reduce.async.bulk .add.u32) into buffer 0 and copies them again to
 // buffer 0 + 64 (cp.async.bulk shared to global); then a 2D box of the
 // tensor whose map is in buffer 2 lands in shared memory (out of bounds:
-// zeros) and is copied to buffer 0 + 128.
+// zeros) and is copied to buffer 0 + 128. A box must start 16-byte
+// aligned in dimension 0 (the H200 raises an illegal instruction otherwise).
 func TestBulkCopies(t *testing.T) {
 	src := `
 .visible .entry k(.param .u64 p0, .param .u64 p1, .param .u64 p2)
@@ -43,15 +44,15 @@ $L_wait:
 	cp.async.bulk.global.shared::cta.bulk_group 	[%rd7], [%r10+16], 32;
 	cp.async.bulk.commit_group;
 	cp.async.bulk.wait_group.read 	0;
-	mbarrier.arrive.expect_tx.shared::cta.b64 	_, [%r11], 64;
-	mov.u32 	%r12, -1;
+	mbarrier.arrive.expect_tx.shared::cta.b64 	_, [%r11], 128;
+	mov.u32 	%r12, -4;
 	mov.u32 	%r13, 1;
 	cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes 	[%r10+256], [%rd6, {%r12, %r13}], [%r11];
 $L_wait2:
 	mbarrier.try_wait.parity.shared::cta.b64 	%p2, [%r11], 1;
 	@!%p2 bra 	$L_wait2;
 	add.s64 	%rd8, %rd1, 128;
-	cp.async.bulk.global.shared::cta.bulk_group 	[%rd8], [%r10+256], 64;
+	cp.async.bulk.global.shared::cta.bulk_group 	[%rd8], [%r10+256], 128;
 $L_end:
 	ret;
 }`
@@ -63,11 +64,11 @@ $L_end:
 	for i := range out {
 		out[i] = uint32(i)
 	}
-	// A 2D tensor of u32, 6 x 5 with rows of 32 bytes, over buffer 1 (its
-	// address is patched in below); a box of 4 x 4 at (-1, 1).
-	tm := vm.TensorMap{Rank: 2, DType: vm.TMapU32, Dims: [5]uint64{6, 5}, Strides: [5]uint64{4, 32},
-		Box: [5]uint32{4, 4}, EStrides: [5]uint32{1, 1, 1, 1, 1}}
-	require.Equal(t, uint64(64), tm.BoxBytes())
+	// A 2D tensor of u32, 12 x 5 with rows of 48 bytes, over buffer 1 (its
+	// address is patched in below); a box of 8 x 4 at (-4, 1).
+	tm := vm.TensorMap{Rank: 2, DType: vm.TMapU32, Dims: [5]uint64{12, 5}, Strides: [5]uint64{4, 48},
+		Box: [5]uint32{8, 4}, EStrides: [5]uint32{1, 1, 1, 1, 1}}
+	require.Equal(t, uint64(128), tm.BoxBytes())
 	mapWords := make([]uint32, 32)
 	res, _, err := runBulk(t, src, [][]uint32{out, in, mapWords}, &tm)
 	require.NoError(t, err)
@@ -78,12 +79,12 @@ $L_end:
 		require.Equal(t, in[4+i], res[0][16+i], "copied word %d", i)
 	}
 	for r := 0; r < 4; r++ {
-		for c := 0; c < 4; c++ {
+		for c := 0; c < 8; c++ {
 			want := uint32(0)
-			if x, y := c-1, r+1; x >= 0 && y < 5 {
-				want = in[8*y+x]
+			if x, y := c-4, r+1; x >= 0 && y < 5 {
+				want = in[12*y+x]
 			}
-			require.Equal(t, want, res[0][32+4*r+c], "box element (%d, %d)", c, r)
+			require.Equal(t, want, res[0][32+8*r+c], "box element (%d, %d)", c, r)
 		}
 	}
 }
