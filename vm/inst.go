@@ -351,6 +351,12 @@ func newInst(op Op) Inst {
 		V: [4]int32{NoReg, NoReg, NoReg, NoReg}, W: [4]int32{NoReg, NoReg, NoReg, NoReg}}
 }
 
+// NopAsyncGroup is the Imm of an OpNop lowered from the group bookkeeping
+// of the asynchronous units (wgmma.fence, wgmma.commit_group,
+// wgmma.wait_group, cp.async.bulk.commit_group, cp.async.bulk.wait_group,
+// cp.async.bulk.prefetch): no memory barrier for the timing model.
+const NopAsyncGroup = 1
+
 // LUT is the truth table of lop3.
 func (in *Inst) LUT() uint8 { return uint8(in.Imm) }
 

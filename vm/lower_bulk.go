@@ -103,11 +103,11 @@ func (l *fnLower) lowerBulk(pi *ptx.Instruction, in *Inst, m *mods, reduce bool)
 	ops := pi.Operands
 	switch {
 	case m.take(".commit_group"):
-		in.Op = OpNop
+		in.Op, in.Imm = OpNop, NopAsyncGroup
 		return l.noOperands(pi)
 	case m.take(".wait_group"):
 		m.take(".read")
-		in.Op = OpNop
+		in.Op, in.Imm = OpNop, NopAsyncGroup
 		if len(ops) != 1 || ops[0].Kind != ptx.OpInt || ops[0].Int < 0 {
 			l.errorf(pi.Pos, "cp.async.bulk.wait_group takes one non-negative integer constant")
 			return false
@@ -115,7 +115,7 @@ func (l *fnLower) lowerBulk(pi *ptx.Instruction, in *Inst, m *mods, reduce bool)
 		return true
 	case m.take(".prefetch"):
 		// An L2 prefetch: a hint.
-		in.Op = OpNop
+		in.Op, in.Imm = OpNop, NopAsyncGroup
 		m.rest, m.types = nil, nil
 		return true
 	}

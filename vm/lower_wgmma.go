@@ -86,10 +86,10 @@ func (l *fnLower) lowerWgmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	}
 	switch {
 	case m.take(".fence"), m.take(".commit_group"):
-		in.Op = OpNop
+		in.Op, in.Imm = OpNop, NopAsyncGroup
 		return l.noOperands(pi)
 	case m.take(".wait_group"):
-		in.Op = OpNop
+		in.Op, in.Imm = OpNop, NopAsyncGroup
 		if len(pi.Operands) != 1 || pi.Operands[0].Kind != ptx.OpInt || pi.Operands[0].Int < 0 {
 			l.errorf(pi.Pos, "wgmma.wait_group takes one non-negative integer constant")
 			return false
