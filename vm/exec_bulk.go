@@ -167,20 +167,77 @@ func (w *Warp) bulkDeliver(f *frame, pc int32, l int, name string, dst, bar uint
 	return nil
 }
 
+// pendingTx is a bulk copy's complete_tx waiting for its time (timing
+// mode): n bytes on the mbarrier at shared address bar at cycle due.
+type pendingTx struct {
+	bar, n, due uint64
+	lanes       uint32
+}
+
+// The time a bulk copy into shared memory takes from issue to its
+// complete_tx, in cycles: base plus perKiB per KiB. The H200 takes 355 +
+// 9.2 per KiB from issue to the waiting thread seeing the phase complete
+// (testdata/tma/log/bench_tma.txt: cp.async.bulk 16 B to 32 KiB and 2D tile
+// loads of 256 B to 32 KiB, warm, one copy at a time, within 15 cycles of
+// each); the timing model's own cost of the issue, the arrive and the
+// try_wait loop in that benchmark is about 90 cycles of it (bench_bulk run
+// in --mode timing with this base: 357-381 cycles for 16 B against the
+// GPU's 355-369, 357-432 for 4 KiB against 390-395, 509-536 for 16 KiB
+// against 495-503).
+const (
+	bulkLatencyBase   = 265
+	bulkLatencyPerKiB = 9.2
+)
+
 // completeTx is mbarrier complete_tx of n bytes on the object at shared
-// (::cluster) address bar, by lane l.
+// (::cluster) address bar, by lane l. In a timing model (the SM has a
+// Clock) a complete_tx on the block's own mbarrier lands when the copy
+// would have finished on the GPU (flushTx, which every mbarrier operation
+// of the block calls first); otherwise at once. The bytes themselves are
+// already in place: reading them before the wait is a race.
 func (w *Warp) completeTx(f *frame, pc int32, l int, name string, bar, n uint64) error {
 	mem, mf := w.view.Bytes(memspace.Shared, bar, 8, l)
 	if mf != nil {
 		return w.fault(f, pc, l, fmt.Sprintf("%s completing on the mbarrier at %#x: %s", name, bar, mf))
 	}
+	if clk := w.cta.sm.Clock; clk != nil && w.isOwnShared(bar) {
+		due := clk() + bulkLatencyBase + uint64(bulkLatencyPerKiB*float64(n)/1024)
+		w.cta.pendTx = append(w.cta.pendTx, pendingTx{bar: bar, n: n, due: due, lanes: 1 << l})
+		return nil
+	}
+	w.landTx(mem, bar, n, 1<<l)
+	return nil
+}
+
+// flushTx lands the pending complete_tx of the block that are due.
+func (w *Warp) flushTx() {
+	c := w.cta
+	if len(c.pendTx) == 0 {
+		return
+	}
+	now := c.sm.Clock()
+	k := 0
+	for _, p := range c.pendTx {
+		if p.due > now {
+			c.pendTx[k] = p
+			k++
+			continue
+		}
+		if mem, mf := w.view.Bytes(memspace.Shared, p.bar, 8, 0); mf == nil {
+			w.landTx(mem, p.bar, p.n, p.lanes)
+		}
+	}
+	c.pendTx = c.pendTx[:k]
+}
+
+// landTx applies complete_tx of n bytes to the mbarrier object mem (at bar).
+func (w *Warp) landTx(mem []byte, bar, n uint64, lanes uint32) {
 	old := binary.LittleEndian.Uint64(mem)
 	nw := mbArrive(old, 0, -int64(n), false)
 	binary.LittleEndian.PutUint64(mem, nw)
 	if s := w.cta.sm; s != nil && s.Sync != nil {
-		w.noteMbar(SyncMbarArrive, 1<<l, memspace.Shared, bar, (nw^old)&mbPhaseBit != 0)
+		w.noteMbar(SyncMbarArrive, lanes, memspace.Shared, bar, (nw^old)&mbPhaseBit != 0)
 	}
-	return nil
 }
 
 // tmapReduceType is the element type a tensor reduction operates on.
