@@ -148,3 +148,63 @@ func TestTensorMapEncoding(t *testing.T) {
 	_, err = vm.DecodeTensorMap(make([]byte, 128))
 	require.ErrorContains(t, err, "not a tensor map")
 }
+
+// .multicast::cluster delivers one bulk copy to the same offset of every
+// block of the CTA mask, each completing on its own mbarrier (the PTX ISA;
+// not recorded on the GPU): rank 0 copies 64 bytes of buffer 1 to both
+// blocks of a cluster of two, and each block writes what it received to
+// its 16 words of buffer 0.
+func TestBulkMulticast(t *testing.T) {
+	src := `
+.visible .entry k(.param .u64 p0, .param .u64 p1)
+{
+	.reg .pred %p<4>;
+	.reg .b16 %rs<2>;
+	.reg .b32 %r<20>;
+	.reg .b64 %rd<10>;
+	.shared .align 128 .b8 sm[64];
+	.shared .align 8 .b64 bar;
+	ld.param.u64 	%rd1, [p0];
+	ld.param.u64 	%rd2, [p1];
+	mov.u32 	%r1, %tid.x;
+	mov.u32 	%r2, %cluster_ctarank;
+	mov.u32 	%r3, sm;
+	mov.u32 	%r4, bar;
+	setp.ne.u32 	%p1, %r1, 0;
+	@%p1 bra 	$L_armed;
+	mbarrier.init.shared::cta.b64 	[%r4], 1;
+	mbarrier.arrive.expect_tx.shared::cta.b64 	_, [%r4], 64;
+$L_armed:
+	barrier.cluster.arrive.aligned;
+	barrier.cluster.wait.aligned;
+	or.b32 	%r5, %r1, %r2;
+	setp.ne.u32 	%p2, %r5, 0;
+	mov.u16 	%rs1, 3;
+	@!%p2 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster 	[%r3], [%rd2], 64, [%r4], %rs1;
+$L_wait:
+	mbarrier.try_wait.parity.shared::cta.b64 	%p3, [%r4], 0;
+	@!%p3 bra 	$L_wait;
+	setp.ge.u32 	%p1, %r1, 16;
+	@%p1 bra 	$L_end;
+	shl.b32 	%r6, %r1, 2;
+	add.u32 	%r7, %r3, %r6;
+	ld.shared.u32 	%r8, [%r7];
+	mad.lo.u32 	%r9, %r2, 16, %r1;
+	mul.wide.u32 	%rd3, %r9, 4;
+	add.s64 	%rd4, %rd1, %rd3;
+	st.global.u32 	[%rd4], %r8;
+$L_end:
+	barrier.cluster.arrive.aligned;
+	barrier.cluster.wait.aligned;
+	ret;
+}`
+	in := make([]uint32, 16)
+	for i := range in {
+		in[i] = uint32(0xabc00 + i)
+	}
+	_, out, err := runClusters(t, src, "k", vm.LaunchConfig{Grid: [3]uint32{2, 1, 1}, Block: [3]uint32{32, 1, 1}, Cluster: [3]uint32{2, 1, 1}}, [][]uint32{make([]uint32, 32), in})
+	require.NoError(t, err)
+	for r := 0; r < 2; r++ {
+		require.Equal(t, in, out[0][16*r:16*r+16], "block of rank %d", r)
+	}
+}
