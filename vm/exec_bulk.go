@@ -53,7 +53,7 @@ func (w *Warp) execBulk(in *Inst, f *frame, exec uint32, pc int32) error {
 		l := bits.TrailingZeros32(x) & 31
 		var err error
 		switch kind {
-		case BulkG2S, BulkS2S, BulkS2G, BulkRedS2G:
+		case BulkG2S, BulkS2S, BulkS2G, BulkRedS2G, BulkRedS2S:
 			err = w.bulkCopy(in, f, pc, l, kind, uint32(a[l]), b[l], uint64(uint32(c[l])), v0, v1, multicast)
 		default:
 			err = w.bulkTensor(in, f, pc, l, kind, rank, uint32(a[l]), b[l], v0, v1, multicast)
@@ -70,7 +70,8 @@ func (w *Warp) execBulk(in *Inst, f *frame, exec uint32, pc int32) error {
 // other, n bytes.
 func (w *Warp) bulkCopy(in *Inst, f *frame, pc int32, l int, kind uint64, sh uint32, other, n uint64, v0, v1 *[32]uint64, multicast bool) error {
 	name := [...]string{BulkG2S: "cp.async.bulk.shared::cluster.global", BulkS2S: "cp.async.bulk.shared::cluster.shared::cta",
-		BulkS2G: "cp.async.bulk.global.shared::cta", BulkRedS2G: "cp.reduce.async.bulk.global.shared::cta"}[kind]
+		BulkS2G: "cp.async.bulk.global.shared::cta", BulkRedS2G: "cp.reduce.async.bulk.global.shared::cta",
+		BulkRedS2S: "cp.reduce.async.bulk.shared::cluster.shared::cta"}[kind]
 	if n%16 != 0 || sh%16 != 0 || other%16 != 0 {
 		return w.fault(f, pc, l, fmt.Sprintf("%s of %d bytes between %#x and %#x: the size and both addresses must be multiples of 16", name, n, sh, other))
 	}
@@ -100,6 +101,29 @@ func (w *Warp) bulkCopy(in *Inst, f *frame, pc int32, l int, kind uint64, sh uin
 			return w.fault(f, pc, l, fmt.Sprintf("%s writing %d bytes: %s", name, n, mf))
 		}
 		copy(dst, src)
+	case BulkRedS2S:
+		// Element by element into the destination block's shared memory
+		// (the blocks of a cluster run together: no lock), then
+		// complete_tx of the bytes on its mbarrier.
+		es := uint64(in.T.Size())
+		if es == 0 || n%es != 0 {
+			return w.fault(f, pc, l, fmt.Sprintf("%s of %d bytes: not a whole number of %s elements", name, n, in.T))
+		}
+		_, _, red, _ := in.Bulk()
+		op := Inst{T: in.T, Imm: red}
+		for o := uint64(0); o < n; o += es {
+			src, mf := w.view.Read(memspace.Shared, other+o, es, l)
+			if mf != nil {
+				return w.fault(f, pc, l, fmt.Sprintf("%s reading: %s", name, mf))
+			}
+			v := readN(src, es)
+			dst, mf := w.view.Bytes(memspace.Shared, uint64(sh)+o, es, l)
+			if mf != nil {
+				return w.fault(f, pc, l, fmt.Sprintf("%s writing: %s", name, mf))
+			}
+			writeN(dst, es, atomApply(&op, memspace.Shared, readN(dst, es), v, 0))
+		}
+		return w.completeTx(f, pc, l, name, uint64(uint32(v0[l])), n)
 	case BulkRedS2G:
 		es := uint64(in.T.Size())
 		if es == 0 || n%es != 0 {

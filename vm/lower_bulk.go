@@ -14,6 +14,7 @@ import (
 //	cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
 //	cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size{, policy}
 //	cp.reduce.async.bulk.global.shared::cta.bulk_group.op.type [dst], [src], size{, policy}
+//	cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.op.type [dst], [src], size, [mbar]
 //	cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.multicast::cluster}
 //	    [dst], [tmap, {c0, ...}], [mbar]{, ctaMask}{, policy}
 //	cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tmap, {c0, ...}], [src]{, policy}
@@ -37,6 +38,7 @@ const (
 	BulkS2S                       // shared::cta -> shared::cluster, completes on an mbarrier
 	BulkS2G                       // shared::cta -> global (bulk_group)
 	BulkRedS2G                    // reduction shared::cta -> global (bulk_group)
+	BulkRedS2S                    // reduction shared::cta -> shared::cluster, completes on an mbarrier
 	BulkTensorLoad                // tensor tile global -> shared::cluster, mbarrier
 	BulkTensorStore               // tensor tile shared::cta -> global (bulk_group)
 	BulkTensorRed                 // tensor tile reduction shared::cta -> global (bulk_group)
@@ -178,8 +180,10 @@ func (l *fnLower) lowerBulk(pi *ptx.Instruction, in *Inst, m *mods, reduce bool)
 		kind = BulkS2G
 	case !tensor && sp[0] == ".global" && group && reduce:
 		kind = BulkRedS2G
+	case !tensor && sp[0] == ".shared::cluster" && sp[1] == ".shared::cta" && mbar && reduce:
+		kind = BulkRedS2S
 	default:
-		l.errorf(pi.Pos, "unsupported instruction %s%s (the bulk copies supported: global to shared::cluster and shared::cta to shared::cluster on an mbarrier, shared::cta to global in a bulk group, and their reductions into global memory)", pi.Opcode, joinMods(pi.Mods))
+		l.errorf(pi.Pos, "unsupported instruction %s%s (the bulk copies supported: global to shared::cluster and shared::cta to shared::cluster on an mbarrier, shared::cta to global in a bulk group, and their reductions)", pi.Opcode, joinMods(pi.Mods))
 		return false
 	}
 	if multicast && kind != BulkG2S && kind != BulkTensorLoad {
@@ -200,13 +204,13 @@ func (l *fnLower) lowerBulk(pi *ptx.Instruction, in *Inst, m *mods, reduce bool)
 	}
 	if reduce {
 		ni.T = m.typ(0)
-		if len(m.types) != 1 && kind == BulkRedS2G {
+		if len(m.types) != 1 && (kind == BulkRedS2G || kind == BulkRedS2S) {
 			l.errorf(pi.Pos, "cp.reduce.async.bulk needs one type")
 			return false
 		}
 	}
 	m.types = nil
-	want := map[uint64]int{BulkG2S: 4, BulkS2S: 4, BulkS2G: 3, BulkRedS2G: 3, BulkTensorLoad: 3, BulkTensorStore: 2, BulkTensorRed: 2}[kind]
+	want := map[uint64]int{BulkG2S: 4, BulkS2S: 4, BulkS2G: 3, BulkRedS2G: 3, BulkTensorLoad: 3, BulkTensorStore: 2, BulkTensorRed: 2, BulkRedS2S: 4}[kind]
 	if multicast {
 		want++
 	}
@@ -215,10 +219,10 @@ func (l *fnLower) lowerBulk(pi *ptx.Instruction, in *Inst, m *mods, reduce bool)
 		return false
 	}
 	switch kind {
-	case BulkG2S, BulkS2S:
+	case BulkG2S, BulkS2S, BulkRedS2S:
 		ni.A = l.bulkAddr(ops[0], memspace.Shared, in, pi.Pos)
 		srcSp := memspace.Global
-		if kind == BulkS2S {
+		if kind != BulkG2S {
 			srcSp = memspace.Shared
 		}
 		ni.B = l.bulkAddr(ops[1], srcSp, in, pi.Pos)

@@ -71,6 +71,12 @@ def case_spec(prog, case, meta, d):
                                  {"name": "st", "type": "u32", "count": 256, "fill": const(7)}],
                      "args": [{"buffer": "src"}, {"buffer": "out"}, {"buffer": "st"}], "outputs": ["out", "st"]},
                     {"src": "src.bin"}, {"out": "out.bin", "st": "st.bin"})
+    if prog.startswith("rs2s_"):
+        return ({"kernel": kernel, "grid": [4, 1, 1], "block": [64, 1, 1], "cluster": [2, 1, 1],
+                 "buffers": [{"name": "src", "type": "u32", "count": 256}, {"name": "init", "type": "u32", "count": 256},
+                             {"name": "out", "type": "u32", "count": 256}, {"name": "st", "type": "u32", "count": 256, "fill": const(7)}],
+                 "args": [{"buffer": "src"}, {"buffer": "init"}, {"buffer": "out"}, {"buffer": "st"}], "outputs": ["out", "st"]},
+                {"src": "src.bin", "init": "init.bin"}, {"out": "out.bin", "st": "st.bin"})
     if prog.startswith("red_"):
         return ({"kernel": kernel, "grid": [1, 1, 1], "block": [128, 1, 1],
                  "buffers": [{"name": "src", "type": "u8", "count": 512}, {"name": "dst", "type": "u8", "count": 512}],

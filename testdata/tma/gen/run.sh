@@ -18,7 +18,7 @@ trap 'rm -rf "$build"' EXIT
 	nvcc --version
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
 } >"$out/versions.txt" 2>&1
-SM90="bulk tma tma_red bench_tma $(cd "$here" && ls red_*.cu 2>/dev/null | sed 's/\.cu$//')"
+SM90="bulk tma tma_red bench_tma $(cd "$here" && ls red_*.cu rs2s_*.cu 2>/dev/null | sed 's/\.cu$//')"
 SM90A="$(cd "$here" && ls wg_*.cu | sed 's/\.cu$//') bench_wg matmul_tma_wgmma"
 CORPUS="bulk tma tma_red wg_f16 matmul_tma_wgmma"
 compile() { # prog arch variant
@@ -51,7 +51,7 @@ one() { # binary variant case
 }
 for v in O3 G; do
 	mkdir -p "$out/$v"
-	for p in bulk tma tma_red matmul_tma_wgmma $(cd "$here" && ls red_*.cu wg_*.cu 2>/dev/null | sed 's/\.cu$//'); do
+	for p in bulk tma tma_red matmul_tma_wgmma $(cd "$here" && ls red_*.cu rs2s_*.cu wg_*.cu 2>/dev/null | sed 's/\.cu$//'); do
 		[ -x "$build/$p.$v" ] || continue
 		case $p in
 		bulk) cases="g2s s2g s2s" ;;
