@@ -254,10 +254,20 @@ func (w *Warp) flushTx() {
 	c.pendTx = c.pendTx[:k]
 }
 
-// landTx applies complete_tx of n bytes to the mbarrier object mem (at bar).
+// landTx applies complete_tx of n bytes to the mbarrier object mem (at
+// bar). The bytes land piece by piece: when they are more than the phase
+// still expects (and it has no arrivals pending), the phase completes with
+// the bytes it expected and the rest count towards the next one (the H200
+// completed the phase of l2d_estr_21b, which expected 128 of the 256 bytes
+// its box copied).
 func (w *Warp) landTx(mem []byte, bar, n uint64, lanes uint32) {
 	old := binary.LittleEndian.Uint64(mem)
-	nw := mbArrive(old, 0, -int64(n), false)
+	nw := old
+	if t := mbTx(old); t > 0 && uint64(t) < n && mbPending(old) == 0 {
+		nw = mbArrive(nw, 0, -t, false)
+		n -= uint64(t)
+	}
+	nw = mbArrive(nw, 0, -int64(n), false)
 	binary.LittleEndian.PutUint64(mem, nw)
 	if s := w.cta.sm; s != nil && s.Sync != nil {
 		w.noteMbar(SyncMbarArrive, lanes, memspace.Shared, bar, (nw^old)&mbPhaseBit != 0)
@@ -296,11 +306,31 @@ func (w *Warp) bulkTensor(in *Inst, f *frame, pc int32, l int, kind uint64, rank
 	}
 	es := t.ElemSize()
 	total := t.BoxBytes()
+	// A box row (dimension 0) takes its bytes in shared memory, or with a
+	// swizzle the swizzle's whole width (32, 64 or 128 bytes: the H200 left
+	// the rest of each row of sw64_narrow2 and sw128_narrow2 untouched).
+	pitch := uint64(t.Box[0]) * es
+	if t.Swizzle != 0 {
+		pitch = 16 << t.Swizzle
+	}
+	rows := total / (uint64(t.Box[0]) * es)
 	if c0 := coord[0] * int64(es); c0%16 != 0 {
 		// The H200 raises cudaErrorIllegalInstruction for every such copy
 		// (testdata/tma: l2d_u16_lo, sw128_narrow, s2d_f32, ...), in
 		// bounds or not.
 		return w.fault(f, pc, l, fmt.Sprintf("%s: illegal instruction: the box starts %d bytes into dimension 0, not a multiple of 16", name, c0))
+	}
+	if kind != BulkTensorLoad {
+		for d := 0; d < rank; d++ {
+			if coord[d] < 0 {
+				// Stores and reductions may run past the end of a
+				// dimension but not start before it: the H200 raises
+				// cudaErrorIllegalInstruction (testdata/tma: s2d_f32_2,
+				// s2d_f32_neg, s5d_f32_w8, tred_min_s32, ...; s1d_u8_2 and
+				// s3d_u16_sw64_2, out of bounds past the end, ran).
+				return w.fault(f, pc, l, fmt.Sprintf("%s: illegal instruction: coordinate %d of dimension %d is negative (a store's box may not start before the tensor)", name, coord[d], d))
+			}
+		}
 	}
 	// walk calls fn for each element of the box: its offset in shared
 	// memory (before the swizzle), and its global address (ok: in bounds).
@@ -309,19 +339,21 @@ func (w *Warp) bulkTensor(in *Inst, f *frame, pc int32, l int, kind uint64, rank
 		for i := 0; i < 5; i++ {
 			cnt[i] = 1
 			if i < rank {
-				cnt[i] = uint64((t.Box[i] + t.EStrides[i] - 1) / t.EStrides[i])
+				cnt[i] = t.boxCount(i)
 			}
 		}
-		off := uint64(0)
+		row := uint64(0)
 		for i4 := uint64(0); i4 < cnt[4]; i4++ {
 			for i3 := uint64(0); i3 < cnt[3]; i3++ {
 				for i2 := uint64(0); i2 < cnt[2]; i2++ {
 					for i1 := uint64(0); i1 < cnt[1]; i1++ {
+						off := row * pitch
+						row++
 						for i0 := uint64(0); i0 < cnt[0]; i0++ {
 							idx := [5]uint64{i0, i1, i2, i3, i4}
 							ga, ok := t.Addr, true
 							for d := 0; d < rank; d++ {
-								g := coord[d] + int64(idx[d])*int64(t.EStrides[d])
+								g := coord[d] + int64(idx[d])*t.boxStep(d)
 								if g < 0 || uint64(g) >= t.Dims[d] {
 									ok = false
 									break
@@ -371,12 +403,12 @@ func (w *Warp) bulkTensor(in *Inst, f *frame, pc int32, l int, kind uint64, rank
 				return nil
 			})
 		}
-		// The swizzle permutes chunks inside 128-byte rows of an aligned
-		// region: the box's bytes stay within [sh, sh+total) rounded up to
-		// whole rows.
-		span := (total + 127) &^ 127
-		if t.Swizzle == 0 {
-			span = total
+		// The swizzle permutes chunks inside 128-byte lines of an aligned
+		// region: the box's bytes stay within its rows rounded up to whole
+		// lines.
+		span := rows * pitch
+		if t.Swizzle != 0 {
+			span = (span + 127) &^ 127
 		}
 		err := w.bulkDeliver(f, pc, l, name, sh, uint32(v0[l]), ranks, multicast, func(buf []byte) { put(buf, uint64(sh)) }, span, total)
 		if err == nil {

@@ -98,9 +98,28 @@ func (t *TensorMap) Float() bool {
 func (t *TensorMap) BoxBytes() uint64 {
 	n := t.ElemSize()
 	for i := 0; i < t.Rank; i++ {
-		n *= uint64((t.Box[i] + t.EStrides[i] - 1) / t.EStrides[i])
+		n *= t.boxCount(i)
 	}
 	return n
+}
+
+// boxCount is the number of elements a box traverses in dimension i:
+// ceil(box[i]/elementStrides[i]), except in dimension 0, whose element
+// stride the H200 ignores (l2d_estr_21b and l2d_estr_33 of testdata/tma
+// copied every element of box[0]).
+func (t *TensorMap) boxCount(i int) uint64 {
+	if i == 0 {
+		return uint64(t.Box[0])
+	}
+	return uint64((t.Box[i] + t.EStrides[i] - 1) / t.EStrides[i])
+}
+
+// boxStep is the coordinate step between traversed elements of dimension i.
+func (t *TensorMap) boxStep(i int) int64 {
+	if i == 0 {
+		return 1
+	}
+	return int64(t.EStrides[i])
 }
 
 // Check reports the first of the constraints cuTensorMapEncodeTiled

@@ -18,16 +18,23 @@ trap 'rm -rf "$build"' EXIT
 	nvcc --version
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
 } >"$out/versions.txt" 2>&1
-SM90="bulk tma tma_red bench_tma $(cd "$here" && ls red_*.cu rs2s_*.cu 2>/dev/null | sed 's/\.cu$//')"
-SM90A="$(cd "$here" && ls wg_*.cu | sed 's/\.cu$//') bench_wg matmul_tma_wgmma"
+# (the programs present: a request may carry some of them only)
+SM90="$(cd "$here" && ls bulk.cu tma.cu tma_red.cu bench_tma.cu red_*.cu rs2s_*.cu 2>/dev/null | sed 's/\.cu$//')"
+SM90A="$(cd "$here" && ls wg_*.cu bench_wg.cu matmul_tma_wgmma.cu 2>/dev/null | sed 's/\.cu$//')"
 CORPUS="bulk tma tma_red wg_f16 matmul_tma_wgmma"
+# binarch: a binary's targets. For sm_90a only SASS for sm_90a: nvcc 13's
+# -arch=sm_90a also embeds compute_90 PTX, which ptxas refuses for wgmma
+# (the second recording).
+binarch() {
+	if [ "$1" = sm_90a ]; then echo "-gencode arch=compute_90a,code=sm_90a"; else echo "-arch=$1"; fi
+}
 compile() { # prog arch variant
 	local p=$1 a=$2 v=$3 flags="-O3 -lineinfo"
 	[ "$v" = G ] && flags="-G -O0"
 	{
 		nvcc -arch=$a -std=c++17 $flags -ptx "$here/$p.cu" -o "$out/ptx/$p.$v.ptx" &&
-			{ nvcc -arch=$a -std=c++17 $flags "$here/$p.cu" -o "$build/$p.$v" -lcuda ||
-				nvcc -arch=$a -std=c++17 $flags "$here/$p.cu" -o "$build/$p.$v" -L/usr/local/cuda/lib64/stubs -lcuda; } &&
+			{ nvcc $(binarch $a) -std=c++17 $flags "$here/$p.cu" -o "$build/$p.$v" -lcuda ||
+				nvcc $(binarch $a) -std=c++17 $flags "$here/$p.cu" -o "$build/$p.$v" -L/usr/local/cuda/lib64/stubs -lcuda; } &&
 			cuobjdump -sass "$build/$p.$v" >"$out/sass/$p.$v.sass"
 	} >"$build/compile.$p.$v.txt" 2>&1 || echo "COMPILE FAILED $p $v" >>"$build/compile.$p.$v.txt"
 }
