@@ -275,23 +275,19 @@ func (t *Table) Frame(debug bool) Cost {
 
 // wgmmaCost is the cost of one warp's share of a wgmma.mma_async: one
 // HGMMA/IGMMA machine instruction to the tensor pipe, with the latency of
-// the whole warpgroup operation, measured on the H200 (testdata/tma/log/
-// bench_wg.txt: m64nNk16 .f32.f16.f16 from shared memory, issue to
-// wait_group 0 on one SM), which grows with N: the tensor cores of the SM
-// work through N/8 m64n8 column blocks.
+// the whole warpgroup operation, which grows with N: measured on the H200
+// (testdata/tma/log/rec3/bench_wg.txt: m64nNk16 .f32.f16.f16 from shared
+// memory, issue + commit + wait_group 0, 64 in a row, on 1 and on 132 SMs
+// alike): 67 cycles for N = 16, 91 for 64, 123 for 128, 202 for 256; a
+// chain of 64 without waiting takes 66, 90, 122 and 199 cycles each, so the
+// tensor cores do not overlap one warpgroup's consecutive wgmmas. The fit
+// 58 + 9N/16 is within 7 cycles of each.
 func wgmmaCost(in *vm.Inst) Cost {
 	n := in.Wgmma().N
 	return Cost{Slots: 1, Pipe: PipeTensor, Latency: wgmmaLatency(n)}
 }
 
-// wgmmaLatency interpolates the measured latencies by N.
+// wgmmaLatency is the fitted latency of a m64nNk16 wgmma.
 func wgmmaLatency(n int) int {
-	return wgmmaLatBase + wgmmaLatPerN8*n/8
+	return 58 + 9*n/16
 }
-
-// Placeholders until the figures are read off the recording (the
-// tensor pipe's mma.sync latency for N = 8).
-const (
-	wgmmaLatBase  = 32
-	wgmmaLatPerN8 = 2
-)
