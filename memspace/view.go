@@ -90,6 +90,17 @@ func (v *View) bytes(s Space, addr, n uint64, l int, write bool) ([]byte, *Fault
 	if n > 1 && addr&(n-1) != 0 && bits.OnesCount64(n) == 1 {
 		return nil, &Fault{Lane: l, Space: s, Addr: addr, Size: int(n), Reason: "misaligned address"}
 	}
+	return v.span(s, addr, n, l, write)
+}
+
+// Span returns the n bytes at addr in space for lane l, for reading and
+// writing, without Bytes' natural-alignment check (a bulk copy's block
+// needs only 16-byte alignment, which its caller checks).
+func (v *View) Span(s Space, addr, n uint64, l int, write bool) ([]byte, *Fault) {
+	return v.span(s, addr, n, l, write)
+}
+
+func (v *View) span(s Space, addr, n uint64, l int, write bool) ([]byte, *Fault) {
 	if s == Generic {
 		s, addr = ResolveGeneric(addr)
 	}

@@ -195,7 +195,19 @@ func TestAsyncAndMatrixErrors(t *testing.T) {
 		{"cp.async.shared.global [%r1], [%rd1], 4;", "needs .ca or .cg"},
 		{"cp.async.ca.global.shared [%r1], [%rd1], 4, 2, 1;", "takes [dst], [src]"},
 		{"cp.async.wait_group %r1;", "one non-negative integer constant"},
-		{"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r1];", "bulk copies are not modelled"},
+		{"cp.async.bulk.tensor.2d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1, %r2}], [%r1], {%rs1};", "only the tile mode"},
+		{"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16;", "takes 4 operands"},
+		{"cp.async.bulk.global.shared::cta.bulk_group.multicast::cluster [%rd1], [%r1], 16, %r2;", ".multicast::cluster applies to"},
+		{"cp.reduce.async.bulk.global.shared::cta.bulk_group.u32 [%rd1], [%r1], 16;", "needs an operation"},
+		{"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r1}], [%r1];", "takes 2 coordinates"},
+		{"cp.async.bulk.wait_group %r1;", "one non-negative integer constant"},
+		{"wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%r1, %r2, %r3, %r1}, %rd1, %rd2, 1, 1, 1;", "e4m3 multiplicands is not supported"},
+		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r1, %r2, %r3}, %rd1, %rd2, 1, 1, 1, 0, 0;", "d needs 4 registers"},
+		{"wgmma.mma_async.sync.aligned.m64n8k8.f32.f16.f16 {%r1, %r2, %r3, %r0}, %rd1, %rd2, 1, 1, 1, 0, 0;", "is not a shape of .f16"},
+		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r1, %r2, %r3, %r0}, %rd1, %rd2, 1, 2, 1, 0, 0;", "imm-scale-a is 1 or -1"},
+		{"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r1, %r2, %r3, %r0}, %rd1, %rd2, 1, 1, 1, 0;", "takes 8 operands"},
+		{"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%r1, %r2, %r3, %r0}, %rd1, %rd2, %r1, 0, 1, 1, 1, 0, 0;", "sparse"},
+		{"wgmma.fence.aligned;", "needs .sync.aligned"},
 		{"ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%r1];", "only the .m8n8 shape"},
 		{"ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1}, [%r1];", "needs 2 registers"},
 		{"ldmatrix.sync.m8n8.x1.shared.b16 {%r1}, [%r1];", "needs .sync.aligned"},
@@ -211,6 +223,7 @@ func TestAsyncAndMatrixErrors(t *testing.T) {
 			src := `
 .visible .entry k(.param .u64 p0)
 {
+	.reg .b16 %rs<4>;
 	.reg .b32 %r<4>;
 	.reg .b64 %rd<4>;
 	` + tt.inst + `

@@ -24,6 +24,9 @@ type CTA struct {
 	cl   *Cluster
 	rank int
 	own  Cluster
+	// pendTx are the bulk copies' complete_tx on this block's mbarriers
+	// still to land (exec_bulk.go), in the order they were issued.
+	pendTx []pendingTx
 }
 
 type barrier struct {

@@ -106,6 +106,8 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 
 func readN(b []byte, n uint64) uint64 {
 	switch n {
+	case 1:
+		return uint64(b[0])
 	case 2:
 		return uint64(binary.LittleEndian.Uint16(b))
 	case 4:
@@ -116,6 +118,8 @@ func readN(b []byte, n uint64) uint64 {
 
 func writeN(b []byte, n uint64, v uint64) {
 	switch n {
+	case 1:
+		b[0] = byte(v)
 	case 2:
 		binary.LittleEndian.PutUint16(b, uint16(v))
 	case 4:

@@ -32,6 +32,10 @@ func (w *Warp) execOther(in *Inst, f *frame, exec uint32, pc int32) error {
 		return w.execWmmaMma(in, f, exec, pc)
 	case OpMbarrier:
 		return w.execMbarrier(in, f, exec, pc)
+	case OpBulk:
+		return w.execBulk(in, f, exec, pc)
+	case OpWgmma:
+		return w.execWgmma(in, f, exec, pc)
 	case OpMbarPendingCount:
 		execMbarPendingCount(in, f, exec)
 	case OpMapa:

@@ -156,6 +156,10 @@ const (
 	OpMapa       // mapa: D = A mapped into the block of rank B (Space: Shared, or Generic for generic addresses; T: u32 or u64)
 	OpGetctarank // getctarank: D = the rank of the block A's shared address is in (Space as OpMapa)
 	OpBarCluster // barrier.cluster.arrive (FArrive) / barrier.cluster.wait
+	// bulk and tensor copies (lower_bulk.go, exec_bulk.go)
+	OpBulk // cp{.reduce}.async.bulk{.tensor}: Imm the kind (Inst.Bulk), A the shared address, B the other (or the tensor map), C the size, V[0] the mbarrier, V[1] the multicast mask, Target the coordinates
+	// warpgroup matrix multiply-accumulate (lower_wgmma.go, exec_wgmma.go)
+	OpWgmma // wgmma.mma_async: Imm the form (Inst.Wgmma), A/B the descriptors, V[0] scale-d, Target the registers
 	numOps
 )
 
@@ -184,6 +188,7 @@ var opNames = [numOps]string{
 	OpLdmatrix: "ldmatrix", OpStmatrix: "stmatrix", OpMovmatrix: "movmatrix", OpMma: "mma", OpWmmaLoad: "wmma.load", OpWmmaStore: "wmma.store", OpWmmaMma: "wmma.mma",
 	OpMbarrier: "mbarrier", OpMbarPendingCount: "mbarrier.pending_count",
 	OpMapa: "mapa", OpGetctarank: "getctarank", OpBarCluster: "barrier.cluster",
+	OpBulk: "cp.async.bulk", OpWgmma: "wgmma.mma_async",
 }
 
 // String names the PTX form of the operation: its opcode, with the
@@ -345,6 +350,12 @@ func newInst(op Op) Inst {
 	return Inst{Op: op, Guard: NoReg, D: NoReg, D2: NoReg, A: NoReg, B: NoReg, C: NoReg,
 		V: [4]int32{NoReg, NoReg, NoReg, NoReg}, W: [4]int32{NoReg, NoReg, NoReg, NoReg}}
 }
+
+// NopAsyncGroup is the Imm of an OpNop lowered from the group bookkeeping
+// of the asynchronous units (wgmma.fence, wgmma.commit_group,
+// wgmma.wait_group, cp.async.bulk.commit_group, cp.async.bulk.wait_group,
+// cp.async.bulk.prefetch): no memory barrier for the timing model.
+const NopAsyncGroup = 1
 
 // LUT is the truth table of lop3.
 func (in *Inst) LUT() uint8 { return uint8(in.Imm) }

@@ -156,8 +156,10 @@ func classify(in *Inst) Class {
 		return ClassNop // LDGDEPBAR, DEPBAR: scoreboard bookkeeping
 	case OpMovmatrix:
 		return ClassWarpSync // MOVM: a warp-wide exchange of registers
-	case OpMma, OpWmmaMma:
-		return ClassHalf // HMMA: f16 multiplicands (the timing model has no tensor-core class)
+	case OpMma, OpWmmaMma, OpWgmma:
+		return ClassHalf // HMMA, HGMMA: f16 multiplicands (the timing model has no tensor-core class)
+	case OpBulk:
+		return ClassLSUGlobal // UBLKCP, UTMALDG/UTMASTG: issued to the TMA unit through the LSU path
 	case OpWmmaLoad, OpWmmaStore:
 		switch in.Space {
 		case memspace.Shared:
@@ -466,6 +468,32 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		}
 		for _, x := range d {
 			w.reg(x)
+		}
+	case OpBulk:
+		reg(&r, in.A)
+		reg(&r, in.B)
+		reg(&r, in.C)
+		reg(&r, in.V[0])
+		reg(&r, in.V[1])
+		if in.Target >= 0 && int(in.Target) < len(f.RegLists) {
+			if k, _, _, _ := in.Bulk(); k >= BulkTensorLoad {
+				for _, x := range in.RegList(f) {
+					r.reg(x)
+				}
+			}
+		}
+	case OpWgmma:
+		reg(&r, in.A)
+		reg(&r, in.B)
+		if in.V[0] != NoReg {
+			r.pred(in.V[0])
+		}
+		nd := wgmmaDRegs(in.T, in.Wgmma().N)
+		for i, x := range in.RegList(f) {
+			r.reg(x)
+			if i < nd {
+				w.reg(x)
+			}
 		}
 	case OpMbarrier:
 		addrReg()

@@ -46,12 +46,19 @@ func (in *Inst) Mbar() (op, flags uint64) { return in.Imm & mbarOpMask, in.Imm &
 func hasMod(pi *ptx.Instruction, w string) bool { return slices.Contains(pi.Mods, w) }
 
 // lowerCp lowers the cp family: cp.async (copies, commit_group,
-// wait_group, wait_all, mbarrier.arrive). Bulk and tensor copies are
-// refused with their name.
+// wait_group, wait_all, mbarrier.arrive) and the bulk copies (lower_bulk.go).
 func (l *fnLower) lowerCp(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	ops := pi.Operands
+	reduce := m.take(".reduce")
 	if !m.take(".async") {
 		l.errorf(pi.Pos, "unsupported instruction cp%s (only cp.async is)", joinMods(pi.Mods))
+		return false
+	}
+	if m.take(".bulk") {
+		return l.lowerBulk(pi, in, m, reduce)
+	}
+	if reduce {
+		l.errorf(pi.Pos, "unsupported instruction cp%s (cp.reduce is cp.reduce.async.bulk)", joinMods(pi.Mods))
 		return false
 	}
 	switch {
@@ -85,9 +92,6 @@ func (l *fnLower) lowerCp(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		}
 		l.mbarAddr(ops[0], m, in)
 		return true
-	case m.take(".bulk"):
-		l.errorf(pi.Pos, "unsupported instruction %s%s (bulk copies are not modelled)", pi.Opcode, joinMods(pi.Mods))
-		return false
 	}
 	return l.lowerCpAsync(pi, in, m)
 }

@@ -641,6 +641,10 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 		if !l.lowerWmma(pi, &in, &m) {
 			return
 		}
+	case "wgmma":
+		if !l.lowerWgmma(pi, &in, &m) {
+			return
+		}
 	case "mbarrier":
 		if !l.lowerMbarrier(pi, &in, &m) {
 			return

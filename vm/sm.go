@@ -111,6 +111,7 @@ func (s *SM) Admit(index int) (*CTA, error) {
 	c.ctaid = l.CTAID(index)
 	clear(c.shared)
 	c.bars = [16]barrier{}
+	c.pendTx = c.pendTx[:0]
 	c.liveThreads = l.ThreadsPerCTA()
 	l.joinCluster(c)
 	for _, w := range c.warps {

@@ -230,6 +230,13 @@ func (t *Table) Lookup(info *vm.InstInfo, fx *Facts, debug bool) (Cost, string) 
 		c = mmaCost(info.Inst())
 	case vm.OpWmmaMma:
 		c = wmmaCost(info.Inst())
+	case vm.OpWgmma:
+		c = wgmmaCost(info.Inst())
+	case vm.OpBulk:
+		// One UBLKCP/UTMALDG/UTMASTG/UBLKRED a lane that issues (the
+		// issue-24 bulk forms' SASS), handed to the TMA unit: the issuing
+		// warp goes on at once; the copy's time shows at the mbarrier wait.
+		c = Cost{Slots: 1, Pipe: PipeLSU}
 	}
 	// Memory classes whose space decides the pipe.
 	if info.Class == vm.ClassAtomic && info.Space == memspace.Shared {
@@ -261,4 +268,23 @@ func (t *Table) Frame(debug bool) Cost {
 		return c
 	}
 	return Cost{Slots: 2, Pipe: PipeLSU}
+}
+
+// wgmmaCost is the cost of one warp's share of a wgmma.mma_async: one
+// HGMMA/IGMMA machine instruction to the tensor pipe, with the latency of
+// the whole warpgroup operation, which grows with N: measured on the H200
+// (testdata/tma/log/rec3/bench_wg.txt: m64nNk16 .f32.f16.f16 from shared
+// memory, issue + commit + wait_group 0, 64 in a row, on 1 and on 132 SMs
+// alike): 67 cycles for N = 16, 91 for 64, 123 for 128, 202 for 256; a
+// chain of 64 without waiting takes 66, 90, 122 and 199 cycles each, so the
+// tensor cores do not overlap one warpgroup's consecutive wgmmas. The fit
+// 58 + 9N/16 is within 7 cycles of each.
+func wgmmaCost(in *vm.Inst) Cost {
+	n := in.Wgmma().N
+	return Cost{Slots: 1, Pipe: PipeTensor, Latency: wgmmaLatency(n)}
+}
+
+// wgmmaLatency is the fitted latency of a m64nNk16 wgmma.
+func wgmmaLatency(n int) int {
+	return 58 + 9*n/16
 }

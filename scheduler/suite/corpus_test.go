@@ -149,6 +149,27 @@ func TestClusterCorpus(t *testing.T) {
 	}
 }
 
+// TestTMACorpus runs the bulk-copy, TMA and wgmma launches recorded on the
+// GPU (testdata/tma: cp.async.bulk in its four directions and reductions,
+// cp.async.bulk.tensor tile loads, stores and reductions of 1 to 5
+// dimensions with out-of-bounds boxes, element strides and the swizzle
+// modes, wgmma.mma_async through shared-memory descriptors and registers,
+// a TMA + wgmma matrix multiply) at -O3 and -G, bit for bit, functionally
+// and with the timing model.
+func TestTMACorpus(t *testing.T) {
+	t.Parallel()
+	const root = "../../testdata/tma/cases"
+	cases, err := suite.Find(root)
+	require.NoError(t, err)
+	results := runCases(t, root, cases)
+	require.GreaterOrEqual(t, len(results), 40)
+	checkExact(t, results)
+	timed := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 28, Mode: scheduler.ModeTiming}, nil)
+	for _, r := range timed {
+		assert.Equal(t, suite.Pass, r.Status, "%s in timing mode: %s", r.Name, r.Error)
+	}
+}
+
 // TestIssue24Handwritten runs the hand-written PTX forms of issue 24, item 7
 // (testdata/conformance/issue24/handwritten, from
 // testdata/conformance/gen/forms_handwritten24.py): vector registers used

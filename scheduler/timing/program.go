@@ -244,7 +244,9 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 				in.asyncWait = true
 			case vm.OpCpAsyncCommit:
 			default:
-				in.kind = kindMembar
+				if info.Inst().Imm != vm.NopAsyncGroup { // (wgmma and bulk-copy groups: no barrier)
+					in.kind = kindMembar
+				}
 			}
 		}
 		in.cpAsync = info.Inst().Op == vm.OpCpAsync

@@ -57,6 +57,12 @@ func (s *Spec) checkArgs(kernel string, fn *ptx.Function) error {
 	return nil
 }
 
+// paramBytes is a parameter's size in bytes.
+func paramBytes(p *ptx.Param) int {
+	_, bits := paramKind(p, "")
+	return bits / 8
+}
+
 // paramDesc describes a parameter: ".u32, unsigned int in C++".
 func paramDesc(p *ptx.Param, ctypes []string, i int) string {
 	t := p.Type
@@ -119,6 +125,11 @@ func checkArg(a Arg, p *ptx.Param, ctype string, quick bool) error {
 		want = fmt.Sprintf("{%q: ...}", want)
 	}
 	switch a.Kind {
+	case "tensormap":
+		if n := paramBytes(p); n != 128 && n != 8 {
+			return fmt.Errorf("a tensor map goes to a 128-byte parameter (.param .align 64 .b8 [128], a CUtensorMap by value) or to a pointer; this one is %d bytes", n)
+		}
+		return nil
 	case "buffer", "texture", "surface":
 		// The address is 8 bytes, which any 64-bit integer or bits
 		// parameter takes (hand-written PTX and other compilers declare

@@ -36,8 +36,11 @@ type Spec struct {
 	Symbols            []Buffer  `json:"symbols,omitempty"`
 	Textures           []Texture `json:"textures,omitempty"`
 	Surfaces           []Surface `json:"surfaces,omitempty"`
-	Args               []Arg     `json:"args"`
-	Outputs            []string  `json:"outputs,omitempty"`
+	// TensorMaps are the tensor maps that tensormap arguments pass
+	// (tensormap.go).
+	TensorMaps []TensorMap `json:"tensor_maps,omitempty"`
+	Args       []Arg       `json:"args"`
+	Outputs    []string    `json:"outputs,omitempty"`
 	// Steps makes the spec a program of several steps (program.go): copies,
 	// memsets, prefetches and launches, run in order over the same
 	// buffers. A spec with steps has no top-level kernel, grid, block or
@@ -119,7 +122,7 @@ type Surface struct {
 // Arg is one kernel argument: a buffer's address, a texture or surface
 // handle, or a typed scalar.
 type Arg struct {
-	Kind  string // "buffer", "texture", "surface", or a scalar type
+	Kind  string // "buffer", "texture", "surface", "tensormap", or a scalar type
 	Name  string // buffer, texture or surface name
 	Value json.Number
 	Raw   string // a scalar given as a string: hex bits, "nan", "inf", "-inf"
@@ -139,7 +142,7 @@ func (a *Arg) UnmarshalJSON(b []byte) error {
 	for k, v := range m {
 		a.Kind = k
 		switch k {
-		case "buffer", "texture", "surface":
+		case "buffer", "texture", "surface", "tensormap":
 			if err := json.Unmarshal(v, &a.Name); err != nil {
 				return fmt.Errorf("%q argument must name a %s: %v", k, k, err)
 			}
@@ -165,7 +168,7 @@ func (a *Arg) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the one-key form.
 func (a Arg) MarshalJSON() ([]byte, error) {
 	switch {
-	case a.Kind == "buffer" || a.Kind == "texture" || a.Kind == "surface":
+	case a.Kind == "buffer" || a.Kind == "texture" || a.Kind == "surface" || a.Kind == "tensormap":
 		return json.Marshal(map[string]string{a.Kind: a.Name})
 	case a.Raw != "":
 		return json.Marshal(map[string]string{a.Kind: a.Raw})
@@ -344,6 +347,9 @@ func (s *Spec) check() error {
 			return fmt.Errorf("surfaces[%d] (%s): buffer %q is not a buffer of this spec", i, t.Name, t.Buffer)
 		}
 	}
+	if err := s.checkTensorMaps(names); err != nil {
+		return err
+	}
 	if err := checkArgList("args", s.Args, names); err != nil {
 		return err
 	}
@@ -369,7 +375,7 @@ func (s *Spec) check() error {
 func checkArgList(what string, args []Arg, names map[string]string) error {
 	for i, a := range args {
 		switch a.Kind {
-		case "buffer", "texture", "surface":
+		case "buffer", "texture", "surface", "tensormap":
 			if names[a.Name] != a.Kind {
 				return fmt.Errorf("%s[%d]: %q is not a %s of this spec", what, i, a.Name, a.Kind)
 			}
@@ -528,6 +534,7 @@ type Prepared struct {
 	modules  map[string]*vm.Module // by resolved path
 	textures map[string]uint64     // texture handles by name
 	surfaces map[string]uint64     // surface handles by name
+	tmaps    map[string]tmapArg    // tensor maps by name
 }
 
 func (s *Spec) resolve(p string) string {
@@ -592,7 +599,7 @@ func (p *Prepared) module(path string) (*vm.Module, string, error) {
 // writes its symbols and makes its textures: everything but a launch.
 // Module is the spec's module; Launch and Kernel are left unset.
 func (s *Spec) PrepareMemory(dev *vm.Device, cache *ModuleCache) (*Prepared, error) {
-	p := &Prepared{Spec: s, Device: dev, Buffers: map[string]uint64{}, cache: cache, modules: map[string]*vm.Module{}, textures: map[string]uint64{}, surfaces: map[string]uint64{}}
+	p := &Prepared{Spec: s, Device: dev, Buffers: map[string]uint64{}, cache: cache, modules: map[string]*vm.Module{}, textures: map[string]uint64{}, surfaces: map[string]uint64{}, tmaps: map[string]tmapArg{}}
 	m, _, err := p.module(s.Module)
 	if err != nil {
 		return nil, err
@@ -635,6 +642,9 @@ func (s *Spec) PrepareMemory(dev *vm.Device, cache *ModuleCache) (*Prepared, err
 			return nil, fmt.Errorf("surfaces[%d] (%s): %w", i, t.Name, err)
 		}
 		p.surfaces[t.Name] = h
+	}
+	if err := p.makeTensorMaps(dev); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -691,6 +701,8 @@ func (p *Prepared) prepareLaunch(s *Spec) (*vm.Launch, string, *vm.Module, error
 			args[i] = binary.LittleEndian.AppendUint64(nil, p.textures[a.Name])
 		case "surface":
 			args[i] = binary.LittleEndian.AppendUint64(nil, p.surfaces[a.Name])
+		case "tensormap":
+			args[i] = p.tensorMapArg(a.Name, paramBytes(fn.Params[i]))
 		default:
 			b, err := a.bytes()
 			if err != nil {

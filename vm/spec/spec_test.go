@@ -94,6 +94,11 @@ func TestSpecErrors(t *testing.T) {
 		{"missing module", `{"module": "none.ptx", "kernel": "k", "grid": [1], "block": [1], "args": []}`, "none.ptx", true},
 		{"wrong JSON type", "{\"module\": \"m\", \"kernel\": \"k\",\n \"grid\": \"big\", \"block\": [1], \"args\": []}",
 			`invalid spec at line 2, column 15: "grid" should be an array, each element a non-negative integer (32-bit), not a JSON string`, false},
+		{"tensor map buffer", `{"module": "m", "kernel": "k", "grid": [1], "block": [1], "args": [], "tensor_maps": [{"name": "t", "buffer": "X", "type": "f16", "dims": [64], "box": [8]}]}`, `tensor_maps[0] (t): buffer "X" is not a buffer`, false},
+		{"tensor map strides", base(okBufs[:len(okBufs)-1]+`], "tensor_maps": [{"name": "t", "buffer": "C", "type": "f32", "dims": [64, 2], "box": [8, 1]}]`, `[]`), `tensor_maps[0] (t): 0 strides for 2 dims: want 1`, false},
+		{"tensor map box", base(okBufs[:len(okBufs)-1]+`], "tensor_maps": [{"name": "t", "buffer": "C", "type": "f32", "dims": [64], "box": [3]}]`, `[]`), `box[0] is 12 bytes: want a multiple of 16`, false},
+		{"tensor map swizzle", base(okBufs[:len(okBufs)-1]+`], "tensor_maps": [{"name": "t", "buffer": "C", "type": "f32", "dims": [64], "box": [16], "swizzle": "32B"}]`, `[]`), `at most 32 with this swizzle`, false},
+		{"tensor map arg", base(okBufs[:len(okBufs)-1]+`], "tensor_maps": [{"name": "t", "buffer": "C", "type": "f32", "dims": [64], "box": [16]}]`, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"tensormap": "t"}]`), `a tensor map goes to a 128-byte parameter (.param .align 64 .b8 [128], a CUtensorMap by value) or to a pointer; this one is 4 bytes`, true},
 		{"huge buffer", base(`[{"name": "C", "type": "f64", "count": 17179869184}]`, `[]`), "out of device memory", true},
 	}
 	for _, c := range cases {
