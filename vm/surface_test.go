@@ -41,7 +41,7 @@ const surfKernel = `
 // each boundary mode, in range and out of it.
 func TestSurfaceLoadStore(t *testing.T) {
 	const w, h = 4, 3
-	xs := []uint32{0, 4, 12, 16, 0xfffffffc, 8, 6, 0} // bytes; 16 and -4 out of range, 6 unaligned
+	xs := []uint32{0, 4, 12, 16, 0xfffffffc, 8, 4, 0} // bytes; 16 and -4 out of range
 	ys := []uint32{0, 1, 2, 0, 1, 3, 2, 0xffffffff}   // 3 and -1 out of range
 	wxs := []uint32{4, 8, 12, 16, 0xfffffff0, 0, 8, 0}
 	tests := []struct {
@@ -62,6 +62,9 @@ func TestSurfaceLoadStore(t *testing.T) {
 		{name: "trap",
 			ld: "suld.b.2d.b32.trap {%r5}, [%rd2, {%r2, %r3}];", st: "",
 			wantError: "surface access out of range (.trap): x (bytes) = 16"},
+		{name: "misaligned",
+			ld: "suld.b.2d.b32.zero {%r5}, [%rd2, {%r1, %r3}];", st: "",
+			wantError: "misaligned surface access: x = 1 bytes is not a multiple of the 4-byte access"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,7 +111,8 @@ func TestSurfaceForms(t *testing.T) {
 	suld.b.3d.v4.b8.clamp {%rs1, %rs2, %rs3, %rs4}, [%rd2, {%r1, %r2, %r2, %r2}];
 	cvt.u32.u16 	%r3, %rs4;
 	st.global.u32 	[%rd1], %r3;
-	suld.b.3d.v2.b32.zero {%r4, %r5}, [%rd2, {%r1, %r2, %r2, %r2}];
+	mov.u32 	%r11, 8;
+	suld.b.3d.v2.b32.zero {%r4, %r5}, [%rd2, {%r11, %r2, %r2, %r2}];
 	st.global.u32 	[%rd1+4], %r4;
 	suq.width.b32 	%r6, [%rd2];
 	suq.depth.b32 	%r7, [%rd2];
@@ -116,10 +120,11 @@ func TestSurfaceForms(t *testing.T) {
 	st.global.u32 	[%rd1+12], %r7;
 	suld.b.a2d.b32.clamp {%r8}, [%rd3, {%r2, %r1, %r2, %r2}];
 	st.global.u32 	[%rd1+16], %r8;
-	suq.array_size.b32 	%r9, [%rd3];
+	suq.depth.b32 	%r9, [%rd3];
 	st.global.u32 	[%rd1+20], %r9;
 	mov.u32 	%r10, 0x01020304;
-	sust.b.a1d.b32.zero [%rd3, {%r2, %r2}], {%r10};
+	mov.u32 	%r12, 0;
+	sust.b.a1d.b32.zero [%rd3, {%r2, %r12}], {%r10};
 	sured.b.add.2d.u32.zero [%rd3, {%r1, %r2}], %r2;
 	ret;
 }`
@@ -147,6 +152,7 @@ func TestSurfaceForms(t *testing.T) {
 	// (x=4 bytes: element 1, y=1, z=1) is element 7: bytes 28..31; a
 	// v2.b32 read at x=4 bytes of an 8-byte row is out of range (zero).
 	// The layered read: layer 1, x=4 bytes, y=1: element 3 of layer 1 (7).
+	// suq.depth of a 2D layered surface is its layer count (recorded).
 	require.Equal(t, []uint32{31, 0, 2, 2, 7, 2}, readU32(t, dev, out, 6))
 	require.Equal(t, []uint32{0, 1, 2, 4, 0x01020304, 5, 6, 7}, readU32(t, dev, lay, 8), "sured added 1 to layer 0's (1, 1); sust.b.a1d wrote layer 1's (0, 0)")
 }
@@ -162,6 +168,10 @@ func TestSurfaceLoweringErrors(t *testing.T) {
 		{"sust.p.2d.b16.zero [%rd1, {%r1, %r1}], %r1;", "sust.p stores .b32"},
 		{"sured.b.and.2d.u32.zero [%rd1, {%r1, %r1}], %r1;", ".and and .or take .b32"},
 		{"suq.pitch.b32 %r1, [%rd1];", "suq needs a query"},
+		{"suq.channel_data_type.b32 %r1, [%rd1];", "suq.channel_data_type: the GPU refuses to load a module"},
+		{"suq.channel_order.b32 %r1, [%rd1];", "suq.channel_order: the GPU refuses"},
+		{"suq.array_size.b32 %r1, [%rd1];", "suq.array_size: the GPU refuses"},
+		{"suq.memory_layout.b32 %r1, [%rd1];", "suq.memory_layout: the GPU refuses"},
 		{"suld.2d.b32.clamp {%r1}, [%rd1, {%r1, %r1}];", "needs .b"},
 	}
 	for _, tt := range tests {

@@ -25,6 +25,8 @@ TYPES = {
     'b8': ('unsignedchar', 'u8', 1), 'b16': ('unsignedshort', 'u16', 1), 'b32': ('float', 'f32', 1),
     'v2b8': ('uchar2', 'u8', 2), 'v4b8': ('uchar4', 'u8', 4), 'v2b16': ('ushort2', 'u16', 2),
     'v4b16': ('ushort4', 'u16', 4), 'v2b32': ('float2', 'f32', 2), 'v4b32': ('float4', 'f32', 4),
+    # 64-bit elements live in arrays of uint2 / uint4 (surf.cu's chan())
+    'b64': ('unsignedlonglong', 'u32', 2), 'v2b64': ('ulonglong2', 'u32', 4),
 }
 UINT4 = {'s2d_v4b32_zero': 'uint4'}
 

@@ -145,10 +145,10 @@ __global__ void suq_all(int* out, cudaSurfaceObject_t s)
     asm volatile("suq.width.b32 %0, [%1];" : "=r"(r) : "l"(s)); out[0] = r;
     asm volatile("suq.height.b32 %0, [%1];" : "=r"(r) : "l"(s)); out[1] = r;
     asm volatile("suq.depth.b32 %0, [%1];" : "=r"(r) : "l"(s)); out[2] = r;
-    asm volatile("suq.channel_data_type.b32 %0, [%1];" : "=r"(r) : "l"(s)); out[3] = r;
-    asm volatile("suq.channel_order.b32 %0, [%1];" : "=r"(r) : "l"(s)); out[4] = r;
-    asm volatile("suq.array_size.b32 %0, [%1];" : "=r"(r) : "l"(s)); out[5] = r;
-    asm volatile("suq.memory_layout.b32 %0, [%1];" : "=r"(r) : "l"(s)); out[6] = r;
+    r = -1; // suq.channel_data_type tested apart out[3] = r;
+    r = -1; // suq.channel_order tested apart out[4] = r;
+    r = -1; // suq.array_size tested apart out[5] = r;
+    r = -1; // suq.memory_layout tested apart out[6] = r;
 }
 
 // txq: every query on one texture, plus the per-level sizes of levels 0..3.

@@ -1,0 +1,141 @@
+package vm
+
+import "math"
+
+// Mipmapped and cube-map sampling, as recorded on the H200 (sm_90; the
+// cases are testdata/surfaces/cases/{lod,grad,cube}*):
+//
+//   - The level of detail is fixed point with 8 fractional bits: tex.level's
+//     lod plus the texture's bias, truncated (⌊x·256⌋), then clamped to the
+//     texture's level clamps and to [0, levels−1]. A NaN level of detail
+//     reads as the lowest allowed.
+//   - A point mipmap filter samples level (L+128)>>8; a linear one blends
+//     level L>>8 with weight 256−(L&255) and the next with weight L&255, the
+//     texels of both levels forming one block-floating-point group
+//     (filterFloat) with weights out of 2^16.
+//   - Each level is sampled as a texture of its own extents, normalized
+//     coordinates scaled by them.
+
+// lodFixed is the level of detail in 1/256 units for tex.level's lod.
+func (t *Texture) lodFixed(lod float64) int {
+	if len(t.levels) == 1 {
+		return 0
+	}
+	x := lod + float64(t.LODBias)
+	if x != x {
+		x = math.Inf(-1)
+	}
+	lo := math.Max(0, float64(t.MinLOD))
+	hi := math.Min(float64(len(t.levels)-1), float64(t.MaxLOD))
+	x = math.Max(math.Min(x, hi), lo)
+	return int(math.Floor(x * 256))
+}
+
+// sampleLOD samples a (possibly mipmapped) texture at the fixed-point level
+// of detail L (lodFixed).
+func (t *Texture) sampleLOD(c [3]float64, layer int64, L int, gatherComp int, fp *texels) [4]uint32 {
+	if len(t.levels) == 1 {
+		return t.sampleLayer(c, layer, false, gatherComp, fp)
+	}
+	last := len(t.levels) - 1
+	if !t.MipLinear || gatherComp >= 0 {
+		k := min((L+128)>>8, last)
+		return t.levels[k].sampleLayer(c, layer, false, gatherComp, fp)
+	}
+	k, f := L>>8, L&255
+	if f == 0 || k >= last {
+		return t.levels[min(k, last)].sampleLayer(c, layer, false, -1, fp)
+	}
+	var ft footprint
+	l0, l1 := &t.levels[k], &t.levels[k+1]
+	l0.footprint(c, l0.layerOffset(layer), 256-f, fp, &ft, 0)
+	l1.footprint(c, l1.layerOffset(layer), f, fp, &ft, 0)
+	return t.blend(&ft, 8)
+}
+
+// layerOffset is the byte offset of a layer (face) of the level, the index
+// unsigned and clamped to the last layer.
+func (t *Texture) layerOffset(layer int64) uint64 {
+	return min(uint64(uint32(layer)), uint64(t.layers)-1) * t.layerB
+}
+
+// cubeFace projects a direction onto a cube map's face: the face (0 +x,
+// 1 −x, 2 +y, 3 −y, 4 +z, 5 −z) of the major axis (ties go to x, then y)
+// and the normalized coordinates (s/|m|+1)/2, (t/|m|+1)/2 on it (the
+// CUDA programming guide's table of cube-map faces).
+func cubeFace(x, y, z float32) (face int, u, v float64) {
+	ax, ay, az := abs32(x), abs32(y), abs32(z)
+	var m, s, tt float32
+	switch {
+	case ax >= ay && ax >= az:
+		m = ax
+		if x >= 0 {
+			face, s, tt = 0, -z, -y
+		} else {
+			face, s, tt = 1, z, -y
+		}
+	case ay >= az:
+		m = ay
+		if y >= 0 {
+			face, s, tt = 2, x, z
+		} else {
+			face, s, tt = 3, x, -z
+		}
+	default:
+		m = az
+		if z >= 0 {
+			face, s, tt = 4, x, -y
+		} else {
+			face, s, tt = 5, -x, -y
+		}
+	}
+	if m == 0 || m != m {
+		return face, 0.5, 0.5
+	}
+	u = float64((s/m + 1) * 0.5)
+	v = float64((tt/m + 1) * 0.5)
+	return face, u, v
+}
+
+func abs32(x float32) float32 {
+	return math.Float32frombits(math.Float32bits(x) &^ (1 << 31))
+}
+
+// gradLOD is the fixed-point level of detail of tex.grad's gradients dx,
+// dy (normalized coordinates): log2 of the longer gradient in texels of
+// level 0.
+func (t *Texture) gradLOD(dx, dy []float32) int {
+	var a, b float64
+	for i := range dx {
+		n := float64(t.dims[i])
+		a += float64(dx[i]) * float64(dx[i]) * n * n
+		b += float64(dy[i]) * float64(dy[i]) * n * n
+	}
+	m := math.Max(a, b)
+	if m == 0 {
+		return t.lodFixed(math.Inf(-1))
+	}
+	return t.lodFixed(0.5 * math.Log2(m))
+}
+
+// extent is what txq.width/.height/.depth (dimension i) and their .level
+// forms answer for level k, as recorded on the H200: the level's extent; a
+// 1D texture's height is 1; the layer count (not × 6 for cube maps) stands
+// in the first dimension past the texture's (a 1D layered texture's
+// height, a 2D layered or cube-layered one's depth); other dimensions and
+// levels the texture does not have are 0.
+func (t *Texture) extent(i int, k int64) uint64 {
+	if k < 0 || k >= int64(len(t.levels)) {
+		return 0
+	}
+	lv := &t.levels[k]
+	switch {
+	case i < t.nd:
+		return uint64(lv.dims[i])
+	case i == t.nd && t.Layers > 0:
+		return uint64(t.Layers)
+	case i == 1 && t.nd == 1:
+		return 1
+	}
+	return 0
+}
