@@ -10,9 +10,10 @@ import "math"
 //     texture's level clamps and to [0, levels−1]. A NaN level of detail
 //     reads as the lowest allowed.
 //   - A point mipmap filter samples level (L+128)>>8; a linear one blends
-//     level L>>8 with weight 256−(L&255) and the next with weight L&255, the
-//     texels of both levels forming one block-floating-point group
-//     (filterFloat) with weights out of 2^16.
+//     level L>>8 with weight 256−(L&255) and the next with weight L&255,
+//     each level's weight split among its texels as a 3D fetch splits z's
+//     (sliceWeights), the texels of both levels one block-floating-point
+//     group (filterFloat) with weights out of 256.
 //   - Each level is sampled as a texture of its own extents, normalized
 //     coordinates scaled by them.
 
@@ -48,9 +49,9 @@ func (t *Texture) sampleLOD(c [3]float64, layer int64, L int, gatherComp int, fp
 	}
 	var ft footprint
 	l0, l1 := &t.levels[k], &t.levels[k+1]
-	l0.footprint(c, l0.layerOffset(layer), 256-f, fp, &ft, 0)
-	l1.footprint(c, l1.layerOffset(layer), f, fp, &ft, 0)
-	return t.blend(&ft, 8)
+	l0.footprint(c, l0.layerOffset(layer), 256-f, fp, &ft)
+	l1.footprint(c, l1.layerOffset(layer), f, fp, &ft)
+	return t.blend(&ft)
 }
 
 // layerOffset is the byte offset of a layer (face) of the level, the index

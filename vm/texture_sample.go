@@ -169,12 +169,12 @@ func (t *Texture) sampleLayer(c [3]float64, layer int64, intCoords bool, gatherC
 		return t.gather(c, lo, gatherComp, fp)
 	}
 	var ft footprint
-	t.footprint(c, lo, 256, fp, &ft, 0)
-	return t.blend(&ft, 8)
+	t.footprint(c, lo, 256, fp, &ft)
+	return t.blend(&ft)
 }
 
 // footprint is the texels a filtered fetch blends: up to 16 (two levels of
-// a trilinear fetch) with integer weights that sum to 2^bits.
+// a trilinear fetch) with integer weights that sum to 256.
 type footprint struct {
 	n    int
 	w    [16]int
@@ -185,9 +185,9 @@ type footprint struct {
 // footprint adds the texels of a fetch at c (in layer offset lo) to ft,
 // their weights scaled by scale (256: the fetch alone; 256−f and f: the two
 // levels of a trilinear fetch). Point sampling gives one texel of weight
-// scale·256/256; linear filtering the 2^nd corners. The texels of weight 0
+// scale; linear filtering the 2^nd corners (sliceWeights). The texels of weight 0
 // are fetched for the memory model but not added.
-func (t *Texture) footprint(c [3]float64, lo uint64, scale int, fp *texels, ft *footprint, _ int) {
+func (t *Texture) footprint(c [3]float64, lo uint64, scale int, fp *texels, ft *footprint) {
 	if !t.FilterLin {
 		var idx [3]int
 		for d := 0; d < t.nd; d++ {
@@ -198,16 +198,22 @@ func (t *Texture) footprint(c [3]float64, lo uint64, scale int, fp *texels, ft *
 			idx[d] = floorInt(x)
 		}
 		f, u, _ := t.fetch(idx[0], idx[1], idx[2], lo, fp)
-		ft.w[ft.n], ft.vals[ft.n], ft.raws[ft.n] = scale*256, f, u
+		ft.w[ft.n], ft.vals[ft.n], ft.raws[ft.n] = scale, f, u
 		ft.n++
 		return
 	}
 	var base, frac [3]int
 	for d := 0; d < t.nd; d++ {
 		x := fixedCoord(c[d], t.Normalized, t.dims[d]) - 128
+		if t.Address == AddrClamp {
+			// Recorded (trilinear fetches, whose weight rounding shows
+			// it): clamping bounds the fixed-point coordinate to the
+			// texel centres, so that the fraction is 0 beyond the edge.
+			x = min(max(x, 0), int64(t.dims[d]-1)<<8)
+		}
 		base[d], frac[d] = int(x>>8), int(x&255)
 	}
-	w := linearWeights(t.nd, frac)
+	w := sliceWeights(t.nd, frac, scale)
 	for k := 0; k < 1<<t.nd; k++ {
 		if w[k] == 0 {
 			if fp != nil {
@@ -219,23 +225,23 @@ func (t *Texture) footprint(c [3]float64, lo uint64, scale int, fp *texels, ft *
 		if !ok {
 			f, u = [4]float64{}, [4]uint32{} // border
 		}
-		ft.w[ft.n], ft.vals[ft.n], ft.raws[ft.n] = w[k]*scale, f, u
+		ft.w[ft.n], ft.vals[ft.n], ft.raws[ft.n] = w[k], f, u
 		ft.n++
 	}
 }
 
-// blend filters a footprint whose weights sum to 2^(8+bits): a single
+// blend filters a footprint whose weights sum to 256: a single
 // point-sampled texel is returned as it is (integer formats too).
-func (t *Texture) blend(ft *footprint, bits int) [4]uint32 {
+func (t *Texture) blend(ft *footprint) [4]uint32 {
 	if ft.n == 1 && !t.FilterLin {
 		return t.result(ft.vals[0], ft.raws[0])
 	}
 	var out [4]uint32
 	for ch := 0; ch < t.Channels; ch++ {
 		if t.ReadNorm {
-			out[ch] = t.filterNorm(ft, ch, 8+bits)
+			out[ch] = t.filterNorm(ft, ch, 8)
 		} else {
-			out[ch] = filterFloat(ft, ch, 8+bits)
+			out[ch] = filterFloat(ft, ch, 8)
 		}
 	}
 	return out
@@ -297,22 +303,35 @@ func floorInt(x float64) int {
 // of the filter footprint, indexed by bit 0 = x+1, bit 1 = y+1, bit 2 = z+1,
 // from the 8-bit fractions of each dimension.
 func linearWeights(nd int, frac [3]int) [8]int {
+	return sliceWeights(nd, frac, 256)
+}
+
+// sliceWeights splits the weight b among the corners of the footprint, one
+// dimension at a time: z, then x (rounding the x=1 half: ⌊(b·Wx+128)/256⌋),
+// then y (rounding the corner whose y bit equals its x bit). A trilinear
+// mipmapped fetch gives each level its slice of 256 this way (recorded:
+// 256−f and f for the level-of-detail fraction f, like z of a 3D fetch).
+func sliceWeights(nd int, frac [3]int, b int) [8]int {
 	var w [8]int
 	fx, fy, fz := frac[0], frac[1], frac[2]
 	slices := 1
 	if nd == 3 {
 		slices = 2
 	}
+	z1 := (b*fz + 128) >> 8
+	if b == 256 {
+		z1 = fz
+	}
 	for z := 0; z < slices; z++ {
-		b := 256
+		bz := b
 		if nd == 3 {
-			b = 256 - fz
+			bz = b - z1
 			if z == 1 {
-				b = fz
+				bz = z1
 			}
 		}
-		x1 := (b*fx + 128) >> 8
-		x0 := b - x1
+		x1 := (bz*fx + 128) >> 8
+		x0 := bz - x1
 		o := z << 2
 		if nd == 1 {
 			w[0], w[1] = x0, x1
