@@ -60,42 +60,60 @@ func (t *Texture) layerOffset(layer int64) uint64 {
 	return min(uint64(uint32(layer)), uint64(t.layers)-1) * t.layerB
 }
 
-// cubeFace projects a direction onto a cube map's face: the face (0 +x,
-// 1 −x, 2 +y, 3 −y, 4 +z, 5 −z) of the major axis (ties go to x, then y)
-// and the normalized coordinates (s/|m|+1)/2, (t/|m|+1)/2 on it (the
-// CUDA programming guide's table of cube-map faces).
+// cubeFace projects a direction onto a cube map's face, as the GPU does it
+// (recorded on the H200; ptxas expands tex.cube into this): the components
+// are scaled by the reciprocal of the largest magnitude (MUFU.RCP, then an
+// f32 multiply each); the face is the projected major axis (0 +x, 1 −x,
+// 2 +y, 3 −y, 4 +z, 5 −z; ties go to z, then y), and its coordinates are
+// (s+1)/2 and (t+1)/2 of the projected s, t (the CUDA programming guide's
+// table of faces), exactly, without dividing by the projected major
+// component (which may be a rounding away from 1).
 func cubeFace(x, y, z float32) (face int, u, v float64) {
+	m := fmnmx(fmnmx(abs32(x), abs32(y)), abs32(z)) // FMNMX: a NaN operand loses
+	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
+	// A zero or infinite m, or a NaN component, gives NaN products; the
+	// texture unit reads them as 0 (recorded: the zero vector, (inf, y, z)
+	// and (NaN, y, z) sample as if those components were 0; the zero
+	// vector reads the centre of +z).
+	x, y, z = nanZero(x*r), nanZero(y*r), nanZero(z*r)
 	ax, ay, az := abs32(x), abs32(y), abs32(z)
-	var m, s, tt float32
+	var s, t float32
 	switch {
-	case ax >= ay && ax >= az:
-		m = ax
-		if x >= 0 {
-			face, s, tt = 0, -z, -y
+	case az >= ay && az >= ax:
+		if z >= 0 {
+			face, s, t = 4, x, -y
 		} else {
-			face, s, tt = 1, z, -y
+			face, s, t = 5, -x, -y
 		}
-	case ay >= az:
-		m = ay
+	case ay >= ax:
 		if y >= 0 {
-			face, s, tt = 2, x, z
+			face, s, t = 2, x, z
 		} else {
-			face, s, tt = 3, x, -z
+			face, s, t = 3, x, -z
 		}
 	default:
-		m = az
-		if z >= 0 {
-			face, s, tt = 4, x, -y
+		if x >= 0 {
+			face, s, t = 0, -z, -y
 		} else {
-			face, s, tt = 5, -x, -y
+			face, s, t = 1, z, -y
 		}
 	}
-	if m == 0 || m != m {
-		return face, 0.5, 0.5
+	return face, (float64(s) + 1) / 2, (float64(t) + 1) / 2
+}
+
+// fmnmx is FMNMX's maximum: a NaN operand gives the other.
+func fmnmx(a, b float32) float32 {
+	if a != a || b > a {
+		return b
 	}
-	u = float64((s/m + 1) * 0.5)
-	v = float64((tt/m + 1) * 0.5)
-	return face, u, v
+	return a
+}
+
+func nanZero(x float32) float32 {
+	if x != x {
+		return 0
+	}
+	return x
 }
 
 func abs32(x float32) float32 {
