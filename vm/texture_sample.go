@@ -307,8 +307,9 @@ func linearWeights(nd int, frac [3]int) [8]int {
 }
 
 // sliceWeights splits the weight b among the corners of the footprint, one
-// dimension at a time: z, then x (rounding the x=1 half: ⌊(b·Wx+128)/256⌋),
-// then y (rounding the corner whose y bit equals its x bit). A trilinear
+// dimension at a time: z (rounding the z=0 half: ⌊(b·(256−Wz)+128)/256⌋),
+// then x (rounding the x=1 half: ⌊(b·Wx+128)/256⌋), then y (rounding the
+// corner whose y bit equals its x bit). A trilinear
 // mipmapped fetch gives each level its slice of 256 this way (recorded:
 // 256−f and f for the level-of-detail fraction f, like z of a 3D fetch).
 func sliceWeights(nd int, frac [3]int, b int) [8]int {
@@ -318,10 +319,7 @@ func sliceWeights(nd int, frac [3]int, b int) [8]int {
 	if nd == 3 {
 		slices = 2
 	}
-	z1 := (b*fz + 128) >> 8
-	if b == 256 {
-		z1 = fz
-	}
+	z1 := b - (b*(256-fz)+128)>>8
 	for z := 0; z < slices; z++ {
 		bz := b
 		if nd == 3 {
