@@ -2,6 +2,7 @@ package vm
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/ptxvm/ptxvm/memspace"
@@ -146,6 +147,10 @@ func (s *Surface) storeFormatted(mem []byte, f *frame, in *Inst, l int) {
 		case "f16":
 			raw = uint64(sustF16(v))
 		case "u8", "u16", "u32", "u64":
+			if s.Normalized {
+				raw = unorm8(math.Float32frombits(v))
+				break
+			}
 			raw = min(uint64(v), uint64(1)<<(8*s.esz)-1)
 		default:
 			lo, hi := -int64(1)<<(8*s.esz-1), int64(1)<<(8*s.esz-1)-1
@@ -165,6 +170,22 @@ func sustF16(v uint32) uint16 {
 		return uint16(v>>16&0x8000 | 0x7e00 | v>>13&0x3ff)
 	}
 	return fpu.F32ToF16(v, fpu.RZ, false, false)
+}
+
+// unorm8 is sust.p's conversion of an f32 to an 8-bit unorm channel, as
+// recorded on the H200: the value clamped to [0, 1] (NaN: 0), truncated to
+// 12 fractional bits, times 255, rounded to nearest with halves down
+// (0.5 gives 127; 0.7235870 gives 184).
+func unorm8(f float32) uint64 {
+	x := float64(f)
+	if x != x || x <= 0 {
+		return 0
+	}
+	if x >= 1 {
+		return 255
+	}
+	q := math.Floor(x*4096) * 255 // 4096 · 255 · q
+	return uint64(math.Ceil(q/4096 - 0.5))
 }
 
 func readLE(b []byte, n int) uint64 {

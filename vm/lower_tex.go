@@ -38,7 +38,8 @@ func texDims(g uint64) int {
 // Texture queries (Inst.Imm of OpTxq).
 var txqNames = map[string]uint64{".width": 0, ".height": 1, ".depth": 2, ".normalized_coords": 3, ".filter_mode": 4,
 	".addr_mode_0": 5, ".addr_mode_1": 6, ".addr_mode_2": 7, ".num_mipmap_levels": 8, ".num_samples": 9,
-	".array_size": txqArraySize, ".channel_data_type": txqChannelDataType, ".channel_order": txqChannelOrder}
+	".array_size": txqArraySize, ".channel_data_type": txqChannelDataType, ".channel_order": txqChannelOrder,
+	".force_unnormalized_coords": txqForceUnnorm}
 
 // Texture queries beyond the first ten (Inst.Imm of OpTxq), and the flag
 // of txq.level's per-level sizes (B: the level).
@@ -46,6 +47,7 @@ const (
 	txqArraySize = iota + 10
 	txqChannelDataType
 	txqChannelOrder
+	txqForceUnnorm
 
 	txqLevel = 1 << 8
 )

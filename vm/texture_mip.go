@@ -121,20 +121,41 @@ func abs32(x float32) float32 {
 }
 
 // gradLOD is the fixed-point level of detail of tex.grad's gradients dx,
-// dy (normalized coordinates): log2 of the longer gradient in texels of
-// level 0.
+// dy (normalized coordinates; scaled to texels of level 0). This is the
+// closest model found, not the hardware's rule: in the recorded sweeps
+// (testdata/surfaces/cases/gradsweep*) about a fifth of the levels of
+// detail differ by 1/256, and TestSurfacesGradLOD holds the count. What the
+// sweeps show: the texture unit's vector length is an octagonal
+// approximation (the largest magnitude plus 11/32 of the other; (1, 1)
+// gives 1.3469), two gradients along one axis combine as 11/16 of their
+// sum when that is longer (so ρ = max(|dx|, |dy|, 11/16·|dx±dy|)), and the
+// logarithm is close to MUFU.LG2's, truncated to 1/256.
 func (t *Texture) gradLOD(dx, dy []float32) int {
-	var a, b float64
+	var a, b, s, d [3]float64
 	for i := range dx {
 		n := float64(t.dims[i])
-		a += float64(dx[i]) * float64(dx[i]) * n * n
-		b += float64(dy[i]) * float64(dy[i]) * n * n
+		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
+		s[i], d[i] = a[i]+b[i], a[i]-b[i]
 	}
-	m := math.Max(a, b)
-	if m == 0 {
+	nd := len(dx)
+	rho := math.Max(math.Max(octLen(a, nd), octLen(b, nd)), 11.0/16*math.Max(octLen(s, nd), octLen(d, nd)))
+	if rho == 0 || rho != rho {
 		return t.lodFixed(math.Inf(-1))
 	}
-	return t.lodFixed(0.5 * math.Log2(m))
+	lg := math.Float32frombits(approxF32(OpFLg2, math.Float32bits(float32(rho)), 0, false, false))
+	return t.lodFixed(float64(lg))
+}
+
+// octLen approximates a vector's length: the largest magnitude plus 11/32
+// of the others'.
+func octLen(v [3]float64, nd int) float64 {
+	m, sum := 0.0, 0.0
+	for i := 0; i < nd; i++ {
+		x := math.Abs(v[i])
+		m = math.Max(m, x)
+		sum += x
+	}
+	return m + 11.0/32*(sum-m)
 }
 
 // extent is what txq.width/.height/.depth (dimension i) and their .level

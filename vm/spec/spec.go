@@ -129,6 +129,9 @@ type Surface struct {
 	Layers   uint32   `json:"layers,omitempty"` // a layered 1D or 2D array of this many layers
 	Format   string   `json:"format,omitempty"` // channel type (default: the buffer's type)
 	Channels int      `json:"channels,omitempty"`
+	// Normalized makes a u8 array an unsigned-normalized one: sust.p
+	// converts floats to it.
+	Normalized bool `json:"normalized,omitempty"`
 }
 
 // Arg is one kernel argument: a buffer's address, a texture or surface
@@ -878,7 +881,7 @@ func (s *Spec) makeSurface(dev *vm.Device, p *Prepared, t Surface) (uint64, erro
 	if format == "" {
 		format = bt
 	}
-	desc := vm.SurfaceDesc{Format: format, Channels: t.Channels, Layers: int(t.Layers), Base: p.Buffers[t.Buffer]}
+	desc := vm.SurfaceDesc{Format: format, Channels: t.Channels, Layers: int(t.Layers), Base: p.Buffers[t.Buffer], Normalized: t.Normalized}
 	for _, d := range t.Dims {
 		desc.Dims = append(desc.Dims, int(d))
 	}
