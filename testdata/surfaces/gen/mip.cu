@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <cstdlib>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -379,6 +380,40 @@ static void run_lodrand(const char* L0, Mip s, int n)
     finish(L0, c, n, 1);
 }
 
+// Gradient probes on a constant-level 2D texture (32x16): the level of
+// detail as a function of one texel-space quantity at a time.
+//   kind 0: dx = (r, 0) texels, r = 2^(j/4096) for j in [0, 4096): the log2.
+//   kind 1: dx = (1, 0), dy = (t, 0) texels (both along u), t = j/2048.
+//   kind 2: dx = (1, t) texels (one vector), t = j/2048.
+//   kind 3: dx = (1, 0), dy = (0, t) texels (orthogonal), t = j/2048.
+//   kind 4: dx = (1, t), dy = (-t, 1)·s (rotated pairs), t = j/2048, s = 1 - j/8192.
+static void run_gradprobe(const char* L0, int kind)
+{
+    Mip s = mip(2, 1, cudaFilterModeLinear, cudaFilterModeLinear);
+    cudaTextureObject_t t = mkmip(L0, s);
+    if (!t) return;
+    const int n = kind == 0 ? 4096 : 2048;
+    const float W = 32, H = 16, k = 4.0f;   // scale 4: LOD about 2, inside [0, 5]
+    std::vector<float> c;
+    for (int j = 0; j < n; j++) {
+        float ax = 0, ay = 0, bx = 0, by = 0;
+        float u = (float)j / 2048;
+        if (kind == 0) ax = exp2f((float)j / 4096);
+        if (kind == 1) { ax = 1; bx = u; }
+        if (kind == 2) { ax = 1; ay = u; }
+        if (kind == 3) { ax = 1; by = u; }
+        if (kind == 4) { float sc = 1 - (float)j / 8192; ax = 1; ay = u; bx = -u * sc; by = sc; }
+        c.push_back(0.37f); c.push_back(0.61f);
+        c.push_back(ax * k / W); c.push_back(ay * k / H); c.push_back(bx * k / W); c.push_back(by * k / H);
+    }
+    cudaMalloc(&g_out, n * 4);
+    float* dc = dev(c);
+#if FAM == 5
+    k_grad2d<<<n / B, B>>>(g_out, t, dc, n);
+#endif
+    finish(L0, c, n, 1);
+}
+
 static void run_grad(const char* L0, Mip s, int n, int randpos)
 {
     cudaTextureObject_t t = mkmip(L0, s);
@@ -531,6 +566,7 @@ int main(int argc, char** argv)
     g_list = fopen((g_dir + "/launches." + grp + ".txt").c_str(), "w");
     if (!g_list) { perror("launches"); return 1; }
     g_seed = 777u + (uint32_t)grp.size() * 131u + (uint32_t)grp[grp.size() - 1];
+    if (argc > 3) g_seed += 1000003u * (uint32_t)atoi(argv[3]);   // held-out inputs
     {
         cudaError_t e = cudaFree(0);
         int* d;
@@ -580,6 +616,7 @@ int main(int argc, char** argv)
     if (grp == "grad2d_ll") run_grad(G, mip(2, 0, L, L), 2048, 1);
     if (grp == "grad2d_pp") run_grad(G, mip(2, 0, P, P), 1536, 1);
     if (grp == "grad2d_ll_aniso16") { Mip s = mip(2, 0, L, L); s.aniso = 16; run_grad(G, s, 1536, 1); }
+    if (grp.rfind("gradprobe", 0) == 0) run_gradprobe(G, grp[9] - '0');
 #elif FAM == 6
     if (grp == "gradsweep3d_ll") run_grad(G, mip(3, 1, L, L), 1536, 0);
     if (grp == "grad3d_ll") run_grad(G, mip(3, 0, L, L), 1536, 1);
