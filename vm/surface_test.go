@@ -2,10 +2,12 @@ package vm_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptxvm/ptxvm/ptx"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -157,6 +159,20 @@ func TestSurfaceForms(t *testing.T) {
 	require.Equal(t, []uint32{0, 1, 2, 4, 0x01020304, 5, 6, 7}, readU32(t, dev, lay, 8), "sured added 1 to layer 0's (1, 1); sust.b.a1d wrote layer 1's (0, 0)")
 }
 
+// TestRefusedSuqModule checks that a module holding a refused suq query
+// does not load, its other kernels included, as on the GPU.
+func TestRefusedSuqModule(t *testing.T) {
+	src := ".visible .entry ok() { ret; }\n.visible .entry q(.param .u64 s)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n" +
+		"ld.param.u64 %rd1, [s];\n// suq.array_size in a comment is fine\n\tsuq.array_size.b32 %r1, [%rd1];\nret;\n}"
+	_, err := vm.NewDevice().LoadModule("t.ptx", []byte(header+src))
+	require.ErrorContains(t, err, "suq.array_size: the GPU refuses to load a module")
+	require.ErrorContains(t, err, "t.ptx:")
+	var pe *ptx.Error
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, strings.Count(header, "\n")+8, pe.Pos.Line)
+	require.True(t, vm.IsLoad(err))
+}
+
 // TestSurfaceLoweringErrors checks that malformed surface instructions are
 // rejected when the module is loaded.
 func TestSurfaceLoweringErrors(t *testing.T) {
@@ -173,10 +189,21 @@ func TestSurfaceLoweringErrors(t *testing.T) {
 		{"suq.array_size.b32 %r1, [%rd1];", "suq.array_size: the GPU refuses"},
 		{"suq.memory_layout.b32 %r1, [%rd1];", "suq.memory_layout: the GPU refuses"},
 		{"suld.2d.b32.clamp {%r1}, [%rd1, {%r1, %r1}];", "needs .b"},
+		// txq: the driver refuses a kernel holding any query but the sizes.
+		{"txq.num_mipmap_levels.b32 %r1, [%rd1];", "txq.num_mipmap_levels: the GPU refuses to load a kernel"},
+		{"txq.filter_mode.b32 %r1, [%rd1];", "txq.filter_mode: the GPU refuses"},
+		{"txq.force_unnormalized_coords.b32 %r1, [%rd1];", "txq.force_unnormalized_coords: the GPU refuses"},
+		{"txq.channel_order.b32 %r1, [%rd1];", "txq.channel_order: the GPU refuses"},
+		// tex's mipmap and cube forms.
+		{"tex.grad.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1}], {%f1}, {%f1, %f1};", "two gradient vectors of 2 elements"},
+		{"tex.level.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1}];", "tex.level takes"},
+		{"tex.level.2d.v4.f32.s32 {%f1, %f1, %f1, %f1}, [%rd1, {%r1, %r1}], %f1;", "take .f32 coordinates"},
+		{"tld4.r.1d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1}];", "tld4 takes .2d, .a2d, .cube or .acube"},
+		{"tld4.level.r.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1}], %f1;", "tld4 takes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.inst, func(t *testing.T) {
-			src := ".visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n" + tt.inst + "\nret;\n}"
+			src := ".visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<4>;\n" + tt.inst + "\nret;\n}"
 			m, err := vm.NewDevice().LoadModule("t.ptx", []byte(header+src))
 			if err == nil {
 				_, err = m.PrepareLaunch("k", vm.LaunchConfig{Grid: [3]uint32{1, 1, 1}, Block: [3]uint32{1, 1, 1}}, nil)
