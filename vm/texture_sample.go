@@ -202,26 +202,32 @@ func (t *Texture) footprint(c [3]float64, lo uint64, scale int, fp *texels, ft *
 		ft.n++
 		return
 	}
-	var base, frac [3]int
+	var base, raw, frac [3]int
 	for d := 0; d < t.nd; d++ {
 		x := fixedCoord(c[d], t.Normalized, t.dims[d]) - 128
+		raw[d] = int(x >> 8)
 		if t.Address == AddrClamp {
 			// Recorded (trilinear fetches, whose weight rounding shows
 			// it): clamping bounds the fixed-point coordinate to the
 			// texel centres, so that the fraction is 0 beyond the edge.
+			// The same texels are read either way.
 			x = min(max(x, 0), int64(t.dims[d]-1)<<8)
 		}
 		base[d], frac[d] = int(x>>8), int(x&255)
 	}
+	if fp != nil {
+		// The memory model sees the whole footprint at the unclamped
+		// coordinate, zero weights included.
+		for k := 0; k < 1<<t.nd; k++ {
+			t.fetch(raw[0]+k&1, raw[1]+k>>1&1, raw[2]+k>>2&1, lo, fp)
+		}
+	}
 	w := sliceWeights(t.nd, frac, scale)
 	for k := 0; k < 1<<t.nd; k++ {
 		if w[k] == 0 {
-			if fp != nil {
-				t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, lo, fp)
-			}
 			continue
 		}
-		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, lo, fp)
+		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, lo, nil)
 		if !ok {
 			f, u = [4]float64{}, [4]uint32{} // border
 		}
