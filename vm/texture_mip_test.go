@@ -181,3 +181,22 @@ func TestSurfaceConversions(t *testing.T) {
 		require.Equal(t, tt.want, unorm8(tt.in), "%v", tt.in)
 	}
 }
+
+// TestMipFootprint checks that a trilinear fetch reports the 8 texels of
+// both levels to the memory model, each in its level's part of the array.
+func TestMipFootprint(t *testing.T) {
+	tx := constLevels(t, TextureDesc{MipLinear: true, FilterLin: true, Base: 0x1000})
+	var addr [16]uint64
+	fp := &texels{addr: &addr}
+	tx.sampleLOD([3]float64{0.5, 0.5}, 0, 128, -1, fp)
+	require.Equal(t, uint8(8), fp.n)
+	level1 := uint64(0x1000 + 32*16*4)
+	for i, a := range addr[:8] {
+		if i < 4 {
+			require.Less(t, a, level1, "texel %d in level 0", i)
+		} else {
+			require.GreaterOrEqual(t, a, level1, "texel %d in level 1", i)
+			require.Less(t, a, level1+16*8*4)
+		}
+	}
+}

@@ -9,14 +9,15 @@ import (
 )
 
 // texels records the texel addresses one lane's fetch reads (for the memory
-// model): at most 8, the footprint of trilinear filtering.
+// model): at most 16, the footprint of a trilinear fetch of a mipmapped 3D
+// texture.
 type texels struct {
 	n    uint8
-	addr *[8]uint64
+	addr *[16]uint64
 }
 
 func (t *texels) add(a uint64) {
-	if t.n < 8 {
+	if int(t.n) < len(t.addr) {
 		t.addr[t.n] = a
 		t.n++
 	}

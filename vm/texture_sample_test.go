@@ -344,7 +344,7 @@ func TestTextureFootprint(t *testing.T) {
 			}
 			c.desc.Format, c.desc.Data, c.desc.Base = "f32", make([]byte, n), base
 			tx := newTex(t, c.desc)
-			var addr [8]uint64
+			var addr [16]uint64
 			fp := &texels{addr: &addr}
 			tx.sample(c.coord, c.intC, c.gather, fp)
 			require.Equal(t, c.want(c.desc.Dims), append([]uint64(nil), addr[:fp.n]...))
