@@ -357,7 +357,7 @@ def main():
     for v in ('O3', 'G'):
         # the .file of the source names the recording machine's folder
         src = open(os.path.join(res, 'surf.%s.ptx' % v)).read()
-        src = re.sub(r'"[^"\n]*/surf\.cu"', '"testdata/surfaces/gen/surf.cu"', src)
+        src = re.sub(r'"[^"\n]*/surf(_rec)?\.cu"', '"testdata/surfaces/gen/surf.cu"', src)
         open(os.path.join(root, 'ptx', 'surf.%s.ptx' % v), 'w').write(src)
     lines = {}
     for v in ('O3', 'G'):
