@@ -230,7 +230,7 @@ func TestSurfacesCorpus(t *testing.T) {
 		}
 	}
 	results := runCases(t, root, cases)
-	require.GreaterOrEqual(t, len(results), 300)
+	require.GreaterOrEqual(t, len(results), 390)
 	checkExact(t, results)
 }
 
