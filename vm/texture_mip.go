@@ -121,15 +121,16 @@ func abs32(x float32) float32 {
 }
 
 // gradLOD is the fixed-point level of detail of tex.grad's gradients dx,
-// dy (normalized coordinates; scaled to texels of level 0). This is the
-// closest model found, not the hardware's rule: in the recorded sweeps
-// (testdata/surfaces/cases/gradsweep*) about a fifth of the levels of
-// detail differ by 1/256, and TestSurfacesGradLOD holds the count. What the
-// sweeps show: the texture unit's vector length is an octagonal
-// approximation (the largest magnitude plus 11/32 of the other; (1, 1)
-// gives 1.3469), two gradients along one axis combine as 11/16 of their
-// sum when that is longer (so ρ = max(|dx|, |dy|, 11/16·|dx±dy|)), and the
-// logarithm is close to MUFU.LG2's, truncated to 1/256.
+// dy (normalized coordinates; scaled to texels of level 0). What the
+// recorded sweeps and probes show (testdata/surfaces/cases/grad*,
+// gen/mip.cu's gradprobe): the texture unit's vector length is an
+// octagonal approximation (the largest magnitude plus 11/32 of the other),
+// two gradients along one axis combine as 11/16 of their sum when that is
+// longer, so ρ = max(|dx|, |dy|, 11/16·|dx±dy|), and log2 ρ is the
+// exponent plus a 256-entry table indexed by the top 8 bits of the
+// mantissa (lodLog2). The log2 is exact on every probe; the length rule is
+// not quite the hardware's: TestSurfacesGradLOD holds the outputs that
+// still differ.
 func (t *Texture) gradLOD(dx, dy []float32) int {
 	var a, b, s, d [3]float64
 	for i := range dx {
@@ -139,11 +140,37 @@ func (t *Texture) gradLOD(dx, dy []float32) int {
 	}
 	nd := len(dx)
 	rho := math.Max(math.Max(octLen(a, nd), octLen(b, nd)), 11.0/16*math.Max(octLen(s, nd), octLen(d, nd)))
-	if rho == 0 || rho != rho {
+	if rho == 0 || rho != rho || math.IsInf(rho, 0) {
+		if math.IsInf(rho, 1) {
+			return t.lodFixed(math.Inf(1))
+		}
 		return t.lodFixed(math.Inf(-1))
 	}
-	lg := math.Float32frombits(approxF32(OpFLg2, math.Float32bits(float32(rho)), 0, false, false))
-	return t.lodFixed(float64(lg))
+	frac, exp := math.Frexp(rho) // rho = frac · 2^exp, frac in [0.5, 1)
+	q := int(frac*512) - 256     // the top 8 bits of the mantissa
+	return t.lodFixed(float64((exp-1)*256+int(lodLog2[q])) / 256)
+}
+
+// lodLog2 is the texture unit's log2 of a mantissa 1 + q/256, in 1/256
+// (recorded exhaustively by gradprobe0: round(256·log2(1 + (q+0.47)/256)),
+// 0 for q = 0, at most 255).
+var lodLog2 = [256]uint8{
+	0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22,
+	23, 24, 26, 27, 28, 30, 31, 32, 34, 35, 36, 38, 39, 40, 42, 43,
+	44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63,
+	64, 65, 66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82,
+	83, 84, 85, 86, 88, 89, 90, 91, 92, 93, 94, 95, 97, 98, 99, 100,
+	101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115, 116, 117,
+	118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133,
+	135, 136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149,
+	150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164,
+	165, 166, 167, 168, 169, 170, 171, 172, 173, 173, 174, 175, 176, 177, 178, 179,
+	180, 181, 181, 182, 183, 184, 185, 186, 187, 188, 188, 189, 190, 191, 192, 193,
+	194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204, 205, 205, 206,
+	207, 208, 209, 210, 210, 211, 212, 213, 214, 214, 215, 216, 217, 218, 218, 219,
+	220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232,
+	233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244,
+	245, 245, 246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
 }
 
 // octLen approximates a vector's length: the largest magnitude plus 11/32

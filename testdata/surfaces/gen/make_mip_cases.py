@@ -21,7 +21,7 @@ FAM = {1: ('k_lod1d', 1), 2: ('k_lod2d', 2), 3: ('k_lod3d', 3), 4: ('k_grad1d', 
 def fam_of(group):
     for k, v in [('lodsweep1d', 1), ('lod1d', 1), ('lodsweep2d', 2), ('lod2dl', 8), ('lod2d', 2), ('lodsweep3d', 3),
                  ('lod3d', 3), ('gradsweep1d', 4), ('grad1d', 4), ('gradsweep2d', 5), ('grad2d', 5), ('gradsweep3d', 6),
-                 ('grad3d', 6), ('lodsweepcube', 7), ('lodcube', 7), ('tld4cube', 9), ('tld4a2d', 10), ('tld4acube', 11),
+                 ('grad3d', 6), ('gradprobe', 5), ('lodsweepcube', 7), ('lodcube', 7), ('tld4cube', 9), ('tld4a2d', 10), ('tld4acube', 11),
                  ('cube16', 12)]:
         if group.startswith(k):
             return v
