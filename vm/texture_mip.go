@@ -128,15 +128,17 @@ func abs32(x float32) float32 {
 // two gradients along one axis combine as 11/16 of their sum when that is
 // longer, so ρ = max(|dx|, |dy|, 11/16·|dx±dy|), and log2 ρ is the
 // exponent plus a 256-entry table indexed by the top 8 bits of the
-// mantissa (lodLog2). The log2 is exact on every probe; the length rule is
-// not quite the hardware's: TestSurfacesGradLOD holds the outputs that
-// still differ.
+// mantissa (lodLog2). The log2 is exact on every probe. The precision of
+// the lengths is fitted, not known: texel-space components truncated to 9
+// bits after the leading one, their sums and differences to 10, halve the
+// differing outputs of the 2D cases but add a few to the single-vector
+// probe; TestSurfacesGradLOD holds the outputs that still differ.
 func (t *Texture) gradLOD(dx, dy []float32) int {
 	var a, b, s, d [3]float64
 	for i := range dx {
 		n := float64(t.dims[i])
-		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
-		s[i], d[i] = a[i]+b[i], a[i]-b[i]
+		a[i], b[i] = truncBits(float64(dx[i])*n, 9), truncBits(float64(dy[i])*n, 9)
+		s[i], d[i] = truncBits(a[i]+b[i], 10), truncBits(a[i]-b[i], 10)
 	}
 	nd := len(dx)
 	rho := math.Max(math.Max(octLen(a, nd), octLen(b, nd)), 11.0/16*math.Max(octLen(s, nd), octLen(d, nd)))
@@ -171,6 +173,16 @@ var lodLog2 = [256]uint8{
 	220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232,
 	233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244,
 	245, 245, 246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
+}
+
+// truncBits truncates x toward zero to k significant bits after the
+// leading one.
+func truncBits(x float64, k int) float64 {
+	if x == 0 || math.IsInf(x, 0) || x != x {
+		return x
+	}
+	fr, e := math.Frexp(x)
+	return math.Ldexp(math.Trunc(math.Ldexp(fr, k+1)), e-k-1)
 }
 
 // octLen approximates a vector's length: the largest magnitude plus 11/32
