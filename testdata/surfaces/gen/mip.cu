@@ -392,8 +392,8 @@ static void run_gradprobe(const char* L0, int kind)
     Mip s = mip(2, 1, cudaFilterModeLinear, cudaFilterModeLinear);
     cudaTextureObject_t t = mkmip(L0, s);
     if (!t) return;
-    const int n = kind == 0 ? 4096 : 2048;
-    const float W = 32, H = 16, k = 4.0f;   // scale 4: LOD about 2, inside [0, 5]
+    const int n = kind == 0 || kind >= 5 ? 4096 : 2048;
+    const float W = 32, H = 16, k = kind >= 5 ? 1.0f : 4.0f;   // scale 4: LOD about 2, inside [0, 5]
     std::vector<float> c;
     for (int j = 0; j < n; j++) {
         float ax = 0, ay = 0, bx = 0, by = 0;
@@ -403,6 +403,11 @@ static void run_gradprobe(const char* L0, int kind)
         if (kind == 2) { ax = 1; ay = u; }
         if (kind == 3) { ax = 1; by = u; }
         if (kind == 4) { float sc = 1 - (float)j / 8192; ax = 1; ay = u; bx = -u * sc; by = sc; }
+        // kinds 5-7: random texel-space components (one vector; two along u
+        // and v; two arbitrary), magnitudes in [1, 8)
+        if (kind == 5) { ax = exp2f(frange(0, 3)); ay = ax * frange(-1, 1); if (j & 1) { float tt = ax; ax = ay; ay = tt; } }
+        if (kind == 6) { ax = exp2f(frange(0, 3)); bx = ax * frange(-1, 1); ay = ax * frange(-1, 1) * (j % 3 == 0); by = bx * frange(-1, 1) * (j % 3 == 1); }
+        if (kind == 7) { ax = exp2f(frange(0, 3)) * frange(-1, 1); ay = exp2f(frange(0, 3)) * frange(-1, 1); bx = exp2f(frange(0, 3)) * frange(-1, 1); by = exp2f(frange(0, 3)) * frange(-1, 1); }
         c.push_back(0.37f); c.push_back(0.61f);
         c.push_back(ax * k / W); c.push_back(ay * k / H); c.push_back(bx * k / W); c.push_back(by * k / H);
     }

@@ -51,7 +51,7 @@ mgroups=${MIP_GROUPS:-"1:lodsweep1d_ll 1:lod1d_ll 1:lod1d_pp 1:lod1d_lp_mirror
 2:lodsweep2d_ll 2:lodsweep2d_pl 2:lodsweep2d_lp 2:lodsweep2d_pp 2:lodsweep2d_ll_bias 2:lod2d_ll 2:lod2d_ll_wrap 2:lod2d_ll_border 2:lod2d_lp 2:lod2d_pl 2:lod2d_pp 2:lod2d_ll_bias
 3:lodsweep3d_ll 3:lod3d_ll 3:lod3d_pp 4:gradsweep1d_ll 4:grad1d_ll
 5:gradsweep2d_ll 5:gradsweep2d_lp 5:gradsweep2d_ll_aniso16 5:gradsweep2d_ll_aniso4 5:grad2d_ll 5:grad2d_pp 5:grad2d_ll_aniso16
-5:gradprobe0 5:gradprobe1 5:gradprobe2 5:gradprobe3 5:gradprobe4
+5:gradprobe0 5:gradprobe1 5:gradprobe2 5:gradprobe3 5:gradprobe4 5:gradprobe5 5:gradprobe6 5:gradprobe7
 6:gradsweep3d_ll 6:grad3d_ll 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
 9:tld4cube 10:tld4a2d 10:tld4a2d_wrap 11:tld4acube 12:cube16_point 12:cube16_linear"}
 runv() {
