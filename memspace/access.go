@@ -81,7 +81,7 @@ type Origin struct {
 // (the CUDA array or linear buffer); Count[lane] of Addr[lane] are valid.
 type TexFootprint struct {
 	Count [32]uint8
-	Addr  [32][8]uint64
+	Addr  [32][16]uint64 // up to 16: a trilinear fetch of a mipmapped 3D texture
 	// TexelSize is the bytes of one texel (all channels).
 	TexelSize uint8
 	// Linear marks a fetch from a texture over linear memory (tex1Dfetch),

@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -35,6 +36,9 @@ type Module struct {
 func (d *Device) LoadModule(filename string, src []byte) (*Module, error) {
 	ast, err := ptx.ParseLazy(filename, src)
 	if err != nil {
+		return nil, err
+	}
+	if err := refusedModule(filename, src); err != nil {
 		return nil, err
 	}
 	return d.LoadAST(filename, ast)
@@ -318,4 +322,35 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 	k.linkCalls()
 	m.kernels[name] = k
 	return k, nil
+}
+
+// refusedSuq are the suq queries whose presence makes the driver refuse a
+// module as a whole (recorded on the H200, sm_90, driver 580: every kernel
+// of it, even one without the query, fails with cudaErrorNotSupported).
+var refusedSuq = []string{"suq.channel_data_type", "suq.channel_order", "suq.array_size", "suq.memory_layout"}
+
+// refusedModule finds the first refused suq query outside comments, so that
+// the module fails to load as it does on the GPU (the lowering of a kernel
+// that holds one reports it too, for modules loaded from a parsed tree).
+func refusedModule(filename string, src []byte) error {
+	line := 1
+	for off := 0; off < len(src); {
+		end := bytes.IndexByte(src[off:], '\n')
+		if end < 0 {
+			end = len(src) - off
+		}
+		text := src[off : off+end]
+		if c := bytes.Index(text, []byte("//")); c >= 0 {
+			text = text[:c]
+		}
+		for _, q := range refusedSuq {
+			if col := bytes.Index(text, []byte(q)); col >= 0 {
+				return &ptx.Error{Pos: ptx.Pos{Filename: filename, Offset: off + col, Line: line, Column: col + 1},
+					Msg: q + ": the GPU refuses to load a module that holds this query (sm_90: CUDA_ERROR_NOT_SUPPORTED at module load, for every kernel of the module; only .width, .height and .depth load)"}
+			}
+		}
+		off += end + 1
+		line++
+	}
+	return nil
 }

@@ -38,7 +38,9 @@
 //     groups; with none installed such instructions pay one nil check.
 //   - device*.go, texture_api.go: the device API (Malloc, copies, LoadModule,
 //     symbols, PrepareLaunch, texture objects); texture_sample.go: texel
-//     addressing and filtering as the GPU does it.
+//     addressing and filtering as the GPU does it; texture_mip.go: levels of
+//     detail, trilinear blending, cube-map projection and txq's extents;
+//     surface_api.go, exec_surf.go: surface objects and suld/sust/sured/suq.
 //
 // Host tooling lives in subpackages: vm/spec (launch specs), vm/compare
 // (typed output comparison with tolerances), vm/listing (kernel listings),

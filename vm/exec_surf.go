@@ -2,6 +2,7 @@ package vm
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/ptxvm/ptxvm/memspace"
@@ -27,6 +28,12 @@ func (s *Surface) addr(in *Inst, f *frame, l int, size int) (addr uint64, ok boo
 	if in.SurfFormatted() {
 		c[0] *= int64(s.elem)
 	}
+	if c[0]%int64(size) != 0 {
+		// Recorded on the H200: an unaligned byte x stops the launch with
+		// cudaErrorMisalignedAddress, in every boundary mode (whether the
+		// check comes before the range check was not told apart).
+		return 0, false, fmt.Sprintf("misaligned surface access: x = %d bytes is not a multiple of the %d-byte access (the GPU stops the launch: misaligned address)", c[0], size)
+	}
 	row := int64(s.dims[0] * s.elem)
 	lim := [4]int64{row - int64(size), int64(s.dims[1]) - 1, int64(s.dims[2]) - 1, int64(s.layers) - 1}
 	for i, v := range c {
@@ -43,7 +50,6 @@ func (s *Surface) addr(in *Inst, f *frame, l int, size int) (addr uint64, ok boo
 			return 0, false, fmt.Sprintf("surface access out of range (.trap): %s = %d, the surface's %v × %d layer(s) of %d-byte elements allow 0 to %d", what, v, s.Dims, s.layers, s.elem, lim[i])
 		}
 	}
-	c[0] &^= int64(size - 1) // an unaligned byte x reads the aligned element
 	return s.Base + uint64(c[3])*s.pitch[2] + uint64(c[2])*s.pitch[1] + uint64(c[1])*s.pitch[0] + uint64(c[0]), true, ""
 }
 
@@ -139,8 +145,12 @@ func (s *Surface) storeFormatted(mem []byte, f *frame, in *Inst, l int) {
 		case "f32":
 			raw = uint64(v)
 		case "f16":
-			raw = uint64(fpu.F32ToF16(v, fpu.RN, false, false))
+			raw = uint64(sustF16(v))
 		case "u8", "u16", "u32", "u64":
+			if s.Normalized {
+				raw = unorm8(math.Float32frombits(v))
+				break
+			}
 			raw = min(uint64(v), uint64(1)<<(8*s.esz)-1)
 		default:
 			lo, hi := -int64(1)<<(8*s.esz-1), int64(1)<<(8*s.esz-1)-1
@@ -148,6 +158,34 @@ func (s *Surface) storeFormatted(mem []byte, f *frame, in *Inst, l int) {
 		}
 		writeLE(mem[c*s.esz:], s.esz, raw)
 	}
+}
+
+// sustF16 is sust.p's conversion of an f32 to an f16 channel, as the GPU
+// does it (recorded on the H200): rounded toward zero, so that overflow
+// saturates to the largest finite half; infinities stay infinite and a NaN
+// keeps its sign and the top bits of its payload, quieted (0x7fc00001 gives
+// 0x7e00).
+func sustF16(v uint32) uint16 {
+	if v&0x7f800000 == 0x7f800000 && v&0x7fffff != 0 {
+		return uint16(v>>16&0x8000 | 0x7e00 | v>>13&0x3ff)
+	}
+	return fpu.F32ToF16(v, fpu.RZ, false, false)
+}
+
+// unorm8 is sust.p's conversion of an f32 to an 8-bit unorm channel, as
+// recorded on the H200: the value clamped to [0, 1] (NaN: 0), truncated to
+// 12 fractional bits, times 255, rounded to nearest with halves down
+// (0.5 gives 127; 0.7235870 gives 184).
+func unorm8(f float32) uint64 {
+	x := float64(f)
+	if x != x || x <= 0 {
+		return 0
+	}
+	if x >= 1 {
+		return 255
+	}
+	q := math.Floor(x*4096) * 255 // 4096 · 255 · q
+	return uint64(math.Ceil(q/4096 - 0.5))
 }
 
 func readLE(b []byte, n int) uint64 {
@@ -228,6 +266,20 @@ func clOrder(ch int) uint64 {
 	return clR
 }
 
+// extent is what suq.width/height/depth (dimension i) answer, as recorded:
+// the CUDA array's extents, 0 for a dimension it does not have, and the
+// layer count in the first unused one (a 1D layered array's height, a 2D
+// layered array's depth).
+func (s *Surface) extent(i int) uint64 {
+	switch {
+	case i < s.nd:
+		return uint64(s.dims[i])
+	case i == s.nd && s.Layers > 0:
+		return uint64(s.Layers)
+	}
+	return 0
+}
+
 // execSuq answers surface queries.
 func (w *Warp) execSuq(in *Inst, f *frame, exec uint32, pc int32) error {
 	dev := w.cta.launch.Module.dev
@@ -238,20 +290,7 @@ func (w *Warp) execSuq(in *Inst, f *frame, exec uint32, pc int32) error {
 		if s == nil {
 			return w.fault(f, pc, l, fmt.Sprintf("%#x is not a surface object of this device", h[l]))
 		}
-		var v uint64
-		switch in.Imm {
-		case suqWidth, suqHeight, suqDepth:
-			v = uint64(s.dims[in.Imm])
-		case suqChannelDataType:
-			v = clDataType(s.Format, false)
-		case suqChannelOrder:
-			v = clOrder(s.Channels)
-		case suqArraySize:
-			v = uint64(s.Layers)
-		case suqMemoryLayout:
-			v = 0
-		}
-		d[l] = v
+		d[l] = s.extent(int(in.Imm)) // the lowering refuses the other queries, as the GPU does
 	}
 	return nil
 }

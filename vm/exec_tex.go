@@ -30,10 +30,10 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 			return w.fault(f, pc, l, fmt.Sprintf("%#x is not a texture object of this device", h[l]))
 		}
 		var c [3]float64
-		geom := int(in.Imm)
+		geom := int(in.Imm & 0xff)
 		first := 0
 		var layer int64
-		if geom == geomA1D || geom == geomA2D {
+		if geom == geomA1D || geom == geomA2D || geom == geomACube {
 			first = 1 // layered textures: the layer index first
 			layer = int64(int32(f.r(in.W[0])[l]))
 		}
@@ -54,7 +54,22 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 			tf := &w.cta.sm.tex
 			fp = &texels{addr: &tf.Addr[l]}
 		}
-		res := t.sampleLayer(c, layer, intCoords, int(in.Off), fp)
+		var res [4]uint32
+		switch {
+		case geom == geomCube || geom == geomACube:
+			if !t.Cube {
+				return w.fault(f, pc, l, "tex/tld4 .cube or .acube on a texture that is not a cube map")
+			}
+			face, u, v := cubeFace(float32(c[0]), float32(c[1]), float32(c[2]))
+			layer = int64(min(uint64(uint32(layer)), uint64(t.layers/6-1)))*6 + int64(face)
+			res = t.sampleLOD([3]float64{u, v}, layer, t.texLOD(in, f, l), int(in.Off), fp)
+		case t.Cube:
+			return w.fault(f, pc, l, "a cube map is read with tex/tld4 .cube or .acube only")
+		case in.Imm&(texLevel|texGrad) != 0 || len(t.levels) > 1:
+			res = t.sampleLOD(c, layer, t.texLOD(in, f, l), int(in.Off), fp)
+		default:
+			res = t.sampleLayer(c, layer, intCoords, int(in.Off), fp)
+		}
 		for i := 0; i < 4; i++ {
 			f.r(in.V[i])[l] = uint64(res[i])
 		}
@@ -78,6 +93,25 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 	return nil
 }
 
+// texLOD is the fixed-point level of detail of lane l's fetch: tex.level's
+// operand, tex.grad's gradients, or 0 (a plain tex of a mipmapped texture
+// samples level 0: no derivatives outside fragment shaders).
+func (t *Texture) texLOD(in *Inst, f *frame, l int) int {
+	switch in.Imm & (texLevel | texGrad) {
+	case texLevel:
+		return t.lodFixed(float64(math.Float32frombits(uint32(f.r(in.B)[l]))))
+	case texGrad:
+		regs := in.RegList(f.fn)
+		var g [6]float32
+		for i, r := range regs {
+			g[i] = math.Float32frombits(uint32(f.r(r)[l]))
+		}
+		n := len(regs) / 2
+		return t.gradLOD(g[:n], g[n:2*n])
+	}
+	return t.lodFixed(0)
+}
+
 // execTxq answers texture queries.
 func (w *Warp) execTxq(in *Inst, f *frame, exec uint32, pc int32) error {
 	dev := w.cta.launch.Module.dev
@@ -89,31 +123,10 @@ func (w *Warp) execTxq(in *Inst, f *frame, exec uint32, pc int32) error {
 			return w.fault(f, pc, l, fmt.Sprintf("%#x is not a texture object of this device", h[l]))
 		}
 		var v uint64
-		switch in.Imm {
-		case 0, 1, 2:
-			v = uint64(t.dims[in.Imm])
-		case txqLevel, txqLevel | 1, txqLevel | 2:
-			// Without mipmaps, the extent a level of that number would have.
-			lod := min(uint32(f.r(in.B)[l]), 31)
-			v = uint64(max(1, t.dims[in.Imm&3]>>lod))
-		case 3:
-			if t.Normalized {
-				v = 1
-			}
-		case 4:
-			if t.FilterLin {
-				v = 1
-			}
-		case 5, 6, 7:
-			v = uint64(t.Address)
-		case 8, 9:
-			v = 1
-		case txqArraySize:
-			v = uint64(t.Layers)
-		case txqChannelDataType:
-			v = clDataType(t.Format, t.ReadNorm)
-		case txqChannelOrder:
-			v = clOrder(t.Channels)
+		if in.Imm&txqLevel != 0 {
+			v = t.extent(int(in.Imm&3), int64(int32(f.r(in.B)[l])))
+		} else {
+			v = t.extent(int(in.Imm), 0) // the lowering refuses the other queries, as the GPU does
 		}
 		d[l] = v
 	}

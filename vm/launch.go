@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/ptx"
 )
 
 // Hardware limits checked at launch (compute capability 9.0).
@@ -73,6 +74,14 @@ var ErrDeadlock = errors.New("deadlock")
 func IsRuntime(err error) bool {
 	var f *Fault
 	return errors.As(err, &f) || errors.Is(err, ErrBudget) || errors.Is(err, ErrDeadlock)
+}
+
+// IsLoad reports an error positioned in the PTX: a module the emulator does
+// not load, or a kernel it does not lower (as the driver refuses some).
+func IsLoad(err error) bool {
+	var pe *ptx.Error
+	var pl ptx.ErrorList
+	return errors.As(err, &pe) || errors.As(err, &pl)
 }
 
 // reservedBase is where the reserved shared memory starts.

@@ -27,6 +27,15 @@ var suqNames = map[string]uint64{".width": suqWidth, ".height": suqHeight, ".dep
 	".channel_data_type": suqChannelDataType, ".channel_order": suqChannelOrder, ".array_size": suqArraySize,
 	".memory_layout": suqMemoryLayout}
 
+func suqName(q uint64) string {
+	for k, v := range suqNames {
+		if v == q {
+			return k
+		}
+	}
+	return ""
+}
+
 var suredOps = map[string]uint64{".add": atomAdd, ".min": atomMin, ".max": atomMax, ".and": atomAnd, ".or": atomOr}
 
 // SurfGeom is the geometry of a surface instruction (1D, 2D, 3D, a1d, a2d).
@@ -59,6 +68,14 @@ func (l *fnLower) lowerSurf(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		q, ok := takeOne(m, suqNames)
 		if !ok || len(ops) != 2 || ops[1].Kind != ptx.OpAddress || len(ops[1].Elems) != 0 {
 			l.errorf(pi.Pos, "suq needs a query (.width, .height, .depth, .channel_data_type, .channel_order, .array_size, .memory_layout) and operands d, [surface]")
+			return false
+		}
+		if q >= suqChannelDataType {
+			// Recorded on the H200 (sm_90, driver 580), one query per
+			// module: a module holding any of these fails to load as a
+			// whole (cuModuleLoad: CUDA_ERROR_NOT_SUPPORTED), so every
+			// kernel of it fails to launch.
+			l.errorf(pi.Pos, "suq%s: the GPU refuses to load a module that holds this query (sm_90: CUDA_ERROR_NOT_SUPPORTED at module load; only .width, .height and .depth load)", suqName(q))
 			return false
 		}
 		in.Op, in.Imm = OpSuq, q

@@ -21,6 +21,9 @@ type SurfaceDesc struct {
 	Layers   int    // layers of a layered array (0: not layered; 1D and 2D only)
 	Format   string // channel type: u8 s8 u16 s16 u32 s32 f16 f32 (u64/s64 for 8-byte elements)
 	Channels int    // 1, 2 or 4
+	// Normalized makes a u8 array a normalized one (cudaChannelFormatKind
+	// UnsignedNormalized8X*): sust.p converts floats to it.
+	Normalized bool
 	// Base is the device address of the array's elements: x fastest, then
 	// y, z and the layer, packed (the model's layout; the GPU's is
 	// block-linear, which a kernel cannot observe through suld/sust).
@@ -61,6 +64,9 @@ func (d *Device) CreateSurface(desc SurfaceDesc) (uint64, error) {
 	}
 	if c := s.Channels; c != 1 && c != 2 && c != 4 {
 		return 0, fmt.Errorf("surface channels must be 1, 2 or 4, not %d", c)
+	}
+	if desc.Normalized && desc.Format != "u8" {
+		return 0, fmt.Errorf("normalized surfaces of %s are not modelled (u8 only, as recorded)", desc.Format)
 	}
 	s.elem = s.esz * s.Channels
 	if s.elem > 16 {

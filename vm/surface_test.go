@@ -2,10 +2,12 @@ package vm_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/ptxvm/ptxvm/ptx"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -41,7 +43,7 @@ const surfKernel = `
 // each boundary mode, in range and out of it.
 func TestSurfaceLoadStore(t *testing.T) {
 	const w, h = 4, 3
-	xs := []uint32{0, 4, 12, 16, 0xfffffffc, 8, 6, 0} // bytes; 16 and -4 out of range, 6 unaligned
+	xs := []uint32{0, 4, 12, 16, 0xfffffffc, 8, 4, 0} // bytes; 16 and -4 out of range
 	ys := []uint32{0, 1, 2, 0, 1, 3, 2, 0xffffffff}   // 3 and -1 out of range
 	wxs := []uint32{4, 8, 12, 16, 0xfffffff0, 0, 8, 0}
 	tests := []struct {
@@ -62,6 +64,9 @@ func TestSurfaceLoadStore(t *testing.T) {
 		{name: "trap",
 			ld: "suld.b.2d.b32.trap {%r5}, [%rd2, {%r2, %r3}];", st: "",
 			wantError: "surface access out of range (.trap): x (bytes) = 16"},
+		{name: "misaligned",
+			ld: "suld.b.2d.b32.zero {%r5}, [%rd2, {%r1, %r3}];", st: "",
+			wantError: "misaligned surface access: x = 1 bytes is not a multiple of the 4-byte access"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,7 +113,8 @@ func TestSurfaceForms(t *testing.T) {
 	suld.b.3d.v4.b8.clamp {%rs1, %rs2, %rs3, %rs4}, [%rd2, {%r1, %r2, %r2, %r2}];
 	cvt.u32.u16 	%r3, %rs4;
 	st.global.u32 	[%rd1], %r3;
-	suld.b.3d.v2.b32.zero {%r4, %r5}, [%rd2, {%r1, %r2, %r2, %r2}];
+	mov.u32 	%r11, 8;
+	suld.b.3d.v2.b32.zero {%r4, %r5}, [%rd2, {%r11, %r2, %r2, %r2}];
 	st.global.u32 	[%rd1+4], %r4;
 	suq.width.b32 	%r6, [%rd2];
 	suq.depth.b32 	%r7, [%rd2];
@@ -116,10 +122,11 @@ func TestSurfaceForms(t *testing.T) {
 	st.global.u32 	[%rd1+12], %r7;
 	suld.b.a2d.b32.clamp {%r8}, [%rd3, {%r2, %r1, %r2, %r2}];
 	st.global.u32 	[%rd1+16], %r8;
-	suq.array_size.b32 	%r9, [%rd3];
+	suq.depth.b32 	%r9, [%rd3];
 	st.global.u32 	[%rd1+20], %r9;
 	mov.u32 	%r10, 0x01020304;
-	sust.b.a1d.b32.zero [%rd3, {%r2, %r2}], {%r10};
+	mov.u32 	%r12, 0;
+	sust.b.a1d.b32.zero [%rd3, {%r2, %r12}], {%r10};
 	sured.b.add.2d.u32.zero [%rd3, {%r1, %r2}], %r2;
 	ret;
 }`
@@ -147,8 +154,23 @@ func TestSurfaceForms(t *testing.T) {
 	// (x=4 bytes: element 1, y=1, z=1) is element 7: bytes 28..31; a
 	// v2.b32 read at x=4 bytes of an 8-byte row is out of range (zero).
 	// The layered read: layer 1, x=4 bytes, y=1: element 3 of layer 1 (7).
+	// suq.depth of a 2D layered surface is its layer count (recorded).
 	require.Equal(t, []uint32{31, 0, 2, 2, 7, 2}, readU32(t, dev, out, 6))
 	require.Equal(t, []uint32{0, 1, 2, 4, 0x01020304, 5, 6, 7}, readU32(t, dev, lay, 8), "sured added 1 to layer 0's (1, 1); sust.b.a1d wrote layer 1's (0, 0)")
+}
+
+// TestRefusedSuqModule checks that a module holding a refused suq query
+// does not load, its other kernels included, as on the GPU.
+func TestRefusedSuqModule(t *testing.T) {
+	src := ".visible .entry ok() { ret; }\n.visible .entry q(.param .u64 s)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n" +
+		"ld.param.u64 %rd1, [s];\n// suq.array_size in a comment is fine\n\tsuq.array_size.b32 %r1, [%rd1];\nret;\n}"
+	_, err := vm.NewDevice().LoadModule("t.ptx", []byte(header+src))
+	require.ErrorContains(t, err, "suq.array_size: the GPU refuses to load a module")
+	require.ErrorContains(t, err, "t.ptx:")
+	var pe *ptx.Error
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, strings.Count(header, "\n")+8, pe.Pos.Line)
+	require.True(t, vm.IsLoad(err))
 }
 
 // TestSurfaceLoweringErrors checks that malformed surface instructions are
@@ -162,11 +184,27 @@ func TestSurfaceLoweringErrors(t *testing.T) {
 		{"sust.p.2d.b16.zero [%rd1, {%r1, %r1}], %r1;", "sust.p stores .b32"},
 		{"sured.b.and.2d.u32.zero [%rd1, {%r1, %r1}], %r1;", ".and and .or take .b32"},
 		{"suq.pitch.b32 %r1, [%rd1];", "suq needs a query"},
+		{"suq.channel_data_type.b32 %r1, [%rd1];", "suq.channel_data_type: the GPU refuses to load a module"},
+		{"suq.channel_order.b32 %r1, [%rd1];", "suq.channel_order: the GPU refuses"},
+		{"suq.array_size.b32 %r1, [%rd1];", "suq.array_size: the GPU refuses"},
+		{"suq.memory_layout.b32 %r1, [%rd1];", "suq.memory_layout: the GPU refuses"},
 		{"suld.2d.b32.clamp {%r1}, [%rd1, {%r1, %r1}];", "needs .b"},
+		// txq: the driver refuses a kernel holding any query but the sizes.
+		{"txq.num_mipmap_levels.b32 %r1, [%rd1];", "txq.num_mipmap_levels: the GPU refuses to load a kernel"},
+		{"txq.filter_mode.b32 %r1, [%rd1];", "txq.filter_mode: the GPU refuses"},
+		{"txq.force_unnormalized_coords.b32 %r1, [%rd1];", "txq.force_unnormalized_coords: the GPU refuses"},
+		{"txq.channel_order.b32 %r1, [%rd1];", "txq.channel_order: the GPU refuses"},
+		// tex's mipmap and cube forms.
+		{"tex.grad.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1}], {%f1}, {%f1, %f1};", "two gradient vectors of 2 elements"},
+		{"tex.level.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1}];", "tex.level takes"},
+		{"tex.level.2d.v4.f32.s32 {%f1, %f1, %f1, %f1}, [%rd1, {%r1, %r1}], %f1;", "take .f32 coordinates"},
+		{"tld4.r.1d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1}];", "tld4 takes .2d, .a2d, .cube or .acube"},
+		{"tex.grad.cube.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1, %f1, %f1}], {%f1, %f1, %f1, %f1}, {%f1, %f1, %f1, %f1};", "tex.grad on cube maps is not modelled"},
+		{"tld4.level.r.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1}], %f1;", "tld4 takes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.inst, func(t *testing.T) {
-			src := ".visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n" + tt.inst + "\nret;\n}"
+			src := ".visible .entry k()\n{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<4>;\n" + tt.inst + "\nret;\n}"
 			m, err := vm.NewDevice().LoadModule("t.ptx", []byte(header+src))
 			if err == nil {
 				_, err = m.PrepareLaunch("k", vm.LaunchConfig{Grid: [3]uint32{1, 1, 1}, Block: [3]uint32{1, 1, 1}}, nil)

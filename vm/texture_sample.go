@@ -9,14 +9,15 @@ import (
 )
 
 // texels records the texel addresses one lane's fetch reads (for the memory
-// model): at most 8, the footprint of trilinear filtering.
+// model): at most 16, the footprint of a trilinear fetch of a mipmapped 3D
+// texture.
 type texels struct {
 	n    uint8
-	addr *[8]uint64
+	addr *[16]uint64
 }
 
 func (t *texels) add(a uint64) {
-	if t.n < 8 {
+	if int(t.n) < len(t.addr) {
 		t.addr[t.n] = a
 		t.n++
 	}
@@ -31,7 +32,7 @@ func (t *Texture) texel(x, y, z int, lo uint64, fp *texels) ([4]float64, [4]uint
 	if x < 0 || y < 0 || z < 0 || x >= t.dims[0] || y >= t.dims[1] || z >= t.dims[2] {
 		return f, u, false
 	}
-	off := uint64(((z*t.dims[1]+y)*t.dims[0]+x)*t.Channels*t.esz) + lo
+	off := uint64(((z*t.dims[1]+y)*t.dims[0]+x)*t.Channels*t.esz) + lo + t.off
 	if fp != nil {
 		fp.add(t.Base + uint64(off))
 	}
@@ -140,11 +141,12 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int, fp *texel
 	return t.sampleLayer(c, 0, intCoords, gatherComp, fp)
 }
 
-// sampleLayer is sample in one layer of a layered texture (the layer
-// index is clamped to the layers there are).
+// sampleLayer is sample in one layer of a layered texture. The layer index
+// is unsigned and clamped to the last layer (recorded: a negative index
+// reads the last layer).
 func (t *Texture) sampleLayer(c [3]float64, layer int64, intCoords bool, gatherComp int, fp *texels) [4]uint32 {
 	var out [4]uint32
-	lo := uint64(min(max(layer, 0), int64(t.layers)-1)) * t.layerB
+	lo := min(uint64(uint32(layer)), uint64(t.layers)-1) * t.layerB
 	if t.Linear {
 		// tex1Dfetch: no filtering, no wrapping; out-of-range reads return
 		// zero.
@@ -164,7 +166,30 @@ func (t *Texture) sampleLayer(c [3]float64, layer int64, intCoords bool, gatherC
 		f, u, _ := t.fetch(idx[0], idx[1], idx[2], lo, fp)
 		return t.result(f, u)
 	}
-	if gatherComp < 0 && !t.FilterLin {
+	if gatherComp >= 0 {
+		return t.gather(c, lo, gatherComp, fp)
+	}
+	var ft footprint
+	t.footprint(c, lo, 256, fp, &ft)
+	return t.blend(&ft)
+}
+
+// footprint is the texels a filtered fetch blends: up to 16 (two levels of
+// a trilinear fetch) with integer weights that sum to 256.
+type footprint struct {
+	n    int
+	w    [16]int
+	vals [16][4]float64
+	raws [16][4]uint32
+}
+
+// footprint adds the texels of a fetch at c (in layer offset lo) to ft,
+// their weights scaled by scale (256: the fetch alone; 256−f and f: the two
+// levels of a trilinear fetch). Point sampling gives one texel of weight
+// scale; linear filtering the 2^nd corners (sliceWeights). The texels of weight 0
+// are fetched for the memory model but not added.
+func (t *Texture) footprint(c [3]float64, lo uint64, scale int, fp *texels, ft *footprint) {
+	if !t.FilterLin {
 		var idx [3]int
 		for d := 0; d < t.nd; d++ {
 			x := c[d]
@@ -174,60 +199,98 @@ func (t *Texture) sampleLayer(c [3]float64, layer int64, intCoords bool, gatherC
 			idx[d] = floorInt(x)
 		}
 		f, u, _ := t.fetch(idx[0], idx[1], idx[2], lo, fp)
-		return t.result(f, u)
+		ft.w[ft.n], ft.vals[ft.n], ft.raws[ft.n] = scale, f, u
+		ft.n++
+		return
 	}
-	var base, frac [3]int
+	var base, raw, frac [3]int
 	for d := 0; d < t.nd; d++ {
 		x := fixedCoord(c[d], t.Normalized, t.dims[d]) - 128
+		raw[d] = int(x >> 8)
+		if t.Address == AddrClamp {
+			// Recorded (trilinear fetches, whose weight rounding shows
+			// it): clamping bounds the fixed-point coordinate to the
+			// texel centres, so that the fraction is 0 beyond the edge.
+			// The same texels are read either way.
+			x = min(max(x, 0), int64(t.dims[d]-1)<<8)
+		}
 		base[d], frac[d] = int(x>>8), int(x&255)
 	}
-	if gatherComp >= 0 {
-		// tld4: the four texels of the bilinear footprint, unweighted, in
-		// the order (i,j+1), (i+1,j+1), (i+1,j), (i,j).
-		i, j := base[0], base[1]
-		pts := [4][2]int{{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}}
-		for k, p := range pts {
-			f, u, ok := t.fetch(p[0], p[1], 0, lo, fp)
-			if !ok {
-				continue
-			}
-			out[k] = t.result(f, u)[gatherComp]
+	if fp != nil {
+		// The memory model sees the whole footprint at the unclamped
+		// coordinate, zero weights included.
+		for k := 0; k < 1<<t.nd; k++ {
+			t.fetch(raw[0]+k&1, raw[1]+k>>1&1, raw[2]+k>>2&1, lo, fp)
 		}
-		return out
 	}
-	w := linearWeights(t.nd, frac)
-	var vals [8][4]float64
-	var raws [8][4]uint32
+	w := sliceWeights(t.nd, frac, scale)
 	for k := 0; k < 1<<t.nd; k++ {
 		if w[k] == 0 {
-			if fp != nil {
-				t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, lo, fp)
-			}
 			continue
 		}
-		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, lo, fp)
-		if ok {
-			vals[k], raws[k] = f, u
+		f, u, ok := t.fetch(base[0]+k&1, base[1]+k>>1&1, base[2]+k>>2&1, lo, nil)
+		if !ok {
+			f, u = [4]float64{}, [4]uint32{} // border
 		}
+		ft.w[ft.n], ft.vals[ft.n], ft.raws[ft.n] = w[k], f, u
+		ft.n++
 	}
+}
+
+// blend filters a footprint whose weights sum to 256: a single
+// point-sampled texel is returned as it is (integer formats too).
+func (t *Texture) blend(ft *footprint) [4]uint32 {
+	if ft.n == 1 && !t.FilterLin {
+		return t.result(ft.vals[0], ft.raws[0])
+	}
+	var out [4]uint32
 	for ch := 0; ch < t.Channels; ch++ {
 		if t.ReadNorm {
-			out[ch] = t.filterNorm(&w, &raws, ch)
+			out[ch] = t.filterNorm(ft, ch, 8)
 		} else {
-			out[ch] = filterFloat(&w, &vals, ch)
+			out[ch] = filterFloat(ft, ch, 8)
 		}
 	}
 	return out
 }
 
-// fixedCoord converts a coordinate to fixed point with 8 fractional bits,
-// rounding to nearest even; normalized coordinates are scaled by the extent
-// first (exactly: a float32 times an extent below 2^17 fits a float64).
-func fixedCoord(x float64, normalized bool, n int) int64 {
-	if normalized {
-		x *= float64(n)
+// gather is tld4: the four texels of the bilinear footprint, unweighted, in
+// the order (i,j+1), (i+1,j+1), (i+1,j), (i,j); border texels read 0.
+func (t *Texture) gather(c [3]float64, lo uint64, comp int, fp *texels) [4]uint32 {
+	var out [4]uint32
+	var base [3]int
+	for d := 0; d < t.nd; d++ {
+		base[d] = int((fixedCoord(c[d], t.Normalized, t.dims[d]) - 128) >> 8)
 	}
-	return int64(math.RoundToEven(clampCoord(x) * 256))
+	i, j := base[0], base[1]
+	pts := [4][2]int{{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}}
+	for k, p := range pts {
+		f, u, ok := t.fetch(p[0], p[1], 0, lo, fp)
+		if !ok {
+			continue
+		}
+		out[k] = t.result(f, u)[comp]
+	}
+	return out
+}
+
+// fixedCoord converts a coordinate to fixed point with 8 fractional bits,
+// rounding halves up (recorded: x·256 = k+½ gives k+1, for negative
+// coordinates too). A normalized coordinate is first truncated to
+// normFracBits fractional bits, then scaled by the extent exactly and
+// rounded the same way (recorded: x·N·256 = k+½+ε gives k when the
+// truncation drops ε).
+// normFracBits is the fixed-point precision of normalized coordinates
+// (recorded: 21 or 22 fit the layered and 2D cases; 22 is taken).
+const normFracBits = 22
+
+func fixedCoord(x float64, normalized bool, n int) int64 {
+	x = clampCoord(x)
+	if normalized {
+		q := math.Floor(math.Ldexp(x, normFracBits)) * float64(n)
+		return int64(math.Floor(math.Ldexp(q, 8-normFracBits) + 0.5))
+	}
+	return int64(math.Floor(x*256 + 0.5))
 }
 
 // clampCoord bounds a coordinate so that texel arithmetic cannot overflow;
@@ -247,22 +310,33 @@ func floorInt(x float64) int {
 // of the filter footprint, indexed by bit 0 = x+1, bit 1 = y+1, bit 2 = z+1,
 // from the 8-bit fractions of each dimension.
 func linearWeights(nd int, frac [3]int) [8]int {
+	return sliceWeights(nd, frac, 256)
+}
+
+// sliceWeights splits the weight b among the corners of the footprint, one
+// dimension at a time: z (rounding the z=0 half: ⌊(b·(256−Wz)+128)/256⌋),
+// then x (rounding the x=1 half: ⌊(b·Wx+128)/256⌋), then y (rounding the
+// corner whose y bit equals its x bit). A trilinear
+// mipmapped fetch gives each level its slice of 256 this way (recorded:
+// 256−f and f for the level-of-detail fraction f, like z of a 3D fetch).
+func sliceWeights(nd int, frac [3]int, b int) [8]int {
 	var w [8]int
 	fx, fy, fz := frac[0], frac[1], frac[2]
 	slices := 1
 	if nd == 3 {
 		slices = 2
 	}
+	z1 := b - (b*(256-fz)+128)>>8
 	for z := 0; z < slices; z++ {
-		b := 256
+		bz := b
 		if nd == 3 {
-			b = 256 - fz
+			bz = b - z1
 			if z == 1 {
-				b = fz
+				bz = z1
 			}
 		}
-		x1 := (b*fx + 128) >> 8
-		x0 := b - x1
+		x1 := (bz*fx + 128) >> 8
+		x0 := bz - x1
 		o := z << 2
 		if nd == 1 {
 			w[0], w[1] = x0, x1
@@ -275,19 +349,20 @@ func linearWeights(nd int, frac [3]int) [8]int {
 	return w
 }
 
-// filterFloat blends channel ch of the corners with non-zero weight as one
-// block-floating-point group: each texel truncated (toward zero) to 28
-// significant bits relative to the largest magnitude of the group, an exact
-// integer weighted sum, one rounding to f32 with ties away from zero.
-func filterFloat(w *[8]int, vals *[8][4]float64, ch int) uint32 {
+// filterFloat blends channel ch of a footprint (weights summing to
+// 2^wbits) as one block-floating-point group: each texel truncated (toward
+// zero) to 28 significant bits relative to the largest magnitude of the
+// group, an exact integer weighted sum, one rounding to f32 with ties away
+// from zero.
+func filterFloat(ft *footprint, ch int, wbits int) uint32 {
 	maxAbs := 0.0
-	for k := range w {
-		if w[k] == 0 {
+	for k := 0; k < ft.n; k++ {
+		if ft.w[k] == 0 {
 			continue
 		}
-		v := vals[k][ch]
+		v := ft.vals[k][ch]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return filterNonFinite(w, vals, ch)
+			return filterNonFinite(ft, ch)
 		}
 		maxAbs = math.Max(maxAbs, math.Abs(v))
 	}
@@ -297,22 +372,22 @@ func filterFloat(w *[8]int, vals *[8][4]float64, ch int) uint32 {
 	_, e := math.Frexp(maxAbs) // maxAbs in [2^(e-1), 2^e)
 	g := e - 28                // the grid: 28 significant bits
 	var s int64
-	for k := range w {
-		if w[k] != 0 {
-			s += int64(w[k]) * int64(math.Ldexp(vals[k][ch], -g)) // conversion truncates toward zero
+	for k := 0; k < ft.n; k++ {
+		if ft.w[k] != 0 {
+			s += int64(ft.w[k]) * int64(math.Ldexp(ft.vals[k][ch], -g)) // conversion truncates toward zero
 		}
 	}
-	return math.Float32bits(scaledToF32RNA(s, g-8))
+	return math.Float32bits(scaledToF32RNA(s, g-wbits))
 }
 
 // filterNonFinite handles a footprint with an infinity or NaN of non-zero
 // weight: infinities of one sign survive, anything else is the canonical
 // NaN.
-func filterNonFinite(w *[8]int, vals *[8][4]float64, ch int) uint32 {
+func filterNonFinite(ft *footprint, ch int) uint32 {
 	var s float64
-	for k := range w {
-		if w[k] != 0 {
-			s += vals[k][ch]
+	for k := 0; k < ft.n; k++ {
+		if ft.w[k] != 0 {
+			s += ft.vals[k][ch]
 		}
 	}
 	if math.IsNaN(s) {
@@ -361,27 +436,28 @@ func scaledToF32RNA(s int64, e int) float32 {
 }
 
 // filterNorm blends channel ch of an 8/16-bit texture read as normalized
-// floats in 16-bit fixed point.
-func (t *Texture) filterNorm(w *[8]int, raws *[8][4]uint32, ch int) uint32 {
+// floats in 16-bit fixed point (weights summing to 2^wbits).
+func (t *Texture) filterNorm(ft *footprint, ch int, wbits int) uint32 {
 	var s int64
-	for k := range w {
-		if w[k] == 0 {
+	for k := 0; k < ft.n; k++ {
+		if ft.w[k] == 0 {
 			continue
 		}
-		v := int64(int32(raws[k][ch]))
+		v := int64(int32(ft.raws[k][ch]))
 		if t.esz == 1 {
 			v *= 257 // 8-bit unorm to 16-bit unorm; v/255 = 257v/65535
 		}
-		s += int64(w[k]) * v
+		s += int64(ft.w[k]) * v
 	}
+	one := float64(int64(1) << wbits)
 	switch t.Format {
 	case "u8", "u16":
-		return math.Float32bits(float32((s+128)>>8) / 65535)
+		return math.Float32bits(float32((s+int64(1)<<(wbits-1))>>wbits) / 65535)
 	case "s8":
 		// Signed normalized filtering was not measured: blend exactly.
-		return math.Float32bits(float32(math.Max(float64(s)/(256*257*127), -1)))
+		return math.Float32bits(float32(math.Max(float64(s)/(one*257*127), -1)))
 	default:
-		return math.Float32bits(float32(math.Max(float64(s)/(256*32767), -1)))
+		return math.Float32bits(float32(math.Max(float64(s)/(one*32767), -1)))
 	}
 }
 

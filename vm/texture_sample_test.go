@@ -344,7 +344,7 @@ func TestTextureFootprint(t *testing.T) {
 			}
 			c.desc.Format, c.desc.Data, c.desc.Base = "f32", make([]byte, n), base
 			tx := newTex(t, c.desc)
-			var addr [8]uint64
+			var addr [16]uint64
 			fp := &texels{addr: &addr}
 			tx.sample(c.coord, c.intC, c.gather, fp)
 			require.Equal(t, c.want(c.desc.Dims), append([]uint64(nil), addr[:fp.n]...))
@@ -353,7 +353,8 @@ func TestTextureFootprint(t *testing.T) {
 }
 
 // TestLayeredTexture checks that tex.a1d/tex.a2d read their layer, and that
-// a layer index out of range reads the nearest layer.
+// a layer index out of range reads the last layer, a negative one too (it
+// is unsigned; recorded on the H200).
 func TestLayeredTexture(t *testing.T) {
 	// Two layers of 2x1 texels: layer 0 holds 1, 2; layer 1 holds 3, 4.
 	tx := newTex(t, TextureDesc{Dims: []int{2}, Layers: 2, Format: "f32", Address: AddrClamp, Data: f32Bytes(math.Float32bits(1), math.Float32bits(2), math.Float32bits(3), math.Float32bits(4))})
@@ -362,7 +363,7 @@ func TestLayeredTexture(t *testing.T) {
 		layer int64
 		want  float32
 	}{
-		{0.5, 0, 1}, {1.5, 0, 2}, {0.5, 1, 3}, {1.5, 1, 4}, {1.5, -1, 2}, {0.5, 7, 3},
+		{0.5, 0, 1}, {1.5, 0, 2}, {0.5, 1, 3}, {1.5, 1, 4}, {1.5, -1, 4}, {0.5, -2, 3}, {0.5, 7, 3},
 	}
 	for _, tt := range tests {
 		got := tx.sampleLayer([3]float64{tt.x}, tt.layer, false, -1, nil)

@@ -244,7 +244,8 @@ const specHelp = `A launch spec is a JSON file describing one kernel launch:
        "fill": {"kind": "rand", "seed": 7, "lo": -1, "hi": 1}}            or iota, const
     ],
     "symbols": [{"name": "coef", "type": "f32", "count": 16, "file": "coef.bin"}],   .global/.const variables
-    "textures": [{"name": "t", "buffer": "img", "dims": [64, 48], "format": "f32"}],
+    "textures": [{"name": "t", "buffer": "img", "dims": [64, 48], "format": "f32"}],   also "layers",
+                                                    "cube": true, "levels": N with "mip_filter", "lod_bias", ...
     "surfaces": [{"name": "s", "buffer": "px", "dims": [64, 48], "format": "u8", "channels": 4}],  {"surface": "s"}
     "args": [{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"u32": 256}],      one per parameter
     "outputs": ["C"],                               written by ptxrun run --out, compared by ptxrun test

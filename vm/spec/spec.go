@@ -105,6 +105,21 @@ type Texture struct {
 	// Layers makes a layered 1D or 2D array of this many layers (tex.a1d,
 	// tex.a2d), one after another in the buffer.
 	Layers uint32 `json:"layers,omitempty"`
+	// Cube makes a cube map (tex.cube; tex.acube with layers) of dims
+	// [w, w]: 6 faces (+x, −x, +y, −y, +z, −z) per layer in the buffer.
+	Cube bool `json:"cube,omitempty"`
+	// Levels makes a mipmapped array of this many levels: the buffer holds
+	// level 0, then level 1 (each extent halved, at least 1), ...
+	Levels uint32 `json:"levels,omitempty"`
+	// MipFilter is the mipmap filter: point (the nearest level, the
+	// default) or linear (the two nearest levels blended).
+	MipFilter string `json:"mip_filter,omitempty"`
+	// LODBias, MinLOD and MaxLOD are cudaTextureDesc's mipmapLevelBias,
+	// minMipmapLevelClamp and maxMipmapLevelClamp; MaxLOD defaults to the
+	// last level (CUDA's default, 0, would clamp every fetch to level 0).
+	LODBias float32  `json:"lod_bias,omitempty"`
+	MinLOD  float32  `json:"min_lod,omitempty"`
+	MaxLOD  *float32 `json:"max_lod,omitempty"`
 }
 
 // Surface is a surface object over a CUDA array whose elements a buffer
@@ -117,6 +132,9 @@ type Surface struct {
 	Layers   uint32   `json:"layers,omitempty"` // a layered 1D or 2D array of this many layers
 	Format   string   `json:"format,omitempty"` // channel type (default: the buffer's type)
 	Channels int      `json:"channels,omitempty"`
+	// Normalized makes a u8 array an unsigned-normalized one: sust.p
+	// converts floats to it.
+	Normalized bool `json:"normalized,omitempty"`
 }
 
 // Arg is one kernel argument: a buffer's address, a texture or surface
@@ -819,7 +837,21 @@ func (s *Spec) makeTexture(dev *vm.Device, p *Prepared, t Texture) (uint64, erro
 		}
 	}
 	desc := vm.TextureDesc{Linear: t.Linear, Format: format, Channels: t.Channels, Normalized: t.Normalized,
-		Layers: int(t.Layers), Data: data, Base: addr}
+		Layers: int(t.Layers), Data: data, Base: addr, Cube: t.Cube, Levels: int(t.Levels),
+		LODBias: t.LODBias, MinLOD: t.MinLOD, MaxLOD: float32(max(1, t.Levels) - 1)}
+	if t.MaxLOD != nil {
+		desc.MaxLOD = *t.MaxLOD
+	}
+	switch t.MipFilter {
+	case "", "point":
+	case "linear":
+		desc.MipLinear = true
+	default:
+		return 0, fmt.Errorf("mip_filter %q is not point or linear", t.MipFilter)
+	}
+	if t.Levels <= 1 && (t.MipFilter != "" || t.LODBias != 0 || t.MinLOD != 0 || t.MaxLOD != nil) {
+		return 0, fmt.Errorf("mip_filter, lod_bias, min_lod and max_lod need a mipmapped texture (levels of 2 or more)")
+	}
 	for _, d := range t.Dims {
 		desc.Dims = append(desc.Dims, int(d))
 	}
@@ -861,7 +893,7 @@ func (s *Spec) makeSurface(dev *vm.Device, p *Prepared, t Surface) (uint64, erro
 	if format == "" {
 		format = bt
 	}
-	desc := vm.SurfaceDesc{Format: format, Channels: t.Channels, Layers: int(t.Layers), Base: p.Buffers[t.Buffer]}
+	desc := vm.SurfaceDesc{Format: format, Channels: t.Channels, Layers: int(t.Layers), Base: p.Buffers[t.Buffer], Normalized: t.Normalized}
 	for _, d := range t.Dims {
 		desc.Dims = append(desc.Dims, int(d))
 	}

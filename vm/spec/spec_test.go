@@ -63,6 +63,10 @@ func TestSpecErrors(t *testing.T) {
 		return `{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [2], "block": [32],
  "buffers": ` + buffers + `, "args": ` + args + `, "outputs": ["C"]}`
 	}
+	tex := func(t string) string {
+		return `{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [1], "block": [1],
+ "buffers": [{"name": "C", "type": "f32", "count": 64}], "textures": [` + t + `], "args": []}`
+	}
 	okBufs := `[{"name": "C", "type": "f32", "count": 64}, {"name": "A", "type": "f32", "count": 64, "file": "A.bin"}, {"name": "B", "type": "f32", "count": 64, "file": "B.bin"}]`
 	cases := []struct {
 		name, text, want string
@@ -100,6 +104,17 @@ func TestSpecErrors(t *testing.T) {
 		{"tensor map swizzle", base(okBufs[:len(okBufs)-1]+`], "tensor_maps": [{"name": "t", "buffer": "C", "type": "f32", "dims": [64], "box": [16], "swizzle": "32B"}]`, `[]`), `at most 32 with this swizzle`, false},
 		{"tensor map arg", base(okBufs[:len(okBufs)-1]+`], "tensor_maps": [{"name": "t", "buffer": "C", "type": "f32", "dims": [64], "box": [16]}]`, `[{"buffer": "C"}, {"buffer": "A"}, {"buffer": "B"}, {"tensormap": "t"}]`), `a tensor map goes to a 128-byte parameter (.param .align 64 .b8 [128], a CUtensorMap by value) or to a pointer; this one is 4 bytes`, true},
 		{"huge buffer", base(`[{"name": "C", "type": "f64", "count": 17179869184}]`, `[]`), "out of device memory", true},
+		{"mip fields without levels", tex(`{"name": "t", "buffer": "C", "dims": [8, 8], "format": "f32", "mip_filter": "linear"}`),
+			"mip_filter, lod_bias, min_lod and max_lod need a mipmapped texture", true},
+		{"bad mip filter", tex(`{"name": "t", "buffer": "C", "dims": [4, 4], "levels": 3, "format": "f32", "mip_filter": "cubic"}`),
+			`mip_filter "cubic" is not point or linear`, true},
+		{"short mip levels", tex(`{"name": "t", "buffer": "C", "dims": [8, 8], "levels": 4, "format": "f32"}`),
+			"× 4 level(s) needs 340 bytes; its buffer has 256", true},
+		{"cube not square", tex(`{"name": "t", "buffer": "C", "dims": [4, 2], "cube": true, "format": "f32"}`),
+			"a cube map needs square faces", true},
+		{"normalized u16 surface", `{"module": "vecadd.ptx", "kernel": "_Z6vecaddPfPKfS1_i", "grid": [1], "block": [1],
+ "buffers": [{"name": "C", "type": "u16", "count": 64}], "surfaces": [{"name": "s", "buffer": "C", "dims": [8, 8], "normalized": true}],
+ "args": []}`, "normalized surfaces of u16 are not modelled", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

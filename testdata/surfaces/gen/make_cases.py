@@ -4,7 +4,7 @@ folder) into corpus cases under testdata/surfaces: ptx/surf.{O3,G}.ptx and
 cases/<launch>/{inputs,O3,G}/ with spec.json and expected/ (the GPU's
 outputs). Launches the GPU did not complete are left out. Standard library
 only (no numpy)."""
-import json, os, re, shutil, subprocess, sys
+import json, os, re, shutil, struct, subprocess, sys
 
 res = sys.argv[1]
 # --model: expected outputs from model_surf (the PTX ISA's rules, written
@@ -25,6 +25,8 @@ TYPES = {
     'b8': ('unsignedchar', 'u8', 1), 'b16': ('unsignedshort', 'u16', 1), 'b32': ('float', 'f32', 1),
     'v2b8': ('uchar2', 'u8', 2), 'v4b8': ('uchar4', 'u8', 4), 'v2b16': ('ushort2', 'u16', 2),
     'v4b16': ('ushort4', 'u16', 4), 'v2b32': ('float2', 'f32', 2), 'v4b32': ('float4', 'f32', 4),
+    # 64-bit elements live in arrays of uint2 / uint4 (surf.cu's chan())
+    'b64': ('unsignedlonglong', 'u32', 2), 'v2b64': ('ulonglong2', 'u32', 4),
 }
 UINT4 = {'s2d_v4b32_zero': 'uint4'}
 
@@ -197,15 +199,19 @@ def sured_case(v, launch, ents):
                 {'init%d' % k: read(v, launch, 'dst%d.bin' % k) for k in range(5)})
 
 SUSTP = {'sustp_f32x4': ('sustp_f32', 'f32', 4), 'sustp_f32x1': ('sustp_f32', 'f32', 1), 'sustp_u8x4': ('sustp_u32', 'u8', 4),
-         'sustp_s16x2': ('sustp_u32', 's16', 2), 'sustp_f16x2': ('sustp_f32', 'f16', 2), 'sustp1_f32': ('sustp1_f32', 'f32', 1)}
+         'sustp_s16x2': ('sustp_u32', 's16', 2), 'sustp_f16x2': ('sustp_f32', 'f16', 2), 'sustp1_f32': ('sustp1_f32', 'f32', 1),
+         'sustp_unorm8x4': ('sustp_f32', 'unorm8', 4)}
 
 def sustp_case(v, launch, ents):
     k, fmt, ch = SUSTP[launch]
+    norm = fmt == 'unorm8'
+    if norm:
+        fmt = 'u8'
     eb = {'f32': 4, 'u8': 1, 's16': 2, 'f16': 2}[fmt] * ch
     nv = N if k == 'sustp1_f32' else 4 * N
     bufs = [('img', 'u8', 256 * eb, 'init.bin'), ('coords', 's32', 2 * N, 'coords.bin'), ('vals', 'u32', 4 * N, 'vals.bin')]
     simple_case(v, launch, ent_of(ents, k), 'surf.cu %s: sust.p (formatted) into a 16x16 %s x %d surface' % (launch, fmt, ch),
-                bufs, {'surfaces': [{'name': 's', 'buffer': 'img', 'dims': [16, 16], 'format': fmt, 'channels': ch}]},
+                bufs, {'surfaces': [dict({'name': 's', 'buffer': 'img', 'dims': [16, 16], 'format': fmt, 'channels': ch}, **({'normalized': True} if norm else {}))]},
                 [{'surface': 's'}, {'buffer': 'coords'}, {'buffer': 'vals'}, {'u32': N}], ['img'], {'img': read(v, launch, 'dst.bin')})
 
 SUQ = [([40, 24], 0, 'f32', 1), ([300], 0, 'u8', 4), ([12, 10, 6], 0, 'f32', 2), ([12, 10], 5, 'u16', 1), ([64], 4, 'f32', 1)]
@@ -245,12 +251,113 @@ def txq_case(v, launch, ents):
                     [('out', 'u32', 32, b'\xff' * 128), ('arr', fmt, n // {'f32': 4, 'u8': 1}[fmt], None)], {'textures': [tx]},
                     [{'buffer': 'out'}, {'texture': 't'}], ['out'], {'out': out[84 * i:84 * i + 84] + b'\xff' * 44})
 
+class LCG:
+    """surf.cu's rnd(): each group's process starts at seed 12345."""
+    def __init__(self):
+        self.s = 12345
+    def rnd(self):
+        self.s = (self.s * 1664525 + 1013904223) & 0xffffffff
+        return self.s >> 8
+    def irange(self, lo, hi):
+        return lo + self.rnd() % (hi - lo + 1)
+
+def error_case(v, launch, kernel, desc, bufs, objs, args, grid, block, err):
+    spec = {'kernel': kernel, 'grid': grid, 'block': block, 'description': desc, 'buffers': bufs}
+    spec.update(objs)
+    spec['args'] = args
+    spec['outputs'] = [bufs[0]['name']]
+    out = write(launch, v, spec)
+    open(os.path.join(out, 'expected', 'ERROR'), 'w').write(err)
+
+def bytes_case(v, launch, ents, line):
+    """s2dbytes_*: byte x coordinates, unaligned ones too; the GPU stopped the
+    launch (cudaErrorMisalignedAddress) and saved nothing, so the inputs are
+    regenerated from surf.cu's generator."""
+    e = elem(launch)
+    cname, fmt, ch = TYPES[e]
+    mode = 1 if launch.endswith('clamp') else 0
+    eb = {'u8': 1, 'u16': 2, 'f32': 4, 'u32': 4}[fmt] * ch
+    W, H = 40, 24
+    g = LCG()
+    src = bytes(g.rnd() & 255 for _ in range(W * H * eb))
+    dst = bytes(g.rnd() & 255 for _ in range(W * H * eb))
+    rc, wc = [], []
+    for i in range(N):
+        rc += [g.irange(-2 * eb, (W + 1) * eb), g.irange(-1, H)]
+    for i in range(N):
+        y, x = i % H, (i // H) * 3
+        wc += [x * eb + ((1 + i % (eb - 1 if eb > 1 else 1)) if i % 5 == 0 else 0), y]
+    pack = lambda a: b''.join(int(x).to_bytes(4, 'little', signed=True) for x in a)
+    key = 's2d_bytes<%s,%d>' % (cname, mode)
+    ent = [m for dm, m in ents.items() if dm.startswith('void' + key + '(') or dm.startswith(key + '(')][0]
+    d = os.path.join(root, 'cases', launch, 'inputs')
+    os.makedirs(d, exist_ok=True)
+    for name, data in (('src', src), ('dst_in', dst), ('rc', pack(rc)), ('wc', pack(wc))):
+        open(os.path.join(d, name + '.bin'), 'wb').write(data)
+    surf = lambda n, b: {'name': n, 'buffer': b, 'dims': [W, H], 'format': fmt, 'channels': ch}
+    bufs = [{'name': 'out', 'type': 'u8', 'count': N * eb},
+            {'name': 'src', 'type': 'u8', 'count': len(src), 'file': '../inputs/src.bin'},
+            {'name': 'dst', 'type': 'u8', 'count': len(dst), 'file': '../inputs/dst_in.bin'},
+            {'name': 'rc', 'type': 's32', 'count': 2 * N, 'file': '../inputs/rc.bin'},
+            {'name': 'wc', 'type': 's32', 'count': 2 * N, 'file': '../inputs/wc.bin'}]
+    error_case(v, launch, ent, 'surf.cu %s: suld/sust.b at byte x coordinates, some unaligned (%s)' % (launch, line.strip()),
+               bufs, {'surfaces': [surf('S', 'src'), surf('D', 'dst')]},
+               [{'buffer': 'out'}, {'surface': 'S'}, {'surface': 'D'}, {'buffer': 'rc'}, {'buffer': 'wc'}, {'u32': N}],
+               [N // 128, 1, 1], [128, 1, 1], 'cudaErrorMisalignedAddress\nthe launch failed: misaligned address\n')
+
+def trap_case(v, launch, ents):
+    img = b''.join(struct.pack('<f', float(i)) for i in range(40))
+    d = os.path.join(root, 'cases', launch, 'inputs')
+    os.makedirs(d, exist_ok=True)
+    open(os.path.join(d, 'img.bin'), 'wb').write(img)
+    bufs = [{'name': 'out', 'type': 'f32', 'count': 32}, {'name': 'img', 'type': 'f32', 'count': 40, 'file': '../inputs/img.bin'}]
+    error_case(v, launch, ent_of(ents, 'surf_trap'), 'surf.cu surf_trap: thread 5 reads x = w+3 of a 40x1 f32 surface with .trap',
+               bufs, {'surfaces': [{'name': 's', 'buffer': 'img', 'dims': [40, 1], 'format': 'f32'}]},
+               [{'buffer': 'out'}, {'surface': 's'}, {'s32': 40}], [1, 1, 1], [32, 1, 1],
+               'cudaErrorIllegalAddress\nan illegal memory access was encountered (at synchronize)\n')
+
+def brighten_case(v, launch, ents):
+    px, out = read(v, launch, 'px.bin'), read(v, launch, 'out_px.bin')
+    simple_case(v, 'surf_brighten', ent_of(ents, 'surf_brighten_u8x4'),
+                'surf.cu surf_brighten_u8x4: an in-place filter through a 33x17 uchar4 surface (read, modify, write the same element)',
+                [('img', 'u8', len(px), px)], {'surfaces': [{'name': 's', 'buffer': 'img', 'dims': [33, 17], 'format': 'u8', 'channels': 4}]},
+                [{'surface': 's'}, {'s32': 33}, {'s32': 17}], ['img'], {'img': out})
+    spec_p = os.path.join(root, 'cases', 'surf_brighten', v, 'spec.json')
+    sp = json.load(open(spec_p))
+    sp['grid'], sp['block'] = [3, 3, 1], [16, 8, 1]
+    json.dump(sp, open(spec_p, 'w'), indent=1)
+
+def cube_case(v, launch, ents, line):
+    m = re.search(r'filter=(\d) face=(\d+)x\d+ layers=(\d+)', line)
+    fm, w, l = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    layered = launch.startswith('cubel')
+    tex = {'name': 't', 'buffer': 'img', 'dims': [w, w], 'cube': True, 'format': 'f32', 'address': 'clamp',
+           'filter': ['point', 'linear'][fm], 'normalized': True}
+    bufs = [('out', 'f32', N, None), ('img', 'f32', w * w * 6 * l, 'img.bin'), ('coords', 'f32', 3 * N, 'coords.bin')]
+    args = [{'buffer': 'out'}, {'texture': 't'}, {'buffer': 'coords'}]
+    if layered:
+        tex['layers'] = l
+        bufs.append(('layer', 's32', N, 'layer.bin'))
+        args.append({'buffer': 'layer'})
+    args.append({'u32': N})
+    simple_case(v, launch, ent_of(ents, 'tex_cube_layered' if layered else 'tex_cube'), 'surf.cu %s: %s' % (launch, line.strip()),
+                bufs, {'textures': [tex]}, args, ['out'], {'out': read(v, launch, 'out.bin')})
+
+def layered4_case(v, launch, ents, line):
+    tex = {'name': 't', 'buffer': 'img', 'dims': [16, 9], 'layers': 3, 'format': 'f32', 'channels': 4, 'address': 'clamp',
+           'filter': 'linear'}
+    simple_case(v, launch, ent_of(ents, 'tex2d_layered4'), 'surf.cu %s: %s' % (launch, line.strip()),
+                [('out', 'f32', 4 * N, None), ('img', 'f32', 16 * 9 * 3 * 4, 'img.bin'), ('coords', 'f32', 2 * N, 'coords.bin'),
+                 ('layer', 's32', N, 'layer.bin')], {'textures': [tex]},
+                [{'buffer': 'out'}, {'texture': 't'}, {'buffer': 'coords'}, {'buffer': 'layer'}, {'u32': N}], ['out'],
+                {'out': read(v, launch, 'out.bin')})
+
 def main():
     os.makedirs(os.path.join(root, 'ptx'), exist_ok=True)
     for v in ('O3', 'G'):
         # the .file of the source names the recording machine's folder
         src = open(os.path.join(res, 'surf.%s.ptx' % v)).read()
-        src = re.sub(r'"[^"\n]*/surf\.cu"', '"testdata/surfaces/gen/surf.cu"', src)
+        src = re.sub(r'"[^"\n]*/surf(_rec)?\.cu"', '"testdata/surfaces/gen/surf.cu"', src)
         open(os.path.join(root, 'ptx', 'surf.%s.ptx' % v), 'w').write(src)
     lines = {}
     for v in ('O3', 'G'):
@@ -261,6 +368,13 @@ def main():
     n = 0
     for v in ('O3', 'G'):
         ents = entries(os.path.join(root, 'ptx', 'surf.%s.ptx' % v))
+        txt = ''.join(open(os.path.join(res, v, f)).read() for f in os.listdir(os.path.join(res, v)) if f.startswith('launches.'))
+        for launch in sorted(set(re.findall(r'^(s2dbytes_\w+): ERROR launch: cudaErrorMisalignedAddress', txt, re.M))):
+            bytes_case(v, launch, ents, lines[launch])
+            n += 1
+        if re.search(r'^surf_trap: result cudaErrorIllegalAddress', txt, re.M):
+            trap_case(v, 'surf_trap', ents)
+            n += 1
         for launch in sorted(os.listdir(os.path.join(res, v))):
             if not launch_ok(v, launch):
                 continue
@@ -286,6 +400,12 @@ def main():
                 suq_case(v, launch, ents)
             elif launch == 'txq' and not MODEL:
                 txq_case(v, launch, ents)
+            elif launch.startswith('cube') and not MODEL:
+                cube_case(v, launch, ents, lines[launch])
+            elif launch == 'tex2dl4_linear' and not MODEL:
+                layered4_case(v, launch, ents, lines[launch])
+            elif launch == 'surf_filter' and not MODEL:
+                brighten_case(v, launch, ents)
             else:
                 continue
             n += 1

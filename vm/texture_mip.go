@@ -1,0 +1,220 @@
+package vm
+
+import "math"
+
+// Mipmapped and cube-map sampling, as recorded on the H200 (sm_90; the
+// cases are testdata/surfaces/cases/{lod,grad,cube}*):
+//
+//   - The level of detail is fixed point with 8 fractional bits: tex.level's
+//     lod plus the texture's bias, truncated (⌊x·256⌋), then clamped to the
+//     texture's level clamps and to [0, levels−1]. A NaN level of detail
+//     reads as the lowest allowed.
+//   - A point mipmap filter samples level (L+128)>>8; a linear one blends
+//     level L>>8 with weight 256−(L&255) and the next with weight L&255,
+//     each level's weight split among its texels as a 3D fetch splits z's
+//     (sliceWeights), the texels of both levels one block-floating-point
+//     group (filterFloat) with weights out of 256.
+//   - Each level is sampled as a texture of its own extents, normalized
+//     coordinates scaled by them.
+
+// lodFixed is the level of detail in 1/256 units for tex.level's lod.
+func (t *Texture) lodFixed(lod float64) int {
+	if len(t.levels) == 1 {
+		return 0
+	}
+	x := lod + float64(t.LODBias)
+	if x != x {
+		x = math.Inf(-1)
+	}
+	lo := math.Max(0, float64(t.MinLOD))
+	hi := math.Min(float64(len(t.levels)-1), float64(t.MaxLOD))
+	x = math.Max(math.Min(x, hi), lo)
+	return int(math.Floor(x * 256))
+}
+
+// sampleLOD samples a (possibly mipmapped) texture at the fixed-point level
+// of detail L (lodFixed).
+func (t *Texture) sampleLOD(c [3]float64, layer int64, L int, gatherComp int, fp *texels) [4]uint32 {
+	if len(t.levels) == 1 {
+		return t.sampleLayer(c, layer, false, gatherComp, fp)
+	}
+	last := len(t.levels) - 1
+	if !t.MipLinear || gatherComp >= 0 {
+		k := min((L+128)>>8, last)
+		return t.levels[k].sampleLayer(c, layer, false, gatherComp, fp)
+	}
+	k, f := L>>8, L&255
+	if f == 0 || k >= last {
+		return t.levels[min(k, last)].sampleLayer(c, layer, false, -1, fp)
+	}
+	var ft footprint
+	l0, l1 := &t.levels[k], &t.levels[k+1]
+	l0.footprint(c, l0.layerOffset(layer), 256-f, fp, &ft)
+	l1.footprint(c, l1.layerOffset(layer), f, fp, &ft)
+	return t.blend(&ft)
+}
+
+// layerOffset is the byte offset of a layer (face) of the level, the index
+// unsigned and clamped to the last layer.
+func (t *Texture) layerOffset(layer int64) uint64 {
+	return min(uint64(uint32(layer)), uint64(t.layers)-1) * t.layerB
+}
+
+// cubeFace projects a direction onto a cube map's face, as the GPU does it
+// (recorded on the H200; ptxas expands tex.cube into this): the components
+// are scaled by the reciprocal of the largest magnitude (MUFU.RCP, then an
+// f32 multiply each); the face is the projected major axis (0 +x, 1 −x,
+// 2 +y, 3 −y, 4 +z, 5 −z; ties go to z, then y), and its coordinates are
+// (s+1)/2 and (t+1)/2 of the projected s, t (the CUDA programming guide's
+// table of faces), exactly, without dividing by the projected major
+// component (which may be a rounding away from 1).
+func cubeFace(x, y, z float32) (face int, u, v float64) {
+	m := fmnmx(fmnmx(abs32(x), abs32(y)), abs32(z)) // FMNMX: a NaN operand loses
+	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
+	// A zero or infinite m, or a NaN component, gives NaN products; the
+	// texture unit reads them as 0 (recorded: the zero vector, (inf, y, z)
+	// and (NaN, y, z) sample as if those components were 0; the zero
+	// vector reads the centre of +z).
+	x, y, z = nanZero(x*r), nanZero(y*r), nanZero(z*r)
+	ax, ay, az := abs32(x), abs32(y), abs32(z)
+	var s, t float32
+	switch {
+	case az >= ay && az >= ax:
+		if z >= 0 {
+			face, s, t = 4, x, -y
+		} else {
+			face, s, t = 5, -x, -y
+		}
+	case ay >= ax:
+		if y >= 0 {
+			face, s, t = 2, x, z
+		} else {
+			face, s, t = 3, x, -z
+		}
+	default:
+		if x >= 0 {
+			face, s, t = 0, -z, -y
+		} else {
+			face, s, t = 1, z, -y
+		}
+	}
+	return face, (float64(s) + 1) / 2, (float64(t) + 1) / 2
+}
+
+// fmnmx is FMNMX's maximum: a NaN operand gives the other.
+func fmnmx(a, b float32) float32 {
+	if a != a || b > a {
+		return b
+	}
+	return a
+}
+
+func nanZero(x float32) float32 {
+	if x != x {
+		return 0
+	}
+	return x
+}
+
+func abs32(x float32) float32 {
+	return math.Float32frombits(math.Float32bits(x) &^ (1 << 31))
+}
+
+// gradLOD is the fixed-point level of detail of tex.grad's gradients dx,
+// dy (normalized coordinates; scaled to texels of level 0). What the
+// recorded sweeps and probes show (testdata/surfaces/cases/grad*,
+// gen/mip.cu's gradprobe): the texture unit's vector length is an
+// octagonal approximation (the largest magnitude plus 11/32 of the other),
+// two gradients along one axis combine as 11/16 of their sum when that is
+// longer, so ρ = max(|dx|, |dy|, 11/16·|dx±dy|), and log2 ρ is the
+// exponent plus a 256-entry table indexed by the top 8 bits of the
+// mantissa (lodLog2). The log2 is exact on every probe. The precision of
+// the lengths is fitted, not known: texel-space components truncated to 9
+// bits after the leading one, their sums and differences to 10, halve the
+// differing outputs of the 2D cases but add a few to the single-vector
+// probe; TestSurfacesGradLOD holds the outputs that still differ.
+func (t *Texture) gradLOD(dx, dy []float32) int {
+	var a, b, s, d [3]float64
+	for i := range dx {
+		n := float64(t.dims[i])
+		a[i], b[i] = truncBits(float64(dx[i])*n, 9), truncBits(float64(dy[i])*n, 9)
+		s[i], d[i] = truncBits(a[i]+b[i], 10), truncBits(a[i]-b[i], 10)
+	}
+	nd := len(dx)
+	rho := math.Max(math.Max(octLen(a, nd), octLen(b, nd)), 11.0/16*math.Max(octLen(s, nd), octLen(d, nd)))
+	if rho == 0 || rho != rho || math.IsInf(rho, 0) {
+		if math.IsInf(rho, 1) {
+			return t.lodFixed(math.Inf(1))
+		}
+		return t.lodFixed(math.Inf(-1))
+	}
+	frac, exp := math.Frexp(rho) // rho = frac · 2^exp, frac in [0.5, 1)
+	q := int(frac*512) - 256     // the top 8 bits of the mantissa
+	return t.lodFixed(float64((exp-1)*256+int(lodLog2[q])) / 256)
+}
+
+// lodLog2 is the texture unit's log2 of a mantissa 1 + q/256, in 1/256
+// (recorded exhaustively by gradprobe0: round(256·log2(1 + (q+0.47)/256)),
+// 0 for q = 0, at most 255).
+var lodLog2 = [256]uint8{
+	0, 2, 4, 5, 6, 8, 9, 11, 12, 13, 15, 16, 18, 19, 20, 22,
+	23, 24, 26, 27, 28, 30, 31, 32, 34, 35, 36, 38, 39, 40, 42, 43,
+	44, 45, 47, 48, 49, 50, 52, 53, 54, 55, 57, 58, 59, 60, 62, 63,
+	64, 65, 66, 68, 69, 70, 71, 72, 74, 75, 76, 77, 78, 79, 81, 82,
+	83, 84, 85, 86, 88, 89, 90, 91, 92, 93, 94, 95, 97, 98, 99, 100,
+	101, 102, 103, 104, 105, 106, 107, 109, 110, 111, 112, 113, 114, 115, 116, 117,
+	118, 119, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 131, 132, 133,
+	135, 136, 137, 137, 138, 139, 140, 141, 142, 143, 144, 145, 146, 147, 148, 149,
+	150, 151, 152, 153, 154, 155, 156, 157, 158, 159, 160, 161, 162, 162, 163, 164,
+	165, 166, 167, 168, 169, 170, 171, 172, 173, 173, 174, 175, 176, 177, 178, 179,
+	180, 181, 181, 182, 183, 184, 185, 186, 187, 188, 188, 189, 190, 191, 192, 193,
+	194, 195, 195, 196, 197, 198, 199, 200, 200, 201, 202, 203, 204, 205, 205, 206,
+	207, 208, 209, 210, 210, 211, 212, 213, 214, 214, 215, 216, 217, 218, 218, 219,
+	220, 221, 222, 222, 223, 224, 225, 226, 226, 227, 228, 229, 229, 230, 231, 232,
+	233, 233, 234, 235, 236, 236, 237, 238, 239, 239, 240, 241, 242, 242, 243, 244,
+	245, 245, 246, 247, 248, 248, 249, 250, 251, 251, 252, 253, 253, 254, 255, 255,
+}
+
+// truncBits truncates x toward zero to k significant bits after the
+// leading one.
+func truncBits(x float64, k int) float64 {
+	if x == 0 || math.IsInf(x, 0) || x != x {
+		return x
+	}
+	fr, e := math.Frexp(x)
+	return math.Ldexp(math.Trunc(math.Ldexp(fr, k+1)), e-k-1)
+}
+
+// octLen approximates a vector's length: the largest magnitude plus 11/32
+// of the others'.
+func octLen(v [3]float64, nd int) float64 {
+	m, sum := 0.0, 0.0
+	for i := 0; i < nd; i++ {
+		x := math.Abs(v[i])
+		m = math.Max(m, x)
+		sum += x
+	}
+	return m + 11.0/32*(sum-m)
+}
+
+// extent is what txq.width/.height/.depth (dimension i) and their .level
+// forms answer for level k, as recorded on the H200: the level's extent; a
+// 1D texture's height is 1; the layer count (not × 6 for cube maps) stands
+// in the first dimension past the texture's (a 1D layered texture's
+// height, a 2D layered or cube-layered one's depth); other dimensions and
+// levels the texture does not have are 0.
+func (t *Texture) extent(i int, k int64) uint64 {
+	if k < 0 || k >= int64(len(t.levels)) {
+		return 0
+	}
+	lv := &t.levels[k]
+	switch {
+	case i < t.nd:
+		return uint64(lv.dims[i])
+	case i == t.nd && t.Layers > 0:
+		return uint64(t.Layers)
+	case i == 1 && t.nd == 1:
+		return 1
+	}
+	return 0
+}
