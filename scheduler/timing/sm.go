@@ -1002,15 +1002,17 @@ func (s *sm) try(w *warp, t uint64, next *uint64) bool {
 			return false
 		}
 	}
+	if w.eligAt > t {
+		*next = min(*next, w.eligAt)
+		return false
+	}
 	if w.next == nil {
 		// Nothing to issue yet although the warp is eligible (seen with a
 		// wgmma of 128 accumulators at -O3: bf16_kk_none_n256 of
-		// testdata/tma): try again next cycle.
+		// testdata/tma): try again next cycle. (Before the eligibility
+		// test, this spun for ever on a warp no event will wake: a
+		// deadlocked cluster barrier.)
 		*next = min(*next, t+1)
-		return false
-	}
-	if w.eligAt > t {
-		*next = min(*next, w.eligAt)
 		return false
 	}
 	if u, why := s.blocked(w, t); u > t {
