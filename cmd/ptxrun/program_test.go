@@ -70,7 +70,7 @@ func TestCompareAndReportPrograms(t *testing.T) {
 			total = l
 		}
 	}
-	assert.Contains(t, total, "0.22", "pinned takes 0.22 of pageable's time")
+	assert.Contains(t, total, "0.18", "pinned takes 0.18 of pageable's time (the pageable copy in after a copy out runs cold)")
 	assert.Contains(t, r.stdout, "copy x to device (pinned)")
 	r = ptxrun(t, "compare", progPageable, "../../testdata/host/cases/read_mapped_coalesced_1M/spec.json", "--json")
 	require.Equal(t, exitOK, r.code, r.stderr)
