@@ -202,7 +202,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runProgram(ctx, sp, pos[0], gpu, opt, *out, *metrics, *asNpy, *asJSON, *report, stdout, stderr)
 	}
 	var done atomic.Uint64
-	// The hierarchy's counters cost a third of a functional run's time:
+	// The hierarchy's counters cost 1.5-1.9x a bare functional run (docs/performance.md):
 	// they are computed only when something shows them.
 	counters := *metrics != "" || *report || *asJSON || *mode == scheduler.ModeTiming
 	opt := scheduler.Options{Workers: *workers, MaxInst: *maxInst, Strict: *strict, Registers: *regs, AnyTarget: *anyTarget, Done: &done, StreamOutputs: true, Mode: *mode, Trace: tr,
