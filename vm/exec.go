@@ -400,6 +400,9 @@ func (w *Warp) run(limit int) error {
 		case OpTrap:
 			if exec != 0 {
 				f.cur, f.curPC = mask, pc
+				if in.Imm != 0 {
+					return w.assertFault(f, pc, bits.TrailingZeros32(exec), &f.fn.Asserts[in.Imm-1])
+				}
 				return w.fault(f, pc, bits.TrailingZeros32(exec), "trap instruction executed")
 			}
 		default:
@@ -438,6 +441,31 @@ func (w *Warp) call(in *Inst, f *frame, exec, mask uint32, pc int32) error {
 		return w.stackFault(f, pc, bits.TrailingZeros32(exec), "call stack overflow: more than 1024 nested calls")
 	}
 	cs := in.CallSite(f.fn)
+	if cs.Indirect {
+		// Through a register: the lanes calling the first lane's target
+		// go now; the others call at this PC when they have returned.
+		l := bits.TrailingZeros32(exec)
+		tr := f.r(cs.Reg)
+		a := tr[l]
+		i := w.cta.launch.Kernel.funcIndex(a)
+		if i < 0 || cs.Targets[i].Callee == nil {
+			what := "which is not the address of a function of this kernel"
+			if i >= 0 {
+				what = fmt.Sprintf("function %s, whose parameters are not the call's", w.cta.launch.Kernel.Funcs[i].Name)
+			}
+			return w.illegal(f, pc, l, fmt.Sprintf("indirect call to %#x, %s", a, what))
+		}
+		same := uint32(0)
+		for x := exec; x != 0; x &= x - 1 {
+			if l := bits.TrailingZeros32(x); tr[l] == a {
+				same |= 1 << l
+			}
+		}
+		f.park(exec&^same, pc)
+		mask &^= exec &^ same
+		exec = same
+		cs = &cs.Targets[i]
+	}
 	callee := cs.Callee
 	stack, err := w.stackOverflow(f, callee, pc, bits.TrailingZeros32(exec))
 	if err != nil {

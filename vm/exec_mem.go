@@ -51,6 +51,11 @@ var ErrIllegalInstruction = errors.New("illegal instruction")
 // reports as a stack overflow.
 var ErrStackOverflow = errors.New("stack overflow")
 
+// ErrAssert is wrapped by the Fault of a failed device-side assert() (a
+// call of __assertfail; CUDA reports cudaErrorAssert, "device-side assert
+// triggered").
+var ErrAssert = errors.New("device-side assert triggered")
+
 // Unwrap returns what the fault is an instance of (ErrIllegalInstruction),
 // or nil.
 func (f *Fault) Unwrap() error { return f.Err }
@@ -59,6 +64,40 @@ func (f *Fault) Unwrap() error { return f.Err }
 func (w *Warp) illegal(f *frame, pc int32, l int, msg string) *Fault {
 	ft := w.fault(f, pc, l, "illegal instruction: "+msg)
 	ft.Err = ErrIllegalInstruction
+	return ft
+}
+
+// assertFault builds the Fault of lane l's failed assert() at pc: the
+// message the GPU prints, read from the arguments of the __assertfail call.
+func (w *Warp) assertFault(f *frame, pc int32, l int, site *AssertSite) *Fault {
+	pb := uint64(f.fn.ParamBlock)
+	arg := func(off int64, size uint64) uint64 {
+		if off < 0 || uint64(off)+size > pb {
+			return 0
+		}
+		b := f.params[uint64(l)*pb+uint64(off):]
+		v := uint64(0)
+		for i := size; i > 0; i-- {
+			v = v<<8 | uint64(b[i-1])
+		}
+		return v
+	}
+	str := func(off int64) string {
+		addr := arg(off, 8)
+		var s []byte
+		for len(s) < 1024 {
+			b, err := w.view.Read(memspace.Generic, addr+uint64(len(s)), 1, l)
+			if err != nil || b[0] == 0 {
+				break
+			}
+			s = append(s, b[0])
+		}
+		return string(s)
+	}
+	msg := fmt.Sprintf("device-side assert triggered: %s:%d: %s: Assertion `%s` failed.",
+		str(site.File), uint32(arg(site.Line, 4)), str(site.Function), str(site.Message))
+	ft := w.fault(f, pc, l, msg)
+	ft.Err = ErrAssert
 	return ft
 }
 

@@ -49,10 +49,55 @@ const hwEntry = `
 }
 `
 
+// indirectFuncs are the targets of the indirect-call case.
+const indirectFuncs = `
+.func (.param .b32 r) twice(.param .b32 x)
+{
+	.reg .b32 %a<2>;
+	ld.param.b32 	%a0, [x];
+	add.u32 	%a1, %a0, %a0;
+	st.param.b32 	[r], %a1;
+	ret;
+}
+.func (.param .b32 r) plus7(.param .b32 x)
+{
+	.reg .b32 %a<2>;
+	ld.param.b32 	%a0, [x];
+	add.u32 	%a1, %a0, 7;
+	st.param.b32 	[r], %a1;
+	ret;
+}
+`
+
 func lo16(x uint32) uint32 { return x & 0xffff }
 func hi16(x uint32) uint32 { return x >> 16 }
 
 var hwCases = []hwCase{
+	// Function pointers and indirect calls (cuda::std's atomics at -G pass
+	// a function's address to a helper that calls it): each lane calls
+	// twice or plus7 by its input's low bit, so the warp's targets diverge.
+	{name: "indirect call through a register", pre: indirectFuncs, in: 1, out: 1, body: `
+	ld.global.u32 	%r2, [%rd4];
+	and.b32 	%r3, %r2, 1;
+	setp.eq.u32 	%p1, %r3, 0;
+	mov.u64 	%rd7, twice;
+	mov.u64 	%rd8, plus7;
+	selp.b64 	%rd9, %rd7, %rd8, %p1;
+	{
+	.param .b32 a0;
+	.param .b32 r0;
+	st.param.b32 	[a0], %r2;
+	proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+	call (r0), %rd9, (a0), proto;
+	ld.param.b32 	%r4, [r0];
+	}
+	st.global.u32 	[%rd6], %r4;`,
+		want: func(in []uint32) []uint32 {
+			if in[0]&1 == 0 {
+				return []uint32{2 * in[0]}
+			}
+			return []uint32{in[0] + 7}
+		}},
 	{name: "mov.b64 d, v (.v2 .u32)", decls: ".reg .v2 .u32 %v;", in: 2, out: 2, body: `
 	ld.global.v2.u32 	%v, [%rd4];
 	add.u32 	%v.y, %v.y, 1;

@@ -250,6 +250,9 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 		// .reg arguments are read at the call; .reg return values are
 		// written when the callee returns (the call defines them).
 		cs := in.CallSite(f)
+		if cs.Indirect {
+			r.reg(cs.Reg)
+		}
 		for _, a := range cs.RegArgs {
 			r.reg(a.from)
 		}

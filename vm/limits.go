@@ -54,13 +54,14 @@ func (k *Kernel) recursive() bool {
 	visit = func(f *Func) bool {
 		state[f] = onPath
 		for i := range f.Calls {
-			c := f.Calls[i].Callee
-			switch state[c] {
-			case onPath:
-				return true
-			case unseen:
-				if visit(c) {
+			for _, c := range f.Calls[i].callees() {
+				switch state[c] {
+				case onPath:
 					return true
+				case unseen:
+					if visit(c) {
+						return true
+					}
 				}
 			}
 		}

@@ -40,6 +40,7 @@ type brxFix struct {
 
 // fnLower lowers one function's body.
 type fnLower struct {
+	funcs     map[string]*Func // the kernel's functions (pass 2)
 	k         *Kernel
 	m         *Module
 	f         *Func
@@ -134,6 +135,7 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 	// and parse their bodies.
 	order := []*ptx.Function{ast}
 	seen := map[string]bool{name: true}
+	addrTaken := map[string]bool{}
 	usedShared := map[*Symbol]bool{}
 	var funcShared []*ptx.VarDecl
 	var errs ptx.ErrorList
@@ -156,6 +158,20 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 					for _, o := range s.Inst.Operands {
 						m.noteNames(o, usedShared)
 					}
+					if s.Inst.Opcode != "call" {
+						// A function's name as an operand (mov.u64 %rd, f):
+						// its address is taken; it may be called indirectly.
+						for _, o := range s.Inst.Operands {
+							if o.Kind != ptx.OpName || seen[o.Name] {
+								continue
+							}
+							if cf := m.funcs[o.Name]; cf != nil && cf.HasBody && !cf.Entry {
+								seen[o.Name] = true
+								addrTaken[o.Name] = true
+								order = append(order, cf)
+							}
+						}
+					}
 					if s.Inst.Opcode == "call" {
 						if callee := callTarget(s.Inst); callee != "" && !seen[callee] {
 							seen[callee] = true
@@ -163,6 +179,9 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 							switch {
 							case cf == nil:
 								// Could be an indirect call through a register; reported when lowering.
+							case !cf.HasBody && callee == assertFail:
+								// The CUDA runtime's assert: lowered to a trap
+								// that reports the assertion (lowerCall).
 							case !cf.HasBody:
 								errs = append(errs, &ptx.Error{Pos: s.Pos, Msg: fmt.Sprintf("call to %s, which is declared but has no body in this module (external functions such as vprintf are not supported)", callee)})
 							default:
@@ -226,7 +245,8 @@ func (m *Module) lowerKernel(name string) (*Kernel, error) {
 	// refer to them), then lower each body.
 	funcs := map[string]*Func{}
 	for _, fn := range order {
-		f := &Func{Name: fn.Name, Entry: fn.Entry, ast: fn, RegCount: map[Type]int{}}
+		f := &Func{Name: fn.Name, Entry: fn.Entry, ast: fn, RegCount: map[Type]int{},
+			Addr: FuncAddrBase + 16*uint64(len(k.Funcs)), AddrTaken: addrTaken[fn.Name]}
 		funcs[fn.Name] = f
 		k.Funcs = append(k.Funcs, f)
 	}
@@ -281,6 +301,7 @@ func callTarget(in *ptx.Instruction) string {
 // lower lowers the function body into l.f.
 func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64) {
 	f, fn := l.f, l.fn
+	l.funcs = funcs
 	l.newReg() // register 0: always zero
 	l.consts[0] = 0
 	l.sink = l.newReg()
@@ -407,6 +428,9 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 	// Resolve call sites.
 	for _, pc := range l.pending {
 		cs := &f.Calls[pc.idx]
+		if cs.Indirect {
+			continue // its targets are linked with the kernel (linkCalls)
+		}
 		callee := funcs[pc.callee]
 		if callee == nil {
 			l.errorf(pc.pos, "call to unknown function %s", pc.callee)
@@ -452,32 +476,63 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 func (k *Kernel) linkCalls() {
 	for _, f := range k.Funcs {
 		for i := range f.Calls {
-			cs := &f.Calls[i]
-			for j := range cs.Args {
-				p := cs.Callee.Params[cs.Args[j].to]
-				cs.Args[j].to = p.Offset
-				cs.Args[j].size = min(cs.Args[j].size, p.Size)
-			}
-			for j := range cs.RegArgs {
-				a := &cs.RegArgs[j]
-				a.to = cs.Callee.Params[a.to].Reg + a.elem*32
-			}
-			for j := range cs.RegRets {
-				r := &cs.RegRets[j]
-				r.from = cs.Callee.Rets[r.from].Reg + r.elem*32
-			}
-			for j := range cs.PredArgs {
-				cs.PredArgs[j].to = cs.Callee.Params[cs.PredArgs[j].to].Reg
-			}
-			for j := range cs.PredRets {
-				cs.PredRets[j].from = cs.Callee.Rets[cs.PredRets[j].from].Reg
-			}
-			for j := range cs.Rets {
-				p := cs.Callee.Rets[cs.Rets[j].from]
-				cs.Rets[j].from = p.Offset
-				cs.Rets[j].size = min(cs.Rets[j].size, p.Size)
+			if cs := &f.Calls[i]; cs.Indirect {
+				k.linkIndirect(cs)
+			} else {
+				linkCall(cs)
 			}
 		}
+	}
+}
+
+// linkIndirect fills an indirect call's Targets: the call linked to each
+// function whose address the kernel takes and whose parameters and return
+// values are .param variables as many as the call passes and receives.
+func (k *Kernel) linkIndirect(cs *CallSite) {
+	cs.Targets = make([]CallSite, len(k.Funcs))
+	for i, g := range k.Funcs {
+		if !g.AddrTaken || len(g.ast.Params) != len(cs.Args) || len(g.ast.Returns) != len(cs.Rets) {
+			continue
+		}
+		ok := true
+		for _, p := range append(append([]*ptx.Param(nil), g.ast.Params...), g.ast.Returns...) {
+			ok = ok && p.Space != ".reg"
+		}
+		if !ok {
+			continue
+		}
+		t := CallSite{Callee: g, Args: append([]paramCopy(nil), cs.Args...), Rets: append([]paramCopy(nil), cs.Rets...)}
+		linkCall(&t)
+		cs.Targets[i] = t
+	}
+}
+
+// linkCall rewrites a direct call site's argument indices into its
+// callee's parameter offsets.
+func linkCall(cs *CallSite) {
+	for j := range cs.Args {
+		p := cs.Callee.Params[cs.Args[j].to]
+		cs.Args[j].to = p.Offset
+		cs.Args[j].size = min(cs.Args[j].size, p.Size)
+	}
+	for j := range cs.RegArgs {
+		a := &cs.RegArgs[j]
+		a.to = cs.Callee.Params[a.to].Reg + a.elem*32
+	}
+	for j := range cs.RegRets {
+		r := &cs.RegRets[j]
+		r.from = cs.Callee.Rets[r.from].Reg + r.elem*32
+	}
+	for j := range cs.PredArgs {
+		cs.PredArgs[j].to = cs.Callee.Params[cs.PredArgs[j].to].Reg
+	}
+	for j := range cs.PredRets {
+		cs.PredRets[j].from = cs.Callee.Rets[cs.PredRets[j].from].Reg
+	}
+	for j := range cs.Rets {
+		p := cs.Callee.Rets[cs.Rets[j].from]
+		cs.Rets[j].from = p.Offset
+		cs.Rets[j].size = min(cs.Rets[j].size, p.Size)
 	}
 }
 

@@ -815,7 +815,15 @@ func (l *fnLower) lowerMov(pi *ptx.Instruction, in *Inst, t Type, vec int) {
 				return
 			}
 			if _, isReg := l.reg(a.Name); !isReg && l.m.funcs[a.Name] != nil {
-				l.errorf(a.Pos, "taking the address of function %s is not supported", a.Name)
+				// A function's address (for an indirect call).
+				g := l.funcs[a.Name]
+				if g == nil {
+					l.errorf(a.Pos, "taking the address of function %s, which has no body in this module, is not supported", a.Name)
+					return
+				}
+				in.Op = OpMov
+				in.A = l.constReg(g.Addr)
+				l.emit(*in, pi.Pos)
 				return
 			}
 		}
@@ -1230,9 +1238,13 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 		l.errorf(pi.Pos, "call needs a function")
 		return
 	}
-	if r, ok := l.reg(name); ok && !r.pred {
-		l.errorf(pos, "indirect calls through a register are not supported")
-		return
+	indirect := int32(-1)
+	if r, ok := l.reg(name); ok {
+		if r.pred || r.vec > 0 || r.t.Size() != 8 {
+			l.errorf(pos, "an indirect call's target must be a 64-bit register, not %s", name)
+			return
+		}
+		indirect = r.off
 	}
 	// Arguments and return values are call-sequence .param variables of
 	// the enclosing scope, or for a callee declared with .reg parameters,
@@ -1241,6 +1253,10 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 	var cps, crs []*ptx.Param
 	if cf := l.m.funcs[name]; cf != nil {
 		cps, crs = cf.Params, cf.Returns
+		if name == assertFail && !cf.HasBody {
+			l.lowerAssert(in, args)
+			return
+		}
 	}
 	var cs CallSite
 	for i, a := range args {
@@ -1267,11 +1283,48 @@ func (l *fnLower) lowerCall(pi *ptx.Instruction, in *Inst, m *mods) {
 		}
 		cs.Rets = append(cs.Rets, paramCopy{from: uint64(i), to: s.off, size: s.size})
 	}
+	if indirect >= 0 {
+		cs.Indirect, cs.Reg = true, indirect
+		in.A = indirect
+	}
 	idx := len(l.f.Calls)
 	in.Op = OpCall
 	l.f.Calls = append(l.f.Calls, cs)
 	l.pending = append(l.pending, pendingCall{idx: idx, callee: name, pos: pos, nargs: len(args), nrets: len(rets)})
 	in.Imm = uint64(idx)
+}
+
+// assertFail is the CUDA runtime's device-side assert, which nvcc declares
+// .extern and calls where an assert() fails: __assertfail(message, file,
+// line, function, charSize).
+const assertFail = "__assertfail"
+
+// lowerAssert lowers a call of __assertfail to a trap (OpTrap) that reports
+// the assertion: on the GPU the thread prints "file:line: function: block:
+// [...], thread: [...] Assertion `message` failed." and the launch fails
+// with cudaErrorAssert.
+func (l *fnLower) lowerAssert(in *Inst, args []*ptx.Operand) {
+	site := AssertSite{Message: -1, File: -1, Line: -1, Function: -1}
+	for i, a := range args {
+		s := l.lookupLocal(a.Name)
+		if a.Kind != ptx.OpName || s == nil || s.space != memspace.FParam {
+			l.errorf(a.Pos, "call argument %s is not a .param variable of the call sequence", a.Name)
+			continue
+		}
+		switch i {
+		case 0:
+			site.Message = int64(s.off)
+		case 1:
+			site.File = int64(s.off)
+		case 2:
+			site.Line = int64(s.off)
+		case 3:
+			site.Function = int64(s.off)
+		}
+	}
+	in.Op = OpTrap
+	l.f.Asserts = append(l.f.Asserts, site)
+	in.Imm = uint64(len(l.f.Asserts))
 }
 
 // regArg lowers argument a of a call for the callee's .reg parameter p

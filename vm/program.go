@@ -86,6 +86,50 @@ type CallSite struct {
 	// PredArgs and PredRets are the .reg .pred ones.
 	PredArgs []predCopy
 	PredRets []predCopy
+	// Indirect: a call through register Reg (call %r, (args), prototype),
+	// whose Callee is nil: Targets[i] is the call as it is made to the
+	// kernel's function i (Kernel.Funcs) when Reg holds that function's
+	// address (Func.Addr), linked; Callee nil where function i's address is
+	// never taken or its parameters are not the prototype's.
+	Indirect bool
+	Reg      int32
+	Targets  []CallSite
+}
+
+// callees returns the functions the call may call: its Callee, or an
+// indirect call's targets.
+func (cs *CallSite) callees() []*Func {
+	if !cs.Indirect {
+		return []*Func{cs.Callee}
+	}
+	var out []*Func
+	for i := range cs.Targets {
+		if c := cs.Targets[i].Callee; c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// FuncAddrBase is the address of a kernel's first function, as a mov of a
+// function's name gives it (function i is at FuncAddrBase + 16·i): no
+// memory is there, so a load through a function pointer faults.
+const FuncAddrBase = 0xffff_f000_0000_0000
+
+// funcIndex returns the index of the function at address a, or -1.
+func (k *Kernel) funcIndex(a uint64) int {
+	if a < FuncAddrBase || (a-FuncAddrBase)%16 != 0 || (a-FuncAddrBase)/16 >= uint64(len(k.Funcs)) {
+		return -1
+	}
+	return int((a - FuncAddrBase) / 16)
+}
+
+// AssertSite is a call of __assertfail(message, file, line, function,
+// charSize), which nvcc emits for a failing assert(): where its arguments
+// are in the caller's per-lane parameter block (the call sequence's .param
+// variables), or -1 for one not passed as such.
+type AssertSite struct {
+	Message, File, Line, Function int64
 }
 
 // sregUse says that a function reads a special register through register Reg.
@@ -128,12 +172,19 @@ type Func struct {
 	LocalSize  uint64 // this activation's local depot
 	LocalAlign uint64
 	Calls      []CallSite
-	BrxTables  [][]int32    // brx.idx target PCs
-	RegLists   [][]int32    // register lists of vector atomics (destinations, then values)
-	RegCount   map[Type]int // declared registers by type, for reports
-	ast        *ptx.Function
-	truePred   int32 // a predicate that is always true (literal 1 operands)
-	hasTrue    bool
+	// Asserts are the call sites of __assertfail, the CUDA runtime's
+	// device-side assert (OpTrap with Imm = index + 1).
+	Asserts []AssertSite
+	// Addr is the function's address (FuncAddrBase + 16·its index in
+	// Kernel.Funcs); AddrTaken says some code of the kernel takes it.
+	Addr      uint64
+	AddrTaken bool
+	BrxTables [][]int32    // brx.idx target PCs
+	RegLists  [][]int32    // register lists of vector atomics (destinations, then values)
+	RegCount  map[Type]int // declared registers by type, for reports
+	ast       *ptx.Function
+	truePred  int32 // a predicate that is always true (literal 1 operands)
+	hasTrue   bool
 }
 
 // InitValue is what register r (an index, as InstInfo lists registers)

@@ -162,7 +162,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		saves := 0
 		switch info.Inst().Op {
 		case vm.OpCall:
-			if cs := info.Inst().CallSite(info.Func); cs != nil {
+			if cs := info.Inst().CallSite(info.Func); cs != nil && cs.Callee != nil {
 				saves = frame(cs.Callee)
 			}
 		case vm.OpRet:
