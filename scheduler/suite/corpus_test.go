@@ -23,8 +23,9 @@ import (
 )
 
 var (
-	update  = flag.Bool("update", false, "rewrite the golden ULP report of the conformance suite")
-	appsBig = flag.Bool("apps.big", false, "also run the application corpus's large launches that have a smaller twin (adam_big, jacobi2d_big, spmv_csr_big)")
+	update    = flag.Bool("update", false, "rewrite the golden ULP report of the conformance suite")
+	tensorBig = flag.Bool("tensor.big", false, "also run the tensor corpus's large launches (the *_big cases, sized for the cycle model's validation)")
+	appsBig   = flag.Bool("apps.big", false, "also run the application corpus's large launches that have a smaller twin (adam_big, jacobi2d_big, spmv_csr_big)")
 )
 
 // runCorpus runs every case under root and fails the test for each case
@@ -98,6 +99,10 @@ func checkExact(t *testing.T, results []*suite.Result) {
 		case "cudaErrorMisalignedAddress":
 			if !strings.Contains(r.Error, "misaligned") {
 				t.Errorf("%s: the GPU raised a misaligned address; the emulator stopped with: %s", r.Name, r.Error)
+			}
+		case "cudaErrorAssert":
+			if !strings.Contains(r.Error, "device-side assert triggered") {
+				t.Errorf("%s: a device-side assert failed on the GPU; the emulator stopped with: %s", r.Name, r.Error)
 			}
 		case "cudaErrorIllegalAddress":
 			if !strings.Contains(r.Error, "out of range (.trap)") {
@@ -328,6 +333,33 @@ func TestAppsCorpus(t *testing.T) {
 		require.GreaterOrEqual(t, builds[b], 59, "build %s: every kernel", b)
 	}
 	t.Logf("passed by build: %v; %d large twins skipped (-apps.big runs them)", builds, skipped)
+}
+
+// TestTensorCorpus runs the tensor-core and async-copy corpus
+// (testdata/tensor: wmma, mma.sync with ldmatrix and cp.async, tf32 wmma,
+// cuda::pipeline, the __pipeline primitives, cuda::memcpy_async on a
+// cuda::barrier, a cluster reduction, a failing assert) at -O3 and -G, bit
+// for bit. The large launches (*_big, 1024² matrices and 4M-element
+// vectors) run with -tensor.big only.
+func TestTensorCorpus(t *testing.T) {
+	t.Parallel()
+	const root = "../../testdata/tensor/cases"
+	all, err := suite.Find(root)
+	require.NoError(t, err)
+	var cases []suite.Case
+	for _, c := range all {
+		if strings.HasSuffix(strings.Split(c.Name, "/")[1], "_big") && !*tensorBig {
+			continue
+		}
+		cases = append(cases, c)
+	}
+	results := runCases(t, root, cases)
+	checkExact(t, results)
+	want := 20 // the eight kernels' small launches and the assert pair, -O3 and -G
+	if *tensorBig {
+		want = 36
+	}
+	require.Len(t, results, want)
 }
 
 // TestConformance runs every instruction form of the conformance suite

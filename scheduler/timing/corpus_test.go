@@ -14,6 +14,8 @@ import (
 	"github.com/ptxvm/ptxvm/scheduler"
 	"github.com/ptxvm/ptxvm/scheduler/internal/ncu"
 	"github.com/ptxvm/ptxvm/scheduler/suite"
+	"github.com/ptxvm/ptxvm/vm"
+	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 var corpusAll = flag.Bool("timing.corpus.all", false, "run every corpus case in timing mode, the long ones too")
@@ -40,6 +42,41 @@ var interleavingDependent = map[string]string{
 	"bfs_block/G":  "atomicCAS claims of neighbours (graph.cu:52)",
 }
 
+// pollsMbarrier reports whether case c's kernel waits on an mbarrier in a
+// loop (mbarrier.test_wait/try_wait): how often it polls depends on when
+// the copies and arrivals it waits for land, so the two modes count its
+// instructions differently and neither is wrong.
+func pollsMbarrier(t *testing.T, c suite.Case) bool {
+	sp, err := spec.Load(filepath.Join(c.Dir, "spec.json"))
+	require.NoError(t, err)
+	p, err := sp.Prepare(vm.NewDevice(), nil)
+	require.NoError(t, err)
+	for _, f := range p.Launch.Kernel.Funcs {
+		for i := range f.Code {
+			if in := &f.Code[i]; in.Op == vm.OpMbarrier {
+				if op, _ := in.Mbar(); op == vm.MbarTestWait {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sameDifferences reports whether two runs of a case differ from the GPU's
+// outputs in the same number of elements of each output.
+func sameDifferences(a, b *suite.Result) bool {
+	if len(a.Outputs) != len(b.Outputs) || a.Error != b.Error {
+		return false
+	}
+	for i := range a.Outputs {
+		if a.Outputs[i].Differ != b.Outputs[i].Differ {
+			return false
+		}
+	}
+	return true
+}
+
 // Timing mode computes what functional mode computes: every corpus case
 // run through the cycle loop matches the GPU's outputs as the functional
 // run does (the same comparison, the same tolerances), and executes the
@@ -60,7 +97,7 @@ func TestCorpusTimingMatchesGPU(t *testing.T) {
 		}
 	}
 	all := *corpusAll || os.Getenv("PTXVM_TIMING_CORPUS_ALL") == "1"
-	for _, corpus := range []string{"nvcc", "apps", "perf", "conformance"} {
+	for _, corpus := range []string{"nvcc", "apps", "perf", "conformance", "tensor", "tma", "clusters", "surfaces"} {
 		t.Run(corpus, func(t *testing.T) {
 			root := filepath.Join("../../testdata", corpus, "cases")
 			cases, err := suite.Find(root)
@@ -81,11 +118,19 @@ func TestCorpusTimingMatchesGPU(t *testing.T) {
 			results := suite.Run(context.Background(), run, opt, nil)
 			pass := 0
 			for i, r := range results {
-				if f := functional[i]; (r.Inst != f.Inst || r.ThreadInst != f.ThreadInst) && interleavingDependent[strings.TrimPrefix(r.Name, "cases/")] == "" {
+				f := functional[i]
+				if (r.Inst != f.Inst || r.ThreadInst != f.ThreadInst) && interleavingDependent[strings.TrimPrefix(r.Name, "cases/")] == "" && !pollsMbarrier(t, run[i]) {
 					t.Errorf("%s: PTX instructions executed in timing mode %d warp, %d thread; in functional mode %d warp, %d thread",
 						r.Name, r.Inst, r.ThreadInst, f.Inst, f.ThreadInst)
 				}
 				if r.Status == suite.Pass {
+					pass++
+					continue
+				}
+				if r.Status == f.Status && sameDifferences(r, f) {
+					// A known difference from the GPU (the texture
+					// corpus's tex.grad ratchet): timing mode computes
+					// what functional mode does.
 					pass++
 					continue
 				}
