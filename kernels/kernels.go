@@ -35,6 +35,12 @@ type Example struct {
 	Block       [3]uint32
 	// Size is the problem size (matrix side).
 	Size int
+	// Tile is the side of the square tile of the output a block computes:
+	// the grid is ⌈Size/Tile⌉ blocks each way.
+	Tile int
+	// Whole: the kernel has no bounds checks, so Size must be a multiple of
+	// Tile (WithSize rounds it up).
+	Whole bool
 
 	build func(e *Example, rng *rand.Rand) *instance
 }
@@ -140,19 +146,22 @@ func (s *Setup) read() ([][]byte, error) {
 
 var all = []*Example{
 	{Name: "matmul_naive", Description: "C = A·B, one thread per element, A and B read from global memory",
-		Module: "matmul.ptx", Kernel: "_Z12matmul_naivePfPKfS1_j", Size: 256,
+		Module: "matmul.ptx", Kernel: "_Z12matmul_naivePfPKfS1_j", Size: 256, Tile: 16,
 		Grid: [3]uint32{16, 16, 1}, Block: [3]uint32{16, 16, 1}, build: buildMatmul},
 	{Name: "matmul_tiled", Description: "C = A·B through 16×16 shared-memory tiles",
-		Module: "matmul.ptx", Kernel: "_Z12matmul_tiledPfPKfS1_j", Size: 256,
+		Module: "matmul.ptx", Kernel: "_Z12matmul_tiledPfPKfS1_j", Size: 256, Tile: 16,
 		Grid: [3]uint32{16, 16, 1}, Block: [3]uint32{16, 16, 1}, build: buildMatmul},
+	{Name: "matmul_wmma", Description: "C = A·B on tensor cores (wmma 16×16×16, f16 inputs, f32 sums) through 64×32 shared tiles, n a multiple of 64",
+		Module: "tensor.ptx", Kernel: "_Z18matmul_wmma_sharedPfPK6__halfS2_j", Size: 256, Tile: 64, Whole: true,
+		Grid: [3]uint32{4, 4, 1}, Block: [3]uint32{128, 1, 1}, build: buildMatmulF16},
 	{Name: "transpose_naive", Description: "out = inᵀ, coalesced reads, strided writes",
-		Module: "transpose.ptx", Kernel: "_Z15transpose_naivePfPKfjj", Size: 1024,
+		Module: "transpose.ptx", Kernel: "_Z15transpose_naivePfPKfjj", Size: 1024, Tile: 32,
 		Grid: [3]uint32{32, 32, 1}, Block: [3]uint32{32, 8, 1}, build: buildTranspose},
 	{Name: "transpose_shared", Description: "out = inᵀ through a 32×32 shared tile (bank conflicts on the column read)",
-		Module: "transpose.ptx", Kernel: "_Z16transpose_sharedPfPKfjj", Size: 1024,
+		Module: "transpose.ptx", Kernel: "_Z16transpose_sharedPfPKfjj", Size: 1024, Tile: 32,
 		Grid: [3]uint32{32, 32, 1}, Block: [3]uint32{32, 8, 1}, build: buildTranspose},
 	{Name: "transpose_padded", Description: "out = inᵀ through a 32×33 shared tile (conflict-free)",
-		Module: "transpose.ptx", Kernel: "_Z16transpose_paddedPfPKfjj", Size: 1024,
+		Module: "transpose.ptx", Kernel: "_Z16transpose_paddedPfPKfjj", Size: 1024, Tile: 32,
 		Grid: [3]uint32{32, 32, 1}, Block: [3]uint32{32, 8, 1}, build: buildTranspose},
 }
 
@@ -175,16 +184,18 @@ func Lookup(name string) (*Example, error) {
 }
 
 // WithSize returns a copy of an example for an n×n problem, with the grid
-// grown to cover it. Any n ≥ 1 works: the kernels check their bounds, so n
-// need not be a multiple of the tile (16 for the multiplies, 32 for the
-// transposes).
+// grown to cover it. Any n ≥ 1 works: the multiplies and transposes check
+// their bounds, so n need not be a multiple of the tile (16 for the
+// multiplies, 32 for the transposes); the tensor-core multiply has no
+// bounds checks, and n is rounded up to a multiple of its 64.
 func (e *Example) WithSize(n int) *Example {
 	c := *e
-	c.Size = n
-	c.Grid = [3]uint32{uint32((n + 15) / 16), uint32((n + 15) / 16), 1}
-	if e.Block[0] == 32 { // transposes: 32×32 tiles
-		c.Grid = [3]uint32{uint32((n + 31) / 32), uint32((n + 31) / 32), 1}
+	if e.Whole {
+		n = (n + e.Tile - 1) / e.Tile * e.Tile
 	}
+	c.Size = n
+	g := uint32((n + e.Tile - 1) / e.Tile)
+	c.Grid = [3]uint32{g, g, 1}
 	return &c
 }
 
@@ -237,6 +248,80 @@ func buildMatmul(e *Example, rng *rand.Rand) *instance {
 			}
 			return nil
 		},
+	}
+}
+
+// buildMatmulF16 is buildMatmul with A and B in half precision (the
+// tensor-core multiply's inputs), each element of [-1, 1) rounded to f16.
+func buildMatmulF16(e *Example, rng *rand.Rand) *instance {
+	n := e.Size
+	a, b := randMatrix(rng, n*n), randMatrix(rng, n*n)
+	for i := range a {
+		a[i], b[i] = roundF16(a[i]), roundF16(b[i])
+	}
+	return &instance{
+		buffers: [][]byte{make([]byte, 4*n*n), f16bytes(a), f16bytes(b)},
+		scalars: [][]byte{binary.LittleEndian.AppendUint32(nil, uint32(n))},
+		outputs: []int{0},
+		check: func(out [][]byte) error {
+			c := f32s(out[0])
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					var ref, mag float64
+					for k := 0; k < n; k++ {
+						p := float64(a[i*n+k]) * float64(b[k*n+j])
+						ref += p
+						mag += math.Abs(p)
+					}
+					// The products of f16 values are exact; the tensor cores'
+					// sums truncate: within n·2⁻²³·Σ|aᵢbᵢ| of the exact sum.
+					if d := math.Abs(float64(c[i*n+j]) - ref); d > float64(n)*0x1p-23*mag || math.IsNaN(float64(c[i*n+j])) {
+						return fmt.Errorf("C[%d][%d] = %g, reference %g (difference %g)", i, j, c[i*n+j], ref, d)
+					}
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// roundF16 rounds x (|x| < 1, or 0) to the nearest half-precision value
+// (ties to even): a normal f16 has 11 significant bits; below 2⁻¹⁴ the
+// spacing is 2⁻²⁴.
+func roundF16(x float32) float32 {
+	if x == 0 {
+		return 0
+	}
+	e := max(math.Floor(math.Log2(math.Abs(float64(x)))), -14)
+	ulp := math.Ldexp(1, int(e)-10)
+	return float32(math.RoundToEven(float64(x)/ulp) * ulp)
+}
+
+// f16bytes encodes values that are exactly representable in half
+// precision.
+func f16bytes(v []float32) []byte {
+	b := make([]byte, 2*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(b[2*i:], f16bits(x))
+	}
+	return b
+}
+
+// f16bits is the half-precision encoding of x, which must be a finite
+// value representable in half precision.
+func f16bits(x float32) uint16 {
+	u := math.Float32bits(x)
+	sign := uint16(u>>16) & 0x8000
+	exp := int(u>>23&0xff) - 127
+	mant := u & 0x7fffff
+	switch {
+	case x == 0:
+		return sign
+	case exp < -14: // subnormal: value = m·2⁻²⁴
+		m := (mant | 0x800000) >> uint(-exp-14+13)
+		return sign | uint16(m)
+	default:
+		return sign | uint16(exp+15)<<10 | uint16(mant>>13)
 	}
 }
 

@@ -34,7 +34,7 @@ func run(t *testing.T, e *Example, seed uint64) *Setup {
 // TestExamplesMatchReference runs every bundled example at its default size
 // and checks it against its Go reference.
 func TestExamplesMatchReference(t *testing.T) {
-	require.Len(t, All(), 5)
+	require.Len(t, All(), 6)
 	for _, e := range All() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -63,23 +63,26 @@ func TestExamplesAtRaggedSizes(t *testing.T) {
 
 func TestWithSize(t *testing.T) {
 	tests := []struct {
-		name string
-		n    int
-		grid [3]uint32
+		name    string
+		n, size int // asked for, given
+		grid    [3]uint32
 	}{
-		{"matmul_naive", 100, [3]uint32{7, 7, 1}},
-		{"matmul_tiled", 16, [3]uint32{1, 1, 1}},
-		{"matmul_tiled", 17, [3]uint32{2, 2, 1}},
-		{"transpose_naive", 100, [3]uint32{4, 4, 1}},
-		{"transpose_shared", 32, [3]uint32{1, 1, 1}},
-		{"transpose_padded", 33, [3]uint32{2, 2, 1}},
+		{"matmul_naive", 100, 100, [3]uint32{7, 7, 1}},
+		{"matmul_tiled", 16, 16, [3]uint32{1, 1, 1}},
+		{"matmul_tiled", 17, 17, [3]uint32{2, 2, 1}},
+		{"matmul_wmma", 64, 64, [3]uint32{1, 1, 1}},
+		{"matmul_wmma", 65, 128, [3]uint32{2, 2, 1}}, // no bounds checks: rounded up
+		{"matmul_wmma", 1, 64, [3]uint32{1, 1, 1}},
+		{"transpose_naive", 100, 100, [3]uint32{4, 4, 1}},
+		{"transpose_shared", 32, 32, [3]uint32{1, 1, 1}},
+		{"transpose_padded", 33, 33, [3]uint32{2, 2, 1}},
 	}
 	for _, tt := range tests {
 		e, err := Lookup(tt.name)
 		require.NoError(t, err)
 		orig := *e
 		c := e.WithSize(tt.n)
-		assert.Equal(t, tt.n, c.Size, tt.name)
+		assert.Equal(t, tt.size, c.Size, tt.name)
 		assert.Equal(t, tt.grid, c.Grid, "%s at %d", tt.name, tt.n)
 		assert.Equal(t, e.Block, c.Block, tt.name)
 		assert.Equal(t, orig.Size, e.Size, "%s: WithSize changed the bundled example", tt.name)
@@ -107,9 +110,9 @@ func TestLookupAndAll(t *testing.T) {
 		require.NoError(t, err, e.Name)
 		assert.Contains(t, m.EntryNames(), e.Kernel)
 	}
-	assert.Equal(t, []string{"matmul_naive", "matmul_tiled", "transpose_naive", "transpose_shared", "transpose_padded"}, names(All()))
+	assert.Equal(t, []string{"matmul_naive", "matmul_tiled", "matmul_wmma", "transpose_naive", "transpose_shared", "transpose_padded"}, names(All()))
 	_, err := Lookup("matmul")
-	require.EqualError(t, err, `no bundled kernel named "matmul" (have [matmul_naive matmul_tiled transpose_naive transpose_padded transpose_shared])`)
+	require.EqualError(t, err, `no bundled kernel named "matmul" (have [matmul_naive matmul_tiled matmul_wmma transpose_naive transpose_padded transpose_shared])`)
 }
 
 func names(es []*Example) []string {
@@ -188,7 +191,8 @@ func TestMatmulGo(t *testing.T) {
 }
 
 // TestCUDASources: each example has the CUDA source its .loc directives
-// name, the same as the corpus generator's (testdata/nvcc/gen/kernels).
+// name, the same as the corpus generator's (testdata/nvcc/gen/kernels, or
+// testdata/tensor/gen/kernels for the tensor-core multiply).
 func TestCUDASources(t *testing.T) {
 	for _, e := range All() {
 		src := e.CUDASources()
@@ -197,10 +201,51 @@ func TestCUDASources(t *testing.T) {
 		require.NoError(t, err)
 		for name, text := range src {
 			assert.Contains(t, string(ptxText), "/"+name+"\"", "%s: the module's .file names %s", e.Name, name)
-			want, err := os.ReadFile(filepath.Join("..", "testdata", "nvcc", "gen", "kernels", name))
+			corpus := "nvcc"
+			if name == "tensor.cu" {
+				corpus = "tensor"
+			}
+			want, err := os.ReadFile(filepath.Join("..", "testdata", corpus, "gen", "kernels", name))
 			require.NoError(t, err)
-			assert.Equal(t, string(want), text, "kernels/cuda/%s is a copy of testdata/nvcc/gen/kernels/%s", name, name)
+			assert.Equal(t, string(want), text, "kernels/cuda/%s is a copy of testdata/%s/gen/kernels/%s", name, corpus, name)
 			assert.Contains(t, text, "__global__ void "+e.Name)
 		}
 	}
+}
+
+// TestF16Inputs: the tensor-core example's inputs are rounded to half
+// precision and encoded as the GPU reads them.
+func TestF16Inputs(t *testing.T) {
+	for _, tc := range []struct {
+		x    float32
+		r    float32
+		bits uint16
+	}{
+		{1, 1, 0x3c00},
+		{-0.5, -0.5, 0xb800},
+		{1.0 / 3, 0.333251953125, 0x3555},
+		{0x1p-24, 0x1p-24, 0x0001},
+		{0x1.8p-20, 0x1.8p-20, 0x0018},
+		{0.99999, 1, 0x3c00},
+		{0, 0, 0},
+	} {
+		r := roundF16(tc.x)
+		assert.Equal(t, tc.r, r, "roundF16(%g)", tc.x)
+		assert.Equal(t, tc.bits, f16bits(r), "f16bits(%g)", r)
+	}
+}
+
+// TestTensorExampleTimed: the tensor-core multiply computes the same in
+// timing mode, where its instructions run list-scheduled as ptxas orders
+// them (its fragment loads from shared memory were once moved above the
+// barrier that guards them: the output was wrong from n = 192 on).
+func TestTensorExampleTimed(t *testing.T) {
+	e, err := Lookup("matmul_wmma")
+	require.NoError(t, err)
+	e = e.WithSize(192)
+	s, err := e.Prepare(vm.NewDevice(), 5)
+	require.NoError(t, err)
+	_, err = scheduler.RunTimed(context.Background(), s.Launch, scheduler.H100, scheduler.Options{MaxInst: 1 << 32})
+	require.NoError(t, err)
+	require.NoError(t, s.Check())
 }

@@ -88,7 +88,10 @@ type Timing struct {
 	// memory, for cp.async.wait_group, than its global load's data would
 	// be in a register (H100 family, the tensor probe: a 16-byte
 	// cp.async.ca that hits L1 and its wait, 112 cycles a round trip for
-	// one warp; 35 makes the model's 113).
+	// one warp; 1 makes the model's 111.8, and the probe of 32 warps'
+	// four chains 396 for the GPU's 399). It was 35 until the list
+	// scheduler kept a copy between its commit and wait: the copy had
+	// been issued after its own wait, and 35 made up the difference.
 	AsyncCopyCycles int `json:"async_copy_cycles,omitempty"`
 	// ClusterSharedCycles is what an access to another block's shared
 	// memory (distributed shared memory, through the shared::cluster

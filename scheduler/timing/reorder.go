@@ -73,6 +73,35 @@ func memKind(in *vm.Inst) uint8 {
 	return 0
 }
 
+// memOrder returns the memory domains an instruction reads and writes (bit
+// d: domain d), for the order the list scheduler keeps: memKind's
+// instructions in their memDomain, and the matrix and asynchronous ones
+// (whose fragments ptxas loads and stores with LDSM, LDG, STG, LDGSTS and
+// which it never moves across the barrier that guards their data).
+func memOrder(in *vm.Inst) (reads, writes uint8) {
+	lo, hi := memDomain(in)
+	m := uint8(1<<hi - 1<<lo)
+	switch in.Op {
+	case vm.OpLdmatrix, vm.OpWmmaLoad:
+		return m, 0
+	case vm.OpStmatrix, vm.OpWmmaStore, vm.OpMbarrier:
+		return 0, m
+	case vm.OpWgmma:
+		return 1 << domShared, 0 // its matrices' descriptors
+	case vm.OpCpAsync:
+		return 1 << domGlobal, 1 << domShared
+	case vm.OpBulk:
+		return 0, 1<<numDomains - 1
+	}
+	switch memKind(in) {
+	case 1:
+		return m, 0
+	case 2:
+		return 0, m
+	}
+	return 0, 0
+}
+
 // schedule returns a copy of kernel k whose basic blocks are list
 // scheduled with the latencies of prog (indexed by kernel-wide id). The
 // copy shares everything but the functions' code and instruction
@@ -490,20 +519,20 @@ func listSchedule(f *vm.Func, prog *program, lv *regs.Live, budget int, b, e int
 			reads[x] = reads[x][:0]
 		}
 		fence := in.Op == vm.OpBar || in.Op == vm.OpCpAsyncCommit || in.Op == vm.OpCpAsyncWait
-		if k := memKind(in); k != 0 || fence {
+		if rd, wr := memOrder(in); rd|wr != 0 || fence {
 			// A barrier orders memory (every domain) as a store does;
 			// what only computes in registers moves across it. So do
 			// cp.async's commit and wait (LDGDEPBAR, DEPBAR: ptxas keeps
 			// the copies of one group between them).
-			lo, hi := 0, numDomains
-			if !fence {
-				lo, hi = memDomain(in)
-			} else {
-				k = 2
+			if fence {
+				wr = 1<<numDomains - 1
 			}
-			for d := lo; d < hi; d++ {
+			for d := 0; d < numDomains; d++ {
+				if (rd|wr)&(1<<d) == 0 {
+					continue
+				}
 				edge(lastStore[d], i)
-				if k == 1 {
+				if wr&(1<<d) == 0 {
 					lastMem[d] = append(lastMem[d], i)
 					continue
 				}
