@@ -54,6 +54,15 @@ type Access struct {
 	// element's device address, Tex nil.
 	Surface bool
 
+	// Sync marks an mbarrier operation (init, arrive, test_wait, ...) on
+	// shared memory, which sm_90 runs in its synchronisation unit: ncu
+	// counts none of them among the LSU's shared loads and stores.
+	// AsyncCopy marks the shared-memory write of an asynchronous copy
+	// (cp.async: LDGSTS), which ncu does not count as a shared store
+	// either. The hierarchy counts both apart, with the latency of the
+	// load or store Kind says.
+	Sync, AsyncCopy bool
+
 	// Origin says which SM, block, warp and instruction made the access.
 	Origin Origin
 

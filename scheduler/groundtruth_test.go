@@ -58,6 +58,13 @@ var gtDefault = map[string]bool{
 	"perf/access.O3/store_fill_4MiB": true,
 	"apps/O3/jacobi2d_small":         true, "apps/O3/hotspot": true, "apps/O3/scan_block": true, "apps/O3/softmax_small": true,
 	"apps/O3/histogram256": true, "apps/O3/stencil2d_shared": true, "apps/O3/spmv_csr_small": true, "apps/O3/gemm": true,
+	// Tensor cores and asynchronous copies (issue 24): wmma fragments
+	// (LDSM from shared, LDG/STG), ldmatrix and cp.async (LDGSTS),
+	// mbarrier operations (SYNCS, not LSU traffic), a cluster reduction.
+	"tensor/O3/matmul_wmma": true, "tensor/O3/matmul_wmma_shared": true, "tensor/O3/matmul_wmma_tf32": true,
+	"tensor/O3/matmul_mma_cpasync": true, "tensor/O3/pipeline_block": true, "tensor/O3/pipeline_prims": true,
+	"tensor/O3/barrier_copy": true, "tensor/O3/cluster_reduce": true,
+	"tensor/G/matmul_wmma_shared": true, "tensor/G/matmul_mma_cpasync": true, "tensor/G/pipeline_block": true,
 }
 
 // gtLaunch is one corpus launch, run.
@@ -400,7 +407,10 @@ func TestGroundTruthExact(t *testing.T) {
 
 // gtKnownMismatches are the launches whose one-to-one counters still
 // differ from ncu's, each with the reason (a prefix of the mismatch line).
-var gtKnownMismatches = map[string]string{}
+var gtKnownMismatches = map[string]string{
+	"tensor/O3/matmul_mma_cpasync: ours 4096, ncu 4864": "cp.async.cg of 16 bytes gathering row pieces (the A tile: 8 rows of 64 B a request; the B tile: 4 rows of 128 B): ncu counts 19 sectors a request where the bytes span 16, in the 1024² launch too (2,490,368 for 131,072 requests); the contiguous copies of pipeline_block and pipeline_prims count 16, as ours do. Not understood",
+	"tensor/G/matmul_mma_cpasync: ours 4096, ncu 4864":  "as at -O3",
+}
 
 func gtKnown(m string) string {
 	for prefix, reason := range gtKnownMismatches {

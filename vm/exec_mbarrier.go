@@ -246,8 +246,9 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 		default:
 			acc.Kind = memspace.Atomic
 		}
-		acc.FloatOp, acc.CAS = false, false
+		acc.FloatOp, acc.CAS, acc.Sync = false, false, true
 		w.observe(f, pc)
+		acc.Sync = false
 	}
 	return nil
 }

@@ -1,9 +1,13 @@
 package vm
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
+	"slices"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
 )
 
@@ -180,7 +184,12 @@ func (w *Warp) execWmmaLoad(in *Inst, f *frame, exec uint32, pc int32) error {
 		return err
 	}
 	w.addresses(in, f, exec)
-	return w.wmmaAccess(in, f, pc, in.RegList(f.fn), true)
+	regs := in.RegList(f.fn)
+	if err := w.wmmaAccess(in, f, pc, regs, true); err != nil {
+		return err
+	}
+	w.wmmaObserve(in, f, pc, regs, memspace.Load)
+	return nil
 }
 
 // execWmmaStore executes wmma.store.d.
@@ -189,7 +198,218 @@ func (w *Warp) execWmmaStore(in *Inst, f *frame, exec uint32, pc int32) error {
 		return err
 	}
 	w.addresses(in, f, exec)
-	return w.wmmaAccess(in, f, pc, in.RegList(f.fn), false)
+	regs := in.RegList(f.fn)
+	if err := w.wmmaAccess(in, f, pc, regs, false); err != nil {
+		return err
+	}
+	w.wmmaObserve(in, f, pc, regs, memspace.Store)
+	return nil
+}
+
+// wmmaWords observes register i of a wmma fragment (per elements of
+// bitsPer bits) as one access of 32 aligned words of size bytes that hold
+// exactly the bytes its elements occupy in every lane, and reports whether
+// they do (else it observes nothing).
+func (w *Warp) wmmaWords(f *frame, pc int32, bitAt func(t, i, s int) uint64, i, per int, bitsPer, size uint64, base *[32]uint64) bool {
+	if bitsPer%8 != 0 || size > 16 || bits.OnesCount64(size) != 1 {
+		return false
+	}
+	for t := 1; t < 32; t++ {
+		if base[t] != base[0] {
+			return false
+		}
+	}
+	var offs [128]uint64
+	n := 0
+	for t := 0; t < 32; t++ {
+		for s := 0; s < per; s++ {
+			if n == len(offs) {
+				return false
+			}
+			offs[n] = bitAt(t, i, s) / 8
+			n++
+		}
+	}
+	slices.Sort(offs[:n])
+	u := slices.Compact(offs[:n])
+	el := bitsPer / 8
+	if uint64(len(u))*el != 32*size {
+		return false
+	}
+	acc := &w.acc
+	for l := 0; l < 32; l++ {
+		word := u[uint64(l)*size/el:][:size/el]
+		if (base[0]+word[0])%size != 0 || word[len(word)-1] != word[0]+size-el {
+			return false
+		}
+		acc.Addr[l] = base[0] + word[0]
+	}
+	acc.Size, acc.Mask = uint8(size), ^uint32(0)
+	w.observe(f, pc)
+	return true
+}
+
+// wmmaObserve shows the memory hierarchy a wmma.load or wmma.store (whose
+// addresses w.acc holds) as the machine code that ptxas emits for it
+// accesses memory (testdata/tensor's SASS): a 16-bit A or B fragment in
+// shared memory is read by LDSM (ldmatrix, 16-byte rows, x4: 32 rows per
+// access); any other fragment by one LDS/LDG/STS/STG per register, the
+// registers whose elements are adjacent in memory merged into one wider
+// access (the f32 accumulators' pairs: STG.E.64), as every lane holds
+// them.
+func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind memspace.Kind) {
+	if !w.watch {
+		return
+	}
+	wf := in.Wmma()
+	mat := min(wf.Kind, 2)
+	e := wf.Elem
+	bitsPer := uint64(e.Bits())
+	per := 1
+	if bitsPer < 32 {
+		per = 32 / int(bitsPer)
+	}
+	m, n, k := wf.Shape.MNK()
+	rowLen := uint64(k)
+	if mat != 0 {
+		rowLen = uint64(n)
+	}
+	col := in.Flags&FTrans != 0
+	if col {
+		rowLen = uint64(m)
+		if mat == 1 {
+			rowLen = uint64(k)
+		}
+	}
+	acc := &w.acc
+	base := acc.Addr // every lane's: the instruction is .aligned
+	var stride [32]uint64
+	for t := range stride {
+		stride[t] = rowLen
+		if in.B != NoReg {
+			stride[t] = uint64(uint32(f.r(in.B)[t]))
+		}
+	}
+	// bitAt is the bit offset of element s of register i of lane t.
+	bitAt := func(t, i, s int) uint64 {
+		row, c := wmmaPos(wf.Shape, mat, e, t, i, s)
+		if col {
+			row, c = c, row
+		}
+		return (uint64(row)*stride[t] + uint64(c)) * bitsPer
+	}
+	acc.Space, acc.Kind, acc.Mask = in.Space, kind, ^uint32(0)
+	if kind == memspace.Load && mat < 2 && bitsPer == 16 && in.Space == memspace.Shared {
+		// LDSM: the fragment's 16-byte rows, eight consecutive rows of one
+		// column block a phase, 32 rows an access.
+		const maxChunks = 128
+		var chunks [maxChunks]uint64
+		nc := 0
+		for i := range regs {
+			for t := 0; t < 32; t++ {
+				for s := 0; s < per; s++ {
+					c := bitAt(t, i, s) / 8 &^ 15
+					if !slices.Contains(chunks[:nc], c) && nc < maxChunks {
+						chunks[nc] = c
+						nc++
+					}
+				}
+			}
+		}
+		// Column block first, then row: rows of one block go together.
+		s := stride[0] * 2
+		if s == 0 {
+			s = 1
+		}
+		slices.SortFunc(chunks[:nc], func(a, b uint64) int {
+			ab, bb := a%s, b%s
+			if ab != bb {
+				return cmp.Compare(ab, bb)
+			}
+			return cmp.Compare(a, b)
+		})
+		acc.Size = 16
+		for c := 0; c < nc; c += 32 {
+			part := chunks[c:min(c+32, nc)]
+			acc.Mask = uint32(uint64(1)<<len(part) - 1)
+			for l, off := range part {
+				acc.Addr[l] = base[0] + off
+			}
+			w.observe(f, pc)
+		}
+		return
+	}
+	// One access per register (elements adjacent in memory), adjacent
+	// registers merged up to 16 bytes where every lane's are adjacent and
+	// aligned.
+	var first, size [32]uint64 // of the access being built, per lane
+	open := false
+	flush := func() {
+		if open {
+			acc.Size = uint8(size[0])
+			for t := 0; t < 32; t++ {
+				acc.Addr[t] = base[t] + first[t]
+			}
+			w.observe(f, pc)
+		}
+		open = false
+	}
+	var seen [16]uint64 // lane 0's bit offset of each register seen (the sm_70 layouts repeat registers)
+	nseen := 0
+	for i := range regs {
+		b0 := bitAt(0, i, 0)
+		if slices.Contains(seen[:nseen], b0) {
+			continue
+		}
+		if nseen < len(seen) {
+			seen[nseen] = b0
+			nseen++
+		}
+		// This register's bytes in every lane, if its elements are
+		// adjacent; else one access per element.
+		adj := true
+		var lo [32]uint64
+		for t := 0; t < 32 && adj; t++ {
+			lo[t] = bitAt(t, i, 0)
+			for s := 1; s < per && adj; s++ {
+				adj = bitAt(t, i, s) == lo[t]+uint64(s)*bitsPer
+			}
+		}
+		bytes := max(uint64(per)*bitsPer/8, 1)
+		if !adj {
+			// Its elements are apart in memory (a 16-bit B fragment of a
+			// row-major matrix: two k rows). ptxas loads the same bytes
+			// as whole words, one per lane (testdata/tensor's
+			// matmul_wmma: four 32-bit LDG per B fragment, as per A):
+			// the register's bytes in every lane, as aligned words.
+			flush()
+			if !w.wmmaWords(f, pc, bitAt, i, per, bitsPer, bytes, &base) {
+				acc.Size = uint8(max(bitsPer/8, 1))
+				for s := 0; s < per; s++ {
+					for t := 0; t < 32; t++ {
+						acc.Addr[t] = base[t] + bitAt(t, i, s)/8
+					}
+					w.observe(f, pc)
+				}
+			}
+			continue
+		}
+		join := open && size[0]+bytes <= 16 && bits.OnesCount64(size[0]+bytes) == 1
+		for t := 0; t < 32 && join; t++ {
+			join = lo[t]/8 == first[t]+size[t] && (base[t]+first[t])%(size[t]+bytes) == 0
+		}
+		if !join {
+			flush()
+			for t := 0; t < 32; t++ {
+				first[t], size[t] = lo[t]/8, 0
+			}
+			open = true
+		}
+		for t := 0; t < 32; t++ {
+			size[t] += bytes
+		}
+	}
+	flush()
 }
 
 // WmmaRegs splits an OpWmmaMma's register list in f into D, A, B and C.

@@ -68,6 +68,10 @@ const (
 	SharedAtomRequests
 	SharedAtomWavefronts
 	SharedAtomConflicts
+	SharedSyncRequests
+	SharedSyncWavefronts
+	SharedAsyncRequests
+	SharedAsyncWavefronts
 
 	// Constant and parameter banks.
 	ConstRequests
@@ -170,15 +174,19 @@ var counterInfo = [NumCounters]CounterInfo{
 	SurfRedRequests: {"l1tex__t_requests_pipe_tex_mem_surface_op_red.sum", unitRequest, "surface reduction requests (sured): one per group of lanes"},
 	SurfRedSectors:  {"l1tex__t_sectors_pipe_tex_mem_surface_op_red.sum", unitSector, "distinct 32 B sectors surface reductions touched (performed in L2)"},
 
-	SharedLdRequests:     {"ptxvm__shared_requests_op_ld.sum", unitRequest, "warp-level shared loads (PTX instructions; ptxas may merge or split them)"},
-	SharedLdWavefronts:   {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", unitWavefront, "shared-memory data-stage wavefronts of shared loads (1 per conflict-free 32-bit request)"},
-	SharedLdConflicts:    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", unitWavefront, "wavefronts of shared loads beyond the minimum their width needs (bank conflicts)"},
-	SharedStRequests:     {"ptxvm__shared_requests_op_st.sum", unitRequest, "warp-level shared stores (PTX instructions)"},
-	SharedStWavefronts:   {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", unitWavefront, "shared-memory data-stage wavefronts of shared stores"},
-	SharedStConflicts:    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", unitWavefront, "wavefronts of shared stores beyond the minimum their width needs (bank conflicts)"},
-	SharedAtomRequests:   {"ptxvm__shared_requests_op_atom.sum", unitRequest, "warp-level shared atomics and reductions (PTX instructions)"},
-	SharedAtomWavefronts: {"ptxvm__shared_wavefronts_op_atom.sum", unitWavefront, "wavefronts of shared atomics: lanes on one word serialise (ptxas turns some into CAS loops, which ncu counts as loads and atomics)"},
-	SharedAtomConflicts:  {"ptxvm__shared_bank_conflicts_op_atom.sum", unitWavefront, "wavefronts of shared atomics beyond one"},
+	SharedLdRequests:      {"ptxvm__shared_requests_op_ld.sum", unitRequest, "warp-level shared loads (PTX instructions; ptxas may merge or split them)"},
+	SharedLdWavefronts:    {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", unitWavefront, "shared-memory data-stage wavefronts of shared loads (1 per conflict-free 32-bit request)"},
+	SharedLdConflicts:     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", unitWavefront, "wavefronts of shared loads beyond the minimum their width needs (bank conflicts)"},
+	SharedStRequests:      {"ptxvm__shared_requests_op_st.sum", unitRequest, "warp-level shared stores (PTX instructions)"},
+	SharedStWavefronts:    {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", unitWavefront, "shared-memory data-stage wavefronts of shared stores"},
+	SharedStConflicts:     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", unitWavefront, "wavefronts of shared stores beyond the minimum their width needs (bank conflicts)"},
+	SharedAtomRequests:    {"ptxvm__shared_requests_op_atom.sum", unitRequest, "warp-level shared atomics and reductions (PTX instructions)"},
+	SharedAtomWavefronts:  {"ptxvm__shared_wavefronts_op_atom.sum", unitWavefront, "wavefronts of shared atomics: lanes on one word serialise (ptxas turns some into CAS loops, which ncu counts as loads and atomics)"},
+	SharedAtomConflicts:   {"ptxvm__shared_bank_conflicts_op_atom.sum", unitWavefront, "wavefronts of shared atomics beyond one"},
+	SharedSyncRequests:    {"ptxvm__shared_requests_op_mbarrier.sum", unitRequest, "warp-level mbarrier operations on shared memory (sm_90 runs them in its synchronisation unit, SYNCS: not LSU shared loads or stores for ncu)"},
+	SharedSyncWavefronts:  {"ptxvm__shared_wavefronts_op_mbarrier.sum", unitWavefront, "shared-memory wavefronts of mbarrier operations"},
+	SharedAsyncRequests:   {"ptxvm__shared_requests_op_cp_async.sum", unitRequest, "warp-level shared-memory writes of cp.async (LDGSTS: ncu counts their global reads as global loads, their shared writes as neither shared loads nor stores)"},
+	SharedAsyncWavefronts: {"ptxvm__shared_wavefronts_op_cp_async.sum", unitWavefront, "shared-memory wavefronts of cp.async's writes"},
 
 	ConstRequests:   {"ptxvm__const_requests.sum", unitRequest, "warp-level constant and kernel-parameter bank loads (ptxas turns most into instruction operands)"},
 	ConstWavefronts: {"ptxvm__const_wavefronts.sum", unitWavefront, "constant-cache accesses: one per distinct address of a request (a uniform address is one broadcast)"},

@@ -449,9 +449,17 @@ func (s *SM) shared(a *memspace.Access) uint32 {
 	case memspace.Atomic, memspace.Reduction:
 		req, wav, con = SharedAtomRequests, SharedAtomWavefronts, SharedAtomConflicts
 	}
+	switch {
+	case a.Sync:
+		req, wav, con = SharedSyncRequests, SharedSyncWavefronts, NumCounters
+	case a.AsyncCopy:
+		req, wav, con = SharedAsyncRequests, SharedAsyncWavefronts, NumCounters
+	}
 	c[req]++
 	c[wav] += uint64(wf)
-	c[con] += uint64(wf - ideal)
+	if con < NumCounters {
+		c[con] += uint64(wf - ideal)
+	}
 	return s.cfg.Latency.Shared + s.cfg.Latency.PerWavefront*uint32(max(0, wf-1))
 }
 
