@@ -206,11 +206,18 @@ func (w *Warp) execWmmaStore(in *Inst, f *frame, exec uint32, pc int32) error {
 	return nil
 }
 
-// wmmaWords observes register i of a wmma fragment (per elements of
-// bitsPer bits) as one access of 32 aligned words of size bytes that hold
-// exactly the bytes its elements occupy in every lane, and reports whether
-// they do (else it observes nothing).
-func (w *Warp) wmmaWords(f *frame, pc int32, bitAt func(t, i, s int) uint64, i, per int, bitsPer, size uint64, base *[32]uint64) bool {
+// wmmaEmit receives one machine access of a wmma plan: size bytes for
+// each lane of mask at addr; movm says that the register's elements are
+// then moved between lanes (MOVM: a 16-bit B fragment of a row-major
+// matrix read from global memory as words, as testdata/tensor's
+// matmul_wmma does, four MOVM a fragment).
+type wmmaEmit func(size uint8, mask uint32, addr *[32]uint64, movm bool)
+
+// wmmaWords plans register i of a wmma fragment (per elements of bitsPer
+// bits) as one access of 32 aligned words of size bytes that hold exactly
+// the bytes its elements occupy in every lane, and reports whether they do
+// (else it emits nothing).
+func wmmaWords(emit wmmaEmit, bitAt func(t, i, s int) uint64, i, per int, bitsPer, size uint64, base *[32]uint64) bool {
 	if bitsPer%8 != 0 || size > 16 || bits.OnesCount64(size) != 1 {
 		return false
 	}
@@ -236,31 +243,64 @@ func (w *Warp) wmmaWords(f *frame, pc int32, bitAt func(t, i, s int) uint64, i, 
 	if uint64(len(u))*el != 32*size {
 		return false
 	}
-	acc := &w.acc
+	var addr [32]uint64
 	for l := 0; l < 32; l++ {
 		word := u[uint64(l)*size/el:][:size/el]
 		if (base[0]+word[0])%size != 0 || word[len(word)-1] != word[0]+size-el {
 			return false
 		}
-		acc.Addr[l] = base[0] + word[0]
+		addr[l] = base[0] + word[0]
 	}
-	acc.Size, acc.Mask = uint8(size), ^uint32(0)
-	w.observe(f, pc)
+	emit(uint8(size), ^uint32(0), &addr, true)
 	return true
 }
 
 // wmmaObserve shows the memory hierarchy a wmma.load or wmma.store (whose
 // addresses w.acc holds) as the machine code that ptxas emits for it
-// accesses memory (testdata/tensor's SASS): a 16-bit A or B fragment in
-// shared memory is read by LDSM (ldmatrix, 16-byte rows, x4: 32 rows per
-// access); any other fragment by one LDS/LDG/STS/STG per register, the
-// registers whose elements are adjacent in memory merged into one wider
-// access (the f32 accumulators' pairs: STG.E.64), as every lane holds
-// them.
+// accesses memory (wmmaPlan).
 func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind memspace.Kind) {
 	if !w.watch {
 		return
 	}
+	acc := &w.acc
+	base := acc.Addr // every lane's: the instruction is .aligned
+	var stride [32]uint64
+	if in.B != NoReg {
+		for t := range stride {
+			stride[t] = uint64(uint32(f.r(in.B)[t]))
+		}
+	}
+	in.wmmaPlan(len(regs), &base, &stride, in.B != NoReg, func(size uint8, mask uint32, addr *[32]uint64, _ bool) {
+		acc.Space, acc.Kind, acc.Size, acc.Mask, acc.Addr = in.Space, kind, size, mask, *addr
+		w.observe(f, pc)
+	})
+}
+
+// WmmaMachineOps is how many memory instructions ptxas emits for a
+// wmma.load or wmma.store of nregs registers, and how many MOVM after
+// them (wmmaPlan, with the matrix's own width as its stride and an aligned
+// address).
+func (in *Inst) WmmaMachineOps(nregs int) (mem, movm int) {
+	var base, stride [32]uint64
+	in.wmmaPlan(nregs, &base, &stride, false, func(_ uint8, _ uint32, _ *[32]uint64, mv bool) {
+		mem++
+		if mv && in.Space != memspace.Shared {
+			movm++
+		}
+	})
+	return mem, movm
+}
+
+// wmmaPlan lays a wmma.load or wmma.store of nregs registers out as the
+// machine code ptxas emits for it (testdata/tensor's SASS) and emits each
+// access: a 16-bit A or B fragment loaded from shared memory is read by
+// LDSM (ldmatrix, 16-byte rows, x4: 32 rows per access); any other
+// fragment by one LDS/LDG/STS/STG per register, the registers whose
+// elements are adjacent in memory merged into one wider access (the f32
+// accumulators' pairs: STG.E.64), as every lane holds them. base and
+// stride are each lane's address and row stride (stride unless hasStride:
+// the matrix's width).
+func (in *Inst) wmmaPlan(nregs int, base, stride *[32]uint64, hasStride bool, emit wmmaEmit) {
 	wf := in.Wmma()
 	mat := min(wf.Kind, 2)
 	e := wf.Elem
@@ -281,15 +321,12 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 			rowLen = uint64(k)
 		}
 	}
-	acc := &w.acc
-	base := acc.Addr // every lane's: the instruction is .aligned
-	var stride [32]uint64
-	for t := range stride {
-		stride[t] = rowLen
-		if in.B != NoReg {
-			stride[t] = uint64(uint32(f.r(in.B)[t]))
+	if !hasStride {
+		for t := range stride {
+			stride[t] = rowLen
 		}
 	}
+	load := in.Op == OpWmmaLoad
 	// bitAt is the bit offset of element s of register i of lane t.
 	bitAt := func(t, i, s int) uint64 {
 		row, c := wmmaPos(wf.Shape, mat, e, t, i, s)
@@ -298,14 +335,13 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 		}
 		return (uint64(row)*stride[t] + uint64(c)) * bitsPer
 	}
-	acc.Space, acc.Kind, acc.Mask = in.Space, kind, ^uint32(0)
-	if kind == memspace.Load && mat < 2 && bitsPer == 16 && in.Space == memspace.Shared {
+	if load && mat < 2 && bitsPer == 16 && in.Space == memspace.Shared {
 		// LDSM: the fragment's 16-byte rows, eight consecutive rows of one
 		// column block a phase, 32 rows an access.
 		const maxChunks = 128
 		var chunks [maxChunks]uint64
 		nc := 0
-		for i := range regs {
+		for i := range nregs {
 			for t := 0; t < 32; t++ {
 				for s := 0; s < per; s++ {
 					c := bitAt(t, i, s) / 8 &^ 15
@@ -328,14 +364,13 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 			}
 			return cmp.Compare(a, b)
 		})
-		acc.Size = 16
+		var addr [32]uint64
 		for c := 0; c < nc; c += 32 {
 			part := chunks[c:min(c+32, nc)]
-			acc.Mask = uint32(uint64(1)<<len(part) - 1)
 			for l, off := range part {
-				acc.Addr[l] = base[0] + off
+				addr[l] = base[0] + off
 			}
-			w.observe(f, pc)
+			emit(16, uint32(uint64(1)<<len(part)-1), &addr, false)
 		}
 		return
 	}
@@ -344,19 +379,19 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 	// aligned.
 	var first, size [32]uint64 // of the access being built, per lane
 	open := false
+	var addr [32]uint64
 	flush := func() {
 		if open {
-			acc.Size = uint8(size[0])
 			for t := 0; t < 32; t++ {
-				acc.Addr[t] = base[t] + first[t]
+				addr[t] = base[t] + first[t]
 			}
-			w.observe(f, pc)
+			emit(uint8(size[0]), ^uint32(0), &addr, false)
 		}
 		open = false
 	}
 	var seen [16]uint64 // lane 0's bit offset of each register seen (the sm_70 layouts repeat registers)
 	nseen := 0
-	for i := range regs {
+	for i := range nregs {
 		b0 := bitAt(0, i, 0)
 		if slices.Contains(seen[:nseen], b0) {
 			continue
@@ -383,13 +418,12 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 			// matmul_wmma: four 32-bit LDG per B fragment, as per A):
 			// the register's bytes in every lane, as aligned words.
 			flush()
-			if !w.wmmaWords(f, pc, bitAt, i, per, bitsPer, bytes, &base) {
-				acc.Size = uint8(max(bitsPer/8, 1))
+			if !wmmaWords(emit, bitAt, i, per, bitsPer, bytes, base) {
 				for s := 0; s < per; s++ {
 					for t := 0; t < 32; t++ {
-						acc.Addr[t] = base[t] + bitAt(t, i, s)/8
+						addr[t] = base[t] + bitAt(t, i, s)/8
 					}
-					w.observe(f, pc)
+					emit(uint8(max(bitsPer/8, 1)), ^uint32(0), &addr, false)
 				}
 			}
 			continue

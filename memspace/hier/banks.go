@@ -47,7 +47,9 @@ func (b *banks) wavefronts(a *memspace.Access) (wf, ideal int) {
 	if size == 0 {
 		size = 1
 	}
-	atomic := a.Kind == memspace.Atomic || a.Kind == memspace.Reduction
+	// An mbarrier operation (Sync) is the synchronisation unit's: a
+	// warp's arrivals on one object are one update, not one per lane.
+	atomic := (a.Kind == memspace.Atomic || a.Kind == memspace.Reduction) && !a.Sync
 	bb := b.cfg.BankBytes
 	wordsPerLane := max(1, size/bb) // sizes are powers of two
 	phase := 32

@@ -232,6 +232,13 @@ func (t *Table) Lookup(info *vm.InstInfo, fx *Facts, debug bool) (Cost, string) 
 		c = wmmaCost(info.Inst())
 	case vm.OpWgmma:
 		c = wgmmaCost(info.Inst())
+	case vm.OpWmmaLoad, vm.OpWmmaStore:
+		// The LDSM/LDG/STG/LDS/STS ptxas emits for the fragment, each
+		// with its address (an IMAD or LEA: the rows are a stride
+		// apart), and the MOVM of a transposed one (testdata/tensor's
+		// matmul_wmma: 16 LDG, 8 MOVM, 16 STG in its SASS).
+		mem, movm := info.Inst().WmmaMachineOps(len(info.Inst().RegList(info.Func)))
+		c.Slots = float64(2*mem - 1 + movm)
 	case vm.OpBulk:
 		// One UBLKCP/UTMALDG/UTMASTG/UBLKRED a lane that issues (the
 		// issue-24 bulk forms' SASS), handed to the TMA unit: the issuing

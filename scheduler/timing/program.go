@@ -100,6 +100,11 @@ type inst struct {
 	// cpAsync: a cp.async (LDGSTS), whose landing the warp's
 	// cp.async.wait_group (asyncWait: DEPBAR) waits for.
 	cpAsync, asyncWait bool
+	// asyncCommit: cp.async.commit_group (LDGDEPBAR) closes the warp's
+	// open group of copies; asyncKeep: the groups a wait_group lets stay
+	// in flight (its N; -1: wait_all, every copy).
+	asyncCommit bool
+	asyncKeep   int32
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -242,6 +247,10 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 				// memory barrier, 440 in the model before). It waits
 				// for every copy, where wait_group N lets N groups go on.
 				in.asyncWait = true
+				in.asyncKeep = int32(min(info.Inst().Imm, 1<<20))
+				if info.Inst().Imm == vm.CpWaitAll {
+					in.asyncKeep = -1
+				}
 			case vm.OpCpAsyncCommit:
 			default:
 				if info.Inst().Imm != vm.NopAsyncGroup { // (wgmma and bulk-copy groups: no barrier)
@@ -250,6 +259,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			}
 		}
 		in.cpAsync = info.Inst().Op == vm.OpCpAsync
+		in.asyncCommit = info.Inst().Op == vm.OpCpAsyncCommit
 		in.regs = append(append([]int32(nil), info.Reads.Regs...), info.Writes.Regs...)
 		in.nread = len(info.Reads.Regs)
 		in.preds = append(append([]int32(nil), info.Reads.Preds...), info.Writes.Preds...)

@@ -84,9 +84,80 @@ type warp struct {
 	pred   []uint64
 	predSB []Stall
 	carry  uint64
-	// async is when the warp's last cp.async has landed (never: its load
-	// is still in flight); cp.async.wait_group waits for it.
-	async uint64
+	// async is when the copies of the warp's open cp.async group have
+	// landed (never: a load is still in flight); asyncGrp when each
+	// committed group's have, by sequence number modulo its size;
+	// asyncSeq the groups committed, asyncDone those a wait_group has
+	// waited for. cp.async.wait_group N waits for the groups before the
+	// N most recent.
+	async               uint64
+	asyncGrp            [asyncRing]uint64
+	asyncSeq, asyncDone uint32
+}
+
+// asyncRing is how many committed cp.async groups a warp's timing keeps
+// apart; older ones count as landed.
+const asyncRing = 16
+
+// asyncCommit closes w's open cp.async group.
+func (w *warp) asyncCommit() {
+	if w.asyncSeq-w.asyncDone == asyncRing {
+		w.asyncDone++
+	}
+	w.asyncGrp[w.asyncSeq%asyncRing] = w.async
+	w.asyncSeq++
+	w.async = 0
+}
+
+// asyncUntil returns the cp.async groups a wait_group letting keep groups
+// stay in flight waits for: [asyncDone, end).
+func (w *warp) asyncUntil(keep int32) uint32 {
+	if keep < 0 {
+		return w.asyncSeq
+	}
+	if uint32(keep) >= w.asyncSeq-w.asyncDone {
+		return w.asyncDone
+	}
+	return w.asyncSeq - uint32(keep)
+}
+
+// asyncDue is when the copies a wait_group (keep as asyncUntil) waits for
+// have landed.
+func (w *warp) asyncDue(keep int32) uint64 {
+	var due uint64
+	for g := w.asyncDone; g != w.asyncUntil(keep); g++ {
+		due = max(due, w.asyncGrp[g%asyncRing])
+	}
+	if keep < 0 {
+		due = max(due, w.async)
+	}
+	return due
+}
+
+// asyncBook does the bookkeeping of a cp.async commit or wait as it issues.
+func (w *warp) asyncBook(in *inst) {
+	switch {
+	case in.asyncCommit:
+		w.asyncCommit()
+	case in.asyncWait:
+		w.asyncDone = w.asyncUntil(in.asyncKeep)
+		if in.asyncKeep < 0 {
+			w.async = 0
+		}
+	}
+}
+
+// asyncLanded records that a cp.async of group g (a sequence number: the
+// open group's is asyncSeq) whose load was in flight landed at at.
+func (w *warp) asyncLanded(g uint32, at uint64) {
+	switch {
+	case g == w.asyncSeq:
+		if w.async == never {
+			w.async = at
+		}
+	case w.asyncSeq-g <= asyncRing && w.asyncGrp[g%asyncRing] == never:
+		w.asyncGrp[g%asyncRing] = at
+	}
 }
 
 // cta is a block resident on an SM.
@@ -103,6 +174,7 @@ type pending struct {
 	group uint64
 	w     *warp
 	in    *inst
+	async uint32 // a cp.async's group (warp.asyncSeq when it issued)
 }
 
 // sm is one SM of the cycle loop. It belongs to one goroutine at a time.
@@ -342,8 +414,10 @@ func (s *sm) look(w *warp, t uint64) {
 				dep, why, cause = v, w.predSB[p], -1
 			}
 		}
-		if in.asyncWait && w.async > dep {
-			dep, why, cause = w.async, LongScoreboard, -1
+		if in.asyncWait {
+			if a := w.asyncDue(in.asyncKeep); a > dep {
+				dep, why, cause = a, LongScoreboard, -1
+			}
 		}
 		if in.carryR || in.carryW {
 			if w.carry > dep {
@@ -375,6 +449,7 @@ func (s *sm) look(w *warp, t uint64) {
 		// Folded: no issue slot, results ready when its operands are.
 		s.account(w, t)
 		w.frac += in.slots
+		w.asyncBook(in)
 		if err := s.step(w, t); err != nil {
 			return
 		}
@@ -621,6 +696,7 @@ func (s *sm) issue(w *warp, t uint64) {
 		}
 		return
 	}
+	w.asyncBook(in)
 	total := in.slots + w.frac
 	n := max(1, total>>8)
 	if total >= 256 {
@@ -848,7 +924,7 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	}
 	if s.hs.Waits() {
 		s.writeback(w, in, never, in.sb)
-		s.pend = append(s.pend, pending{group: s.hs.Group(), w: w, in: in})
+		s.pend = append(s.pend, pending{group: s.hs.Group(), w: w, in: in, async: w.asyncSeq})
 		if in.cpAsync {
 			w.async = never
 		}
@@ -978,8 +1054,8 @@ func (s *sm) complete() {
 				w.reg[r] = at
 			}
 		}
-		if in.cpAsync && w.async == never {
-			w.async = at + uint64(s.r.cfg.AsyncCopyCycles)
+		if in.cpAsync {
+			w.asyncLanded(pd.async, at+uint64(s.r.cfg.AsyncCopyCycles))
 		}
 		if w.live && w.eligAt == never && (w.why == in.sb || w.why == ImcMiss) {
 			w.next = nil
