@@ -335,31 +335,41 @@ func TestAppsCorpus(t *testing.T) {
 	t.Logf("passed by build: %v; %d large twins skipped (-apps.big runs them)", builds, skipped)
 }
 
-// TestTensorCorpus runs the tensor-core and async-copy corpus
-// (testdata/tensor: wmma, mma.sync with ldmatrix and cp.async, tf32 wmma,
-// cuda::pipeline, the __pipeline primitives, cuda::memcpy_async on a
-// cuda::barrier, a cluster reduction, a failing assert) at -O3 and -G, bit
-// for bit. The large launches (*_big, 1024² matrices and 4M-element
-// vectors) run with -tensor.big only.
+// TestTensorCorpus runs the tensor-core and async-copy corpora at -O3 and
+// -G, bit for bit: testdata/tensor (wmma, mma.sync with ldmatrix and
+// cp.async, tf32 wmma, cuda::pipeline, the __pipeline primitives,
+// cuda::memcpy_async on a cuda::barrier, a cluster reduction, a failing
+// assert) and testdata/tensor2 (bf16 and s8 wmma, batched 16x16 products,
+// an mma.sync tf32 gemv, a cp.async stencil, a three-stage cuda::pipeline
+// multiply). The large launches (*_big) run with -tensor.big only.
 func TestTensorCorpus(t *testing.T) {
-	t.Parallel()
-	const root = "../../testdata/tensor/cases"
-	all, err := suite.Find(root)
-	require.NoError(t, err)
-	var cases []suite.Case
-	for _, c := range all {
-		if strings.HasSuffix(strings.Split(c.Name, "/")[1], "_big") && !*tensorBig {
-			continue
-		}
-		cases = append(cases, c)
+	for _, tc := range []struct {
+		root        string
+		small, full int
+	}{
+		{"../../testdata/tensor/cases", 20, 36}, // eight kernels' launches and the assert pair
+		{"../../testdata/tensor2/cases", 12, 24},
+	} {
+		t.Run(filepath.Base(filepath.Dir(tc.root)), func(t *testing.T) {
+			t.Parallel()
+			all, err := suite.Find(tc.root)
+			require.NoError(t, err)
+			var cases []suite.Case
+			for _, c := range all {
+				if strings.HasSuffix(strings.Split(c.Name, "/")[1], "_big") && !*tensorBig {
+					continue
+				}
+				cases = append(cases, c)
+			}
+			results := runCases(t, tc.root, cases)
+			checkExact(t, results)
+			want := tc.small
+			if *tensorBig {
+				want = tc.full
+			}
+			require.Len(t, results, want)
+		})
 	}
-	results := runCases(t, root, cases)
-	checkExact(t, results)
-	want := 20 // the eight kernels' small launches and the assert pair, -O3 and -G
-	if *tensorBig {
-		want = 36
-	}
-	require.Len(t, results, want)
 }
 
 // TestConformance runs every instruction form of the conformance suite

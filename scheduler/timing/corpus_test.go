@@ -97,7 +97,7 @@ func TestCorpusTimingMatchesGPU(t *testing.T) {
 		}
 	}
 	all := *corpusAll || os.Getenv("PTXVM_TIMING_CORPUS_ALL") == "1"
-	for _, corpus := range []string{"nvcc", "apps", "perf", "conformance", "tensor", "tma", "clusters", "surfaces"} {
+	for _, corpus := range []string{"nvcc", "apps", "perf", "conformance", "tensor", "tensor2", "tma", "clusters", "surfaces"} {
 		t.Run(corpus, func(t *testing.T) {
 			root := filepath.Join("../../testdata", corpus, "cases")
 			cases, err := suite.Find(root)
