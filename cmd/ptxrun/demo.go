@@ -16,9 +16,10 @@ import (
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("demo", `Usage: ptxrun demo [flags] [NAME...]
 
-Runs the bundled kernels (nvcc-emitted PTX embedded in the binary: naive and
-tiled matrix multiply, naive, shared and padded transpose) on inputs they
-generate, checks every output against a Go reference, and prints what ran.`, stderr)
+Runs the bundled kernels (nvcc-emitted PTX embedded in the binary: naive,
+tiled and tensor-core (wmma) matrix multiply, naive, shared and padded
+transpose) on inputs they generate, checks every output against a Go
+reference, and prints what ran.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
 	seed := fs.Uint64("seed", 1, "input seed")
