@@ -34,16 +34,16 @@ func (q *ring) push(leave uint64) {
 
 // part is one SM sub-partition: a warp scheduler, its pipes and queues.
 type part struct {
-	wake     uint64  // nothing to do before this cycle (see cycle)
-	warps    []*warp // resident warps, oldest first
+	wake  uint64  // nothing to do before this cycle (see cycle)
+	warps []*warp // resident warps, oldest first
 	// key[i] is the cycle before which trying warps[i] would only report
 	// that it waits until then: its eligAt while it has a next instruction,
 	// never once it has exited; 0 when it must be tried (settle). blk[i]
 	// is warps[i].cta. The scan reads these two arrays, not the warps.
-	key []uint64
-	blk []*cta
-	dead     bool    // some warps of warps have exited
-	last     *warp   // the warp that issued last
+	key      []uint64
+	blk      []*cta
+	dead     bool  // some warps of warps have exited
+	last     *warp // the warp that issued last
 	pipeFree [sasscost.NumPipes]float64
 	mio, lsu ring
 	tex      ring
@@ -137,8 +137,8 @@ type sm struct {
 	// queued are the blocks Run has given the SM that it admits at the
 	// start of its next advance (queue).
 	queued []queued
-	next  uint64 // earliest cycle something can happen (after a window)
-	clock uint64 // what %clock reads: the cycle of the instruction executing
+	next   uint64 // earliest cycle something can happen (after a window)
+	clock  uint64 // what %clock reads: the cycle of the instruction executing
 
 	dataFree float64 // L1/shared data path busy until
 	// dataEst is when the data path would be free if the pooled

@@ -34,11 +34,11 @@ type Trace struct {
 	// TruncatedStalls counts the stall spans dropped by MaxEvents.
 	TruncatedStalls int
 
-	sms     []*smTrace
-	res     *Result
-	clock   float64
-	events  int
-	kernel  string
+	sms    []*smTrace
+	res    *Result
+	clock  float64
+	events int
+	kernel string
 }
 
 // event is one complete ("X") event.
