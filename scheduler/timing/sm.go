@@ -34,16 +34,10 @@ func (q *ring) push(leave uint64) {
 
 // part is one SM sub-partition: a warp scheduler, its pipes and queues.
 type part struct {
-	wake  uint64  // nothing to do before this cycle (see cycle)
-	warps []*warp // resident warps, oldest first
-	// key[i] is the cycle before which trying warps[i] would only report
-	// that it waits until then: its eligAt while it has a next instruction,
-	// never once it has exited; 0 when it must be tried (settle). blk[i]
-	// is warps[i].cta. The scan reads these two arrays, not the warps.
-	key      []uint64
-	blk      []*cta
-	dead     bool  // some warps of warps have exited
-	last     *warp // the warp that issued last
+	wake     uint64  // nothing to do before this cycle (see cycle)
+	warps    []*warp // resident warps, oldest first
+	dead     bool    // some warps of warps have exited
+	last     *warp   // the warp that issued last
 	pipeFree [sasscost.NumPipes]float64
 	mio, lsu ring
 	tex      ring
@@ -54,7 +48,6 @@ type warp struct {
 	w    *vm.Warp
 	cta  *cta
 	part *part
-	idx  int // its index in part.warps
 	age  uint64
 	live bool
 
@@ -85,28 +78,15 @@ type warp struct {
 	// writes, or -1: the warp issues nothing until it is ready (ImcMiss).
 	imc int32
 
-	reg   []regState // each register's pending value
-	pred  []predState
-	carry uint64
+	reg    []uint64 // when each register's pending value is ready
+	regSB  []Stall  // and what kind of wait that is
+	regSrc []int32  // and which instruction produces it
+	pred   []uint64
+	predSB []Stall
+	carry  uint64
 	// async is when the warp's last cp.async has landed (never: its load
 	// is still in flight); cp.async.wait_group waits for it.
 	async uint64
-}
-
-// regState is when a register's pending value is ready, what kind of wait
-// that is and which instruction produces it: one entry, so that reading a
-// register's readiness touches one cache line.
-type regState struct {
-	at  uint64
-	src int32
-	sb  Stall
-}
-
-// predState is when a predicate's pending value is ready and what kind of
-// wait that is.
-type predState struct {
-	at uint64
-	sb Stall
 }
 
 // cta is a block resident on an SM.
@@ -273,29 +253,25 @@ func (s *sm) admit(index int, start uint64) error {
 	for i, vw := range ws {
 		slot := vw.Slot()
 		for len(s.slots) <= slot {
-			// Eight at a time: an SM's warps lie together in memory, apart
-			// from other SMs' (which another worker may be advancing).
-			chunk := make([]warp, 8)
-			for i := range chunk {
-				s.slots = append(s.slots, &chunk[i])
-			}
+			s.slots = append(s.slots, &warp{})
 		}
 		w := s.slots[slot]
 		p := s.parts[smspOf(s.rot, i, len(s.parts))]
 		pr := s.r.prog
-		*w = warp{w: vw, cta: b, part: p, age: s.age, live: true, reg: w.reg, pred: w.pred, fline: noLine}
+		*w = warp{w: vw, cta: b, part: p, age: s.age, live: true, reg: w.reg, regSB: w.regSB, regSrc: w.regSrc, pred: w.pred, predSB: w.predSB,
+			fline: noLine}
 		s.age++
 		w.reg = resize(w.reg, pr.maxRegs)
+		w.regSB = resizeS(w.regSB, pr.maxRegs)
+		w.regSrc = resizeI(w.regSrc, pr.maxRegs)
 		w.pred = resize(w.pred, pr.maxPreds)
+		w.predSB = resizeS(w.predSB, pr.maxPreds)
 		w.readyAt, w.readyW = start, NoInstruction
 		w.mark, w.eligAt, w.why = start, start, NoInstruction
 		w.cause, w.waitID, w.imc = -1, -1, -1
 		w.start = start
 		b.warps = append(b.warps, w)
-		w.idx = len(p.warps)
 		p.warps = append(p.warps, w)
-		p.key = append(p.key, 0)
-		p.blk = append(p.blk, b)
 		p.wake = min(p.wake, start)
 		b.left++
 	}
@@ -309,13 +285,27 @@ func (s *sm) admit(index int, start uint64) error {
 	return nil
 }
 
-func resize[T any](a []T, n int) []T {
+func resize(a []uint64, n int) []uint64 {
 	if cap(a) < n {
-		return make([]T, n)
+		return make([]uint64, n)
 	}
 	a = a[:n]
 	clear(a)
 	return a
+}
+
+func resizeS(a []Stall, n int) []Stall {
+	if cap(a) < n {
+		return make([]Stall, n)
+	}
+	return a[:n]
+}
+
+func resizeI(a []int32, n int) []int32 {
+	if cap(a) < n {
+		return make([]int32, n)
+	}
+	return a[:n]
 }
 
 // account attributes the warp's cycles [mark, t) to its wait reason (until
@@ -372,17 +362,17 @@ func (s *sm) look(w *warp, t uint64) {
 		w.lanes = uint64(bits.OnesCount32(lanes))
 		dep, why, cause := uint64(0), Wait, int32(-1)
 		for _, r := range in.regs {
-			if g := &w.reg[r]; g.at > dep {
-				dep, why, cause = g.at, g.sb, g.src
+			if v := w.reg[r]; v > dep {
+				dep, why, cause = v, w.regSB[r], w.regSrc[r]
 			}
 		}
 		for i, p := range in.preds {
-			v := w.pred[p].at
+			v := w.pred[p]
 			if p == in.guard && i < in.npread && v != never {
 				v += uint64(s.r.prog.guardCycles)
 			}
 			if v > dep {
-				dep, why, cause = v, w.pred[p].sb, -1
+				dep, why, cause = v, w.predSB[p], -1
 			}
 		}
 		if in.asyncWait && w.async > dep {
@@ -394,7 +384,7 @@ func (s *sm) look(w *warp, t uint64) {
 			}
 		}
 		if w.imc >= 0 {
-			v := w.reg[w.imc].at
+			v := w.reg[w.imc]
 			if v > dep {
 				dep, why, cause = v, ImcMiss, -1
 			}
@@ -424,7 +414,7 @@ func (s *sm) look(w *warp, t uint64) {
 		if in.vecReg >= 0 {
 			// A load ptxas merged into the vector load before it: its
 			// value comes with that load's.
-			s.writeback(w, in, max(t, w.reg[in.vecReg].at), w.reg[in.vecReg].sb)
+			s.writeback(w, in, max(t, w.reg[in.vecReg]), w.regSB[in.vecReg])
 		} else {
 			s.writeback(w, in, t, Wait)
 		}
@@ -537,10 +527,10 @@ func (s *sm) step(w *warp, t uint64) error {
 func (s *sm) writeback(w *warp, in *inst, at uint64, sb Stall) {
 	id := in.info.ID
 	for _, r := range in.regs[in.nread:] {
-		w.reg[r] = regState{at: at, src: id, sb: sb}
+		w.reg[r], w.regSB[r], w.regSrc[r] = at, sb, id
 	}
 	for _, p := range in.preds[in.npread:] {
-		w.pred[p] = predState{at: at, sb: sb}
+		w.pred[p], w.predSB[p] = at, sb
 	}
 	if in.carryW {
 		w.carry = at
@@ -739,7 +729,7 @@ func (s *sm) issue(w *warp, t uint64) {
 		}
 		// A parameter that missed the constant cache holds the warp
 		// (ptxas reads parameters as constant operands).
-		if r := in.paramReg; r >= 0 && w.reg[r].at > start+uint64(s.r.offLat[qNone]) {
+		if r := in.paramReg; r >= 0 && w.reg[r] > start+uint64(s.r.offLat[qNone]) {
 			w.imc = r
 		}
 	case kindPlain, kindMembar:
@@ -933,7 +923,6 @@ func (s *sm) barrier(w *warp, t uint64) {
 		x.readyAt, x.readyW = rel, Barrier
 		x.eligAt, x.why = rel, Barrier
 		x.next = nil
-		x.settle()
 		x.part.wake = min(x.part.wake, rel)
 	}
 	if released || w.w.State() != vm.WarpAtBarrier {
@@ -972,7 +961,6 @@ func (s *sm) clusterBarrier(w *warp, t uint64, before uint64) {
 				x.readyAt, x.readyW = rel, Barrier
 				x.eligAt, x.why = rel, Barrier
 				x.next = nil
-				x.settle()
 				x.part.wake = min(x.part.wake, rel)
 			}
 		}
@@ -995,7 +983,6 @@ func (s *sm) rescue(t uint64) bool {
 			x.readyAt, x.readyW = t, Barrier
 			x.eligAt, x.why = t, Barrier
 			x.next = nil
-			x.settle()
 			x.part.wake = min(x.part.wake, t)
 			found = true
 		}
@@ -1020,8 +1007,8 @@ func (s *sm) complete() {
 		w, in := pd.w, pd.in
 		at := c.Cycle
 		for _, r := range in.regs[in.nread:] {
-			if w.reg[r].at == never {
-				w.reg[r].at = at
+			if w.reg[r] == never {
+				w.reg[r] = at
 			}
 		}
 		if in.cpAsync && w.async == never {
@@ -1029,26 +1016,12 @@ func (s *sm) complete() {
 		}
 		if w.live && w.eligAt == never && (w.why == in.sb || w.why == ImcMiss) {
 			w.next = nil
-			w.settle()
 			w.part.wake = min(w.part.wake, at)
 		}
 		s.next = min(s.next, at)
 	}
 	s.pend = s.pend[:0]
 	s.pendHead = 0
-}
-
-// settle records in w's sub-partition when w next needs trying (part.key):
-// after anything that may have changed its next instruction, eligAt or
-// liveness outside cycle's own try and issue of it.
-func (w *warp) settle() {
-	k := uint64(0)
-	if !w.live {
-		k = never
-	} else if w.next != nil {
-		k = w.eligAt
-	}
-	w.part.key[w.idx] = k
 }
 
 // try reports whether warp w can issue at cycle t; otherwise it lowers
@@ -1105,15 +1078,7 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 			}
 		}
 		for i := 0; i < n; i++ {
-			j := (start + i) % n
-			if k := p.key[j]; k > t {
-				next = min(next, k)
-				continue
-			}
-			w := p.warps[j]
-			ok := w.live && s.try(w, t, &next)
-			w.settle()
-			if ok {
+			if w := p.warps[(start+i)%n]; w.live && s.try(w, t, &next) {
 				pick = w
 				break
 			}
@@ -1122,47 +1087,25 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		// Greedy: the last warp again if it can (gto_rr: if it issued in
 		// the cycle before); then the oldest.
 		gtorr := s.r.gtorr
-		if l := p.last; l != nil && l.live && (!gtorr || l.issued == t) {
-			if s.try(l, t, &next) {
-				pick = l
-			}
-			l.settle()
-		}
-		switch {
-		case pick != nil:
-		case gtorr:
+		if l := p.last; l != nil && l.live && (!gtorr || l.issued == t) && s.try(l, t, &next) {
+			pick = l
+		} else if gtorr {
 			// The warps of a block are together, oldest block first: its
 			// least recently issued ready warp (testdata/perf/micro/sched:
 			// four SFU-bound warps of a block on one sub-partition finish
 			// together).
-			key, blk := p.key, p.blk
-			for i := 0; i < len(key) && pick == nil; {
-				b := blk[i]
-				for ; i < len(key) && blk[i] == b; i++ {
-					if k := key[i]; k > t {
-						next = min(next, k)
-						continue
-					}
+			for i := 0; i < len(p.warps) && pick == nil; {
+				b := p.warps[i].cta
+				for ; i < len(p.warps) && p.warps[i].cta == b; i++ {
 					w := p.warps[i]
-					ok := w.live && s.try(w, t, &next)
-					w.settle()
-					if ok && (pick == nil || w.issued < pick.issued) {
+					if w.live && s.try(w, t, &next) && (pick == nil || w.issued < pick.issued) {
 						pick = w
 					}
 				}
 			}
-		default:
-			for i, w := range p.warps {
-				if w == p.last {
-					continue
-				}
-				if k := p.key[i]; k > t {
-					next = min(next, k)
-					continue
-				}
-				ok := w.live && s.try(w, t, &next)
-				w.settle()
-				if ok {
+		} else {
+			for _, w := range p.warps {
+				if w != p.last && w.live && s.try(w, t, &next) {
 					pick = w
 					break
 				}
@@ -1171,21 +1114,17 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 	}
 	if pick != nil {
 		s.issue(pick, t)
-		pick.settle()
 		next = t + 1
 	}
 	if p.dead {
-		n := 0
-		for i, w := range p.warps {
+		live := p.warps[:0]
+		for _, w := range p.warps {
 			if w.live {
-				w.idx = n
-				p.warps[n], p.key[n], p.blk[n] = w, p.key[i], p.blk[i]
-				n++
+				live = append(live, w)
 			}
 		}
-		clear(p.warps[n:])
-		clear(p.blk[n:])
-		p.warps, p.key, p.blk = p.warps[:n], p.key[:n], p.blk[:n]
+		clear(p.warps[len(live):])
+		p.warps = live
 		p.dead = false
 		if p.last != nil && !p.last.live {
 			p.last = nil
@@ -1224,6 +1163,7 @@ func (s *sm) advance(start, end uint64) {
 	if len(s.ctas) == 0 {
 		s.next = never
 	}
+	// The VM's count of the window's instructions (vm.SM.DeferCount).
 	s.vm.FlushCount()
 }
 
