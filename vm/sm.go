@@ -42,6 +42,14 @@ type SM struct {
 	// Stats counts what the SM's retired blocks executed.
 	Stats Stats
 
+	// DeferCount, when the launch has no instruction budget (MaxInst 0),
+	// keeps the warp instructions Step executes on the SM until FlushCount
+	// adds them to the launch's total: a timing model advancing SMs on
+	// several goroutines then does not write one shared counter per
+	// instruction.
+	DeferCount bool
+	deferred   int64
+
 	l        *Launch
 	resident []*CTA
 	pool     []*CTA // retired blocks' storage, for reuse
@@ -426,9 +434,32 @@ func (s *SM) Step(w *Warp, st *Step) error {
 		return err
 	}
 	if n := int64(w.Inst - before); n > 0 {
+		if s.DeferCount && l.MaxInst == 0 {
+			s.deferred += n
+			return nil
+		}
 		return l.count(n, c, w)
 	}
 	return nil
+}
+
+// Recount adds n (negative: takes away) to the SM's deferred count
+// (DeferCount), or to the launch's (Launch.Recount).
+func (s *SM) Recount(n int64) {
+	if s.DeferCount && s.l.MaxInst == 0 {
+		s.deferred += n
+		return
+	}
+	s.l.Recount(n)
+}
+
+// FlushCount adds the warp instructions the SM has deferred (DeferCount)
+// to the launch's total.
+func (s *SM) FlushCount() {
+	if s.deferred != 0 {
+		s.l.instTotal.Add(s.deferred)
+		s.deferred = 0
+	}
 }
 
 // CTA returns the block the SM admitted as index, or nil.

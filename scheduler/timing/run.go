@@ -274,6 +274,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	for i := range sms {
 		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i/k%workers]}
 		s.vm.Observer = s.hs
+		s.vm.DeferCount = true
 		if r.prog.agg != nil {
 			s.vm.Observer = &aggregating{next: s.hs, agg: r.prog.agg}
 		}
@@ -334,7 +335,8 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	admit := func(g, u int, at func() uint64) error {
 		if k == 1 {
 			res.CTAsPerSM[g]++
-			return sms[g].admit(u, at())
+			sms[g].queue(u, at())
+			return nil
 		}
 		members = l.ClusterBlocks(u, members[:0])
 		for rk, b := range members {
@@ -426,7 +428,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			for _, c := range s.hs.Completions() {
 				soon = min(soon, c.Cycle)
 			}
-			if len(s.ctas) > 0 {
+			if len(s.ctas) > 0 || len(s.queued) > 0 {
 				resident = true
 			}
 		}

@@ -468,10 +468,18 @@ func SampledMetrics(m map[string]float64, r *Result) map[string]float64 {
 		}
 		return s.Mode == SampleExact && (k == "ptxvm__ptx_inst_executed.sum" || k == "ptxvm__ptx_thread_inst_executed.sum")
 	}
-	for k, v := range m {
-		if keep(k) {
-			continue
+	// The names are collected first: a key added to a map while ranging
+	// over it may or may not be visited, so renaming in the loop renamed
+	// some metrics again (ptxvm__detailed__ptxvm__detailed__...), a
+	// different set on every run.
+	var rename []string
+	for k := range m {
+		if !keep(k) {
+			rename = append(rename, k)
 		}
+	}
+	for _, k := range rename {
+		v := m[k]
 		delete(m, k)
 		m["ptxvm__detailed__"+k] = v
 	}

@@ -2,6 +2,7 @@ package timing_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -171,6 +172,21 @@ func TestSampledMetricsNames(t *testing.T) {
 	assert.Equal(t, 3.0, m["ptxvm__detailed__ptxvm__ptx_inst_executed.sum"], "skip mode: the PTX count is the detailed blocks'")
 	assert.Equal(t, 0.0, m["ptxvm__sampled_outputs_complete"])
 	assert.Equal(t, 10.0, m["launch__grid_size"])
+
+	// Each metric is renamed once, whatever the map's order (renaming
+	// while ranging over the map renamed some twice, different ones on
+	// each run).
+	many := map[string]float64{}
+	for i := range 200 {
+		many[fmt.Sprintf("lts__m%d.sum", i)] = float64(i)
+	}
+	timing.SampledMetrics(many, r)
+	for i := range 200 {
+		assert.Equal(t, float64(i), many[fmt.Sprintf("ptxvm__detailed__lts__m%d.sum", i)])
+	}
+	for k := range many {
+		assert.NotContains(t, k, "ptxvm__detailed__ptxvm__detailed__")
+	}
 }
 
 // The automatic sampling keeps outputs exact when they are used, and

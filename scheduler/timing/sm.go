@@ -186,8 +186,11 @@ type sm struct {
 	parts []*part
 	slots []*warp // by warp slot
 	ctas  []*cta
-	next  uint64 // earliest cycle something can happen (after a window)
-	clock uint64 // what %clock reads: the cycle of the instruction executing
+	// queued are the blocks Run has given the SM that it admits at the
+	// start of its next advance (queue).
+	queued []queued
+	next   uint64 // earliest cycle something can happen (after a window)
+	clock  uint64 // what %clock reads: the cycle of the instruction executing
 
 	dataFree float64 // L1/shared data path busy until
 	// dataEst is when the data path would be free if the pooled
@@ -241,6 +244,10 @@ type tally struct {
 	issued    uint64 // machine instructions issued (estimate)
 	threadIss uint64
 	perInst   []instTally
+	// The workers' tallies are allocated one after another and written at
+	// every issue: without this, one worker's threadIss and perInst shared
+	// a cache line with the next worker's stalls[Selected].
+	_ [64]byte
 }
 
 // instTally is one instruction's counts.
@@ -279,6 +286,32 @@ func nextRot(rot, n, parts int) int {
 		rot++
 	}
 	return rot % parts
+}
+
+// queued is a block given to an SM, to be made resident from cycle start.
+type queued struct {
+	index int
+	start uint64
+}
+
+// queue gives block index to the SM from cycle start: the SM admits it at
+// the start of its next advance, on its worker's goroutine (admitting a
+// block sets up its warps' state in the VM, most of the time Run spent
+// alone dispatching the first wave). The SM's next cycle counts it now.
+func (s *sm) queue(index int, start uint64) {
+	s.queued = append(s.queued, queued{index, start})
+	s.next = min(s.next, start)
+}
+
+// admitQueued admits the queued blocks in the order they were given.
+func (s *sm) admitQueued() {
+	for _, q := range s.queued {
+		if err := s.admit(q.index, q.start); err != nil {
+			s.err = err
+			break
+		}
+	}
+	s.queued = s.queued[:0]
 }
 
 // admit makes block index resident from cycle start.
@@ -543,7 +576,7 @@ func (s *sm) step(w *warp, t uint64) error {
 	if s.r.prog.insts[id].ifConv {
 		if s.st.Exec == 0 {
 			it.skipped++
-			s.vm.Launch().Recount(-1) // the budget counts the PTX's instructions
+			s.vm.Recount(-1) // the budget counts the PTX's instructions
 		}
 		it.skippedThreads += uint64(bits.OnesCount32(s.st.Active &^ s.st.Exec))
 	}
@@ -559,7 +592,7 @@ func (s *sm) step(w *warp, t uint64) error {
 			}
 		}
 		if d != 0 {
-			s.vm.Launch().Recount(d)
+			s.vm.Recount(d)
 		}
 	}
 	return nil
@@ -1182,6 +1215,7 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 // at which it has something to do (never: nothing until an event from
 // outside).
 func (s *sm) advance(start, end uint64) {
+	s.admitQueued()
 	s.complete()
 	t := max(start, s.next)
 	for t < end && s.err == nil && len(s.ctas) > 0 {
@@ -1205,6 +1239,8 @@ func (s *sm) advance(start, end uint64) {
 	if len(s.ctas) == 0 {
 		s.next = never
 	}
+	// The VM's count of the window's instructions (vm.SM.DeferCount).
+	s.vm.FlushCount()
 }
 
 // remoteShared reports whether a lane of the accesses reaches the shared

@@ -34,12 +34,11 @@ type Trace struct {
 	// TruncatedStalls counts the stall spans dropped by MaxEvents.
 	TruncatedStalls int
 
-	sms     []*smTrace
-	res     *Result
-	clock   float64
-	events  int
-	kernel  string
-	dropped int
+	sms    []*smTrace
+	res    *Result
+	clock  float64
+	events int
+	kernel string
 }
 
 // event is one complete ("X") event.
@@ -60,6 +59,9 @@ type smTrace struct {
 	slots   []bool // block slots in use
 	ctaSlot map[*cta]int
 	n       int
+	// dropped counts the stall spans this SM left out (per SM: the SMs of
+	// different workers advance at once).
+	dropped int
 }
 
 func (t *Trace) defaults() {
@@ -131,7 +133,7 @@ func (st *smTrace) stall(w *warp, why Stall, from, to uint64) {
 		return
 	}
 	if !st.budget() {
-		st.t.dropped++
+		st.dropped++
 		return
 	}
 	st.add(event{tid: int32(1000 + w.w.Slot()), ts: from, dur: to - from, name: why.String(), inst: w.waitID, stall: true})
@@ -142,7 +144,18 @@ func (st *smTrace) issue(*warp, uint64) {}
 func (t *Trace) finish(r *Result) {
 	t.res = r
 	t.clock = r.ClockMHz
-	t.TruncatedStalls = t.dropped
+	t.TruncatedStalls = t.dropped()
+}
+
+// dropped is the stall spans the SMs left out.
+func (t *Trace) dropped() int {
+	n := 0
+	for _, st := range t.sms {
+		if st != nil {
+			n += st.dropped
+		}
+	}
+	return n
 }
 
 // WriteJSON writes the trace as Chrome Trace Event JSON: times in

@@ -130,3 +130,20 @@ func TestTraceBounded(t *testing.T) {
 	}
 	assert.LessOrEqual(t, n, 2000)
 }
+
+// TestTraceTruncationWorkers: the stall spans a trace leaves out are
+// counted per SM, so that two workers dropping spans at once count them
+// all (a shared counter lost some: jacobi2d_big/G's truncated_stalls
+// varied from run to run with --workers 2).
+func TestTraceTruncationWorkers(t *testing.T) {
+	count := func(workers int) int {
+		tr := &Trace{MaxEvents: 500}
+		runKernel(t, "matmul_tiled", 256, Options{Workers: workers, Trace: tr})
+		return tr.TruncatedStalls
+	}
+	one := count(1)
+	require.Positive(t, one, "the trace is cut")
+	for range 3 {
+		assert.Equal(t, one, count(2))
+	}
+}

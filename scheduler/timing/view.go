@@ -69,7 +69,7 @@ func stallByName(name string) Stall {
 // recorded stall ended at: later stalls of that SM are missing (blocks and
 // warps are still recorded).
 func (t *Trace) StallsCut(sm int) (uint64, bool) {
-	if t.dropped == 0 || sm < 0 || sm >= len(t.sms) || t.sms[sm] == nil || !t.sms[sm].warps || t.sms[sm].budget() {
+	if t.dropped() == 0 || sm < 0 || sm >= len(t.sms) || t.sms[sm] == nil || !t.sms[sm].warps || t.sms[sm].budget() {
 		return 0, false
 	}
 	var last uint64
