@@ -113,7 +113,7 @@ KK = desc(0, 128, 256, 0), desc(B0, 128, 256, 0)  # K-major, no swizzle
 # (case, kernel, n, k, dtype, atype, btype, rs, imms, nblocks, descA, descB,
 #  deltaA, deltaB, steps, kinds)
 CASES = []
-ALL = "narrow wide fewbig onehot cancel sub special carry cbig csmall negtrunc narrow2 wide2 zero".split()
+ALL = "narrow wide fewbig onehot cancel sub special carry cbig csmall negtrunc narrow2 wide2 zero zerobig".split()
 F16K = ALL + ["f16ovf", "f16tie", "f16sub"]
 
 
@@ -318,6 +318,20 @@ def gen_block(kind, at, bt, n, dtype, steps):
                 B[s, c, 16:] = B[s, c, :16]
             z = 0x80000000 if dtype == "f32" else 0x8000
             C = rng.choice([0, z], (64, n)).astype(np.uint32)
+        elif kind == "zerobig":
+            # zeros in A where B is large (does a zero product's exponent
+            # count in the alignment?), subnormals in A against large B
+            A[s] = finite(at, (64, K), one_a - 2, one_a + 1)
+            B[s] = finite(bt, (n, K), one_b - 2, one_b + 1)
+            for r in range(64):
+                for k in range(K):
+                    if (r + k) % 4 == 0:
+                        A[s, r, k] = (0x80 if (r + k) % 8 else 0x00) | (rng.integers(0, 3) if r >= 32 else 0)
+            for c in range(n):
+                for k in range(K):
+                    if (c + k) % 4 == 0:
+                        B[s, c, k] = finite(bt, 1, emax(bt) - 2, emax(bt))[0]
+            C = accum(dtype, (64, n), -3, 2)
         elif kind == "f16ovf":
             # sums near and above 65504
             A[s] = finite(at, (64, K), one_a + (5 if at == "e4m3" else 8), one_a + (8 if at == "e4m3" else 11))
