@@ -44,7 +44,7 @@ const (
 // Bits of an OpWgmma's Imm.
 const (
 	wgNShift = 0 // N (8-256)
-	wgKShift = 9 // K (8, 16, 32)
+	wgKShift = 9 // K/8 (K: 8, 16, 32, 256)
 	wgRS     = 1 << 16
 	wgNegA   = 1 << 17
 	wgNegB   = 1 << 18
@@ -69,7 +69,7 @@ type WgmmaForm struct {
 // Wgmma decodes an OpWgmma's form.
 func (in *Inst) Wgmma() WgmmaForm {
 	x := in.Imm
-	return WgmmaForm{N: int(x >> wgNShift & 0x1ff), K: int(x >> wgKShift & 0x7f), RS: x&wgRS != 0,
+	return WgmmaForm{N: int(x >> wgNShift & 0x1ff), K: int(x>>wgKShift&0x7f) * 8, RS: x&wgRS != 0,
 		NegA: x&wgNegA != 0, NegB: x&wgNegB != 0, TransA: x&wgTransA != 0, TransB: x&wgTransB != 0,
 		Sat: x&wgSat != 0, A: x >> wgAShift & 15, B: x >> wgBShift & 15}
 }
@@ -227,7 +227,7 @@ func (l *fnLower) lowerWgmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	}
 	ni := newInst(OpWgmma)
 	ni.Guard, ni.GuardNeg, ni.T = in.Guard, in.GuardNeg, d
-	ni.Imm = uint64(n)<<wgNShift | uint64(k)<<wgKShift | fa<<wgAShift | fb<<wgBShift
+	ni.Imm = uint64(n)<<wgNShift | uint64(k/8)<<wgKShift | fa<<wgAShift | fb<<wgBShift
 	if sat {
 		ni.Imm |= wgSat
 	}
