@@ -40,7 +40,11 @@ import (
 //
 // and the swizzle XORs address bits 4-6 (128B; 4-5 for 64B, 4 for 32B)
 // with bits 7-9 of the shared address. The arithmetic is mma.sync's
-// (fpu.DotF32, DotF16F16; exact integer sums), over K products at once.
+// (fpu.DotF32, DotF16F16; exact integer sums), over K products at once,
+// except fp8's: sm_90a's native fp8 tensor instruction keeps fewer bits
+// than the f16 one (fpu.DotFP8WG). The .b1 form is popc(a AND b) summed
+// over K bits, laid out as the 8-bit k32 forms are (one byte holds 8
+// consecutive k).
 
 // wgDesc is a decoded matrix descriptor.
 type wgDesc struct {
