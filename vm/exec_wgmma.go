@@ -40,7 +40,11 @@ import (
 //
 // and the swizzle XORs address bits 4-6 (128B; 4-5 for 64B, 4 for 32B)
 // with bits 7-9 of the shared address. The arithmetic is mma.sync's
-// (fpu.DotF32, DotF16F16; exact integer sums), over K products at once.
+// (fpu.DotF32, DotF16F16; exact integer sums), over K products at once,
+// except fp8's: sm_90a's native fp8 tensor instruction keeps fewer bits
+// than the f16 one (fpu.DotFP8WG). The .b1 form is popc(a AND b) summed
+// over K bits, laid out as the 8-bit k32 forms are (one byte holds 8
+// consecutive k).
 
 // wgDesc is a decoded matrix descriptor.
 type wgDesc struct {
@@ -87,7 +91,7 @@ func wgElemBytes(f uint64) uint64 {
 	switch f {
 	case wgTF32:
 		return 4
-	case wgS8, wgU8:
+	case wgS8, wgU8, wgE4M3, wgE5M2, wgB1:
 		return 1
 	}
 	return 2
@@ -100,6 +104,9 @@ func (w *Warp) execWgmma(in *Inst, f *frame, exec uint32, pc int32) error {
 	}
 	fm := in.Wgmma()
 	n, k := fm.N, fm.K
+	if fm.A == wgB1 {
+		k /= 8 // bytes of 8 single-bit elements, laid out as an 8-bit k32
+	}
 	list := f.fn.RegLists[in.Target]
 	nd := wgmmaDRegs(in.T, n)
 	dr := list[:nd]
@@ -155,8 +162,11 @@ func (w *Warp) execWgmma(in *Inst, f *frame, exec uint32, pc int32) error {
 		}
 	}
 	neg := func(x uint32, f uint64) uint32 {
-		if f == wgTF32 {
+		switch f {
+		case wgTF32:
 			return x ^ 0x80000000
+		case wgE4M3, wgE5M2:
+			return x ^ 0x80
 		}
 		return x ^ 0x8000
 	}
@@ -191,8 +201,21 @@ func (w *Warp) execWgmma(in *Inst, f *frame, exec uint32, pc int32) error {
 	}
 	dot := func(r, c int, acc uint32) uint32 {
 		a, b := A[r][:k], B[c][:k]
-		switch in.T {
-		case S32:
+		switch {
+		case fm.A == wgB1:
+			if !scaleD {
+				acc = 0
+			}
+			return fpu.DotB1(a, b, false, acc)
+		case fm.A == wgE4M3 || fm.A == wgE5M2:
+			if !scaleD {
+				acc = 0x80000000
+				if in.T == F16 {
+					acc = 0x8000
+				}
+			}
+			return fpu.DotFP8WG(fm.A == wgE5M2, fm.B == wgE5M2, a, b, acc, in.T == F16)
+		case in.T == S32:
 			s := int64(int32(acc))
 			if !scaleD {
 				s = 0
@@ -211,7 +234,7 @@ func (w *Warp) execWgmma(in *Inst, f *frame, exec uint32, pc int32) error {
 				s = max(min(s, 1<<31-1), -1<<31)
 			}
 			return uint32(s)
-		case F16:
+		case in.T == F16:
 			if !scaleD {
 				acc = 0x8000
 			}

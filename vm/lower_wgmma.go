@@ -14,10 +14,11 @@ import (
 //	wgmma.fence.sync.aligned, wgmma.commit_group.sync.aligned, wgmma.wait_group.sync.aligned N
 //
 // Supported: .f32.f16.f16, .f16.f16.f16, .f32.bf16.bf16 (k16), .f32.tf32.tf32
-// (k8), .s32 with .s8/.u8 multiplicands (k32, .satfinite or not), every N
-// of the ISA (8 to 256 in steps of 8; 8, 16, 24 and multiples of 16 for
-// .s32), A from shared memory (a descriptor) or registers. The fp8 and .b1
-// forms and the sparse wgmma.mma_async.sp are refused.
+// (k8), .s32 with .s8/.u8 multiplicands (k32, .satfinite or not), .f32 and
+// .f16 with .e4m3/.e5m2 multiplicands in any pairing (k32), .s32.b1.b1
+// .and.popc (k256), every N of the ISA (8 to 256 in steps of 8; 8, 16, 24
+// and multiples of 16 for .s32), A from shared memory (a descriptor) or
+// registers. The sparse wgmma.mma_async.sp is refused.
 //
 // An OpWgmma holds T the accumulator type (F32, F16, S32), Imm the form
 // (Inst.Wgmma), A the A descriptor's register (NoReg: A in registers), B
@@ -35,12 +36,15 @@ const (
 	wgTF32
 	wgS8
 	wgU8
+	wgE4M3
+	wgE5M2
+	wgB1 // single bits, .and.popc
 )
 
 // Bits of an OpWgmma's Imm.
 const (
 	wgNShift = 0 // N (8-256)
-	wgKShift = 9 // K (8, 16, 32)
+	wgKShift = 9 // K/8 (K: 8, 16, 32, 256)
 	wgRS     = 1 << 16
 	wgNegA   = 1 << 17
 	wgNegB   = 1 << 18
@@ -65,7 +69,7 @@ type WgmmaForm struct {
 // Wgmma decodes an OpWgmma's form.
 func (in *Inst) Wgmma() WgmmaForm {
 	x := in.Imm
-	return WgmmaForm{N: int(x >> wgNShift & 0x1ff), K: int(x >> wgKShift & 0x7f), RS: x&wgRS != 0,
+	return WgmmaForm{N: int(x >> wgNShift & 0x1ff), K: int(x>>wgKShift&0x7f) * 8, RS: x&wgRS != 0,
 		NegA: x&wgNegA != 0, NegB: x&wgNegB != 0, TransA: x&wgTransA != 0, TransB: x&wgTransB != 0,
 		Sat: x&wgSat != 0, A: x >> wgAShift & 15, B: x >> wgBShift & 15}
 }
@@ -116,45 +120,64 @@ func (l *fnLower) lowerWgmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		return false
 	}
 	m.take(shape)
-	for _, r := range m.rest {
-		if r == ".e4m3" || r == ".e5m2" || r == ".b1" {
-			l.errorf(pi.Pos, "wgmma.mma_async with %s multiplicands is not supported (their arithmetic has not been measured)", r)
-			return false
+	// The three types .dtype.atype.btype, in order (.e4m3, .e5m2 and .b1
+	// are not PTX register types: read them from the modifiers).
+	var types []MmaElem
+	for _, s := range pi.Mods {
+		if e, ok := mmaElemOf(s); ok {
+			types = append(types, e)
 		}
 	}
-	if len(m.types) != 3 {
+	m.types = nil
+	for _, e := range types {
+		m.take(e.String())
+	}
+	if len(types) != 3 {
 		l.errorf(pi.Pos, "wgmma.mma_async needs three types .dtype.atype.btype")
 		return false
 	}
-	d, at, bt := m.types[0], m.types[1], m.types[2]
-	fmtOf := func(t Type) (uint64, bool) {
-		switch t {
-		case F16:
+	fmtOf := func(e MmaElem) (uint64, bool) {
+		switch e {
+		case MmaF16:
 			return wgF16, true
-		case BF16:
+		case MmaBF16:
 			return wgBF16, true
-		case TF32:
+		case MmaTF32:
 			return wgTF32, true
-		case S8:
+		case MmaS8:
 			return wgS8, true
-		case U8:
+		case MmaU8:
 			return wgU8, true
+		case MmaE4M3:
+			return wgE4M3, true
+		case MmaE5M2:
+			return wgE5M2, true
+		case MmaB1:
+			return wgB1, true
 		}
 		return 0, false
 	}
-	fa, okA := fmtOf(at)
-	fb, okB := fmtOf(bt)
-	integer := fa >= wgS8 && fb >= wgS8
-	wantK := map[uint64]int{wgF16: 16, wgBF16: 16, wgTF32: 8, wgS8: 32, wgU8: 32}[fa]
+	d := mmaTypeOf(types[0])
+	at := types[1]
+	fa, okA := fmtOf(types[1])
+	fb, okB := fmtOf(types[2])
+	integer := (fa == wgS8 || fa == wgU8) && (fb == wgS8 || fb == wgU8)
+	fp8 := (fa == wgE4M3 || fa == wgE5M2) && (fb == wgE4M3 || fb == wgE5M2)
+	b1 := fa == wgB1 && fb == wgB1
+	if b1 && !(m.take(".and") && m.take(".popc")) {
+		l.errorf(pi.Pos, "wgmma.mma_async .b1 needs .and.popc")
+		return false
+	}
+	wantK := map[uint64]int{wgF16: 16, wgBF16: 16, wgTF32: 8, wgS8: 32, wgU8: 32, wgE4M3: 32, wgE5M2: 32, wgB1: 256}[fa]
 	validN := n >= 8 && n <= 256 && n%8 == 0
-	if integer && n > 24 {
+	if (integer || b1) && n > 24 {
 		validN = validN && n%16 == 0
 	}
 	switch {
-	case !okA || !okB || (fa != fb && !integer):
+	case !okA || !okB || (fa != fb && !integer && !fp8):
 		l.errorf(pi.Pos, "wgmma.mma_async%s: unsupported multiplicand types", joinMods(pi.Mods))
 		return false
-	case integer && d != S32, !integer && d != F32 && !(d == F16 && fa == wgF16):
+	case (integer || b1) && d != S32, !integer && !b1 && d != F32 && !(d == F16 && (fa == wgF16 || fp8)):
 		l.errorf(pi.Pos, "wgmma.mma_async%s: the accumulator type does not go with %s", joinMods(pi.Mods), at)
 		return false
 	case k != wantK || !validN:
@@ -166,7 +189,7 @@ func (l *fnLower) lowerWgmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		l.errorf(pi.Pos, "wgmma.mma_async: .satfinite applies to the integer forms")
 		return false
 	}
-	if m.flags&^(FAligned|FSatFinite) != 0 || m.hasRnd || m.hasSpace || m.vec != 0 {
+	if m.flags&^(FAligned|FSatFinite) != 0 || m.hasRnd || m.hasSpace || m.vec != 0 || len(m.rest) != 0 {
 		l.errorf(pi.Pos, "unsupported modifier on wgmma%s", joinMods(pi.Mods))
 		return false
 	}
@@ -178,10 +201,10 @@ func (l *fnLower) lowerWgmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	}
 	rs := ops[1].Kind == ptx.OpVector || l.vectorElems(ops[1]) != nil
 	// Immediates after scale-d: f16/bf16: scale-a, scale-b, (trans-a,) trans-b;
-	// tf32 (and fp8): scale-a, scale-b; integers: none.
+	// tf32 and fp8: scale-a, scale-b; integers and .b1: none.
 	nImm := 2
 	switch {
-	case integer:
+	case integer || b1:
 		nImm = 0
 	case fa == wgF16 || fa == wgBF16:
 		nImm = 4
@@ -204,7 +227,7 @@ func (l *fnLower) lowerWgmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	}
 	ni := newInst(OpWgmma)
 	ni.Guard, ni.GuardNeg, ni.T = in.Guard, in.GuardNeg, d
-	ni.Imm = uint64(n)<<wgNShift | uint64(k)<<wgKShift | fa<<wgAShift | fb<<wgBShift
+	ni.Imm = uint64(n)<<wgNShift | uint64(k/8)<<wgKShift | fa<<wgAShift | fb<<wgBShift
 	if sat {
 		ni.Imm |= wgSat
 	}

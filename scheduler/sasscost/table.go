@@ -278,14 +278,19 @@ func (t *Table) Frame(debug bool) Cost {
 }
 
 // wgmmaCost is the cost of one warp's share of a wgmma.mma_async: one
-// HGMMA/IGMMA machine instruction to the tensor pipe, with the latency of
-// the whole warpgroup operation, which grows with N: measured on the H200
-// (testdata/tma/log/rec3/bench_wg.txt: m64nNk16 .f32.f16.f16 from shared
-// memory, issue + commit + wait_group 0, 64 in a row, on 1 and on 132 SMs
-// alike): 67 cycles for N = 16, 91 for 64, 123 for 128, 202 for 256; a
-// chain of 64 without waiting takes 66, 90, 122 and 199 cycles each, so the
-// tensor cores do not overlap one warpgroup's consecutive wgmmas. The fit
-// 58 + 9N/16 is within 7 cycles of each.
+// HGMMA/IGMMA/QGMMA/BGMMA machine instruction to the tensor pipe, with the
+// latency of the whole warpgroup operation, which grows with N: measured on
+// the H200 (testdata/tma/log/rec3/bench_wg.txt: m64nNk16 .f32.f16.f16 from
+// shared memory, issue + commit + wait_group 0, 64 in a row, on 1 and on
+// 132 SMs alike): 67 cycles for N = 16, 91 for 64, 123 for 128, 202 for
+// 256; a chain of 64 without waiting takes 66, 90, 122 and 199 cycles
+// each, so the tensor cores do not overlap one warpgroup's consecutive
+// wgmmas. The fit 58 + 9N/16 is within 7 cycles of each. The fp8 forms
+// (QGMMA, k32: twice f16's products in the same time) and .b1 (BGMMA,
+// k256) take the same fit (log/rec4/bench_fp8.txt, bench_b1.txt):
+// m64nNk32 .f32.e4m3.e4m3 67, 92, 124, 203 cycles (within 6 of it);
+// .s32.b1.b1.and.popc 65, 103, 135, 202 (within 10); only
+// m64n64k32 .f16.e5m2.e5m2 was slower, 104 cycles (fit 94; chained 89).
 func wgmmaCost(in *vm.Inst) Cost {
 	n := in.Wgmma().N
 	return Cost{Slots: 1, Pipe: PipeTensor, Latency: wgmmaLatency(n)}

@@ -6,7 +6,9 @@
 // between every float and integer type, with .ftz, .sat, .relu and
 // .satfinite; and the tensor core's dot product of mma .f32.f16.f16.f32
 // (DotF16F32, mma.go: one fused sum of the exact products and c with
-// alignment truncation and rounding toward zero, learned from the GPU).
+// alignment truncation and rounding toward zero, learned from the GPU), the
+// other mma types (mma_ext.go) and the native fp8 wgmma (DotFP8WG,
+// wgfp8.go: the same sum with 13 bits kept).
 //
 // Package vm calls it once per lane; it knows nothing about registers,
 // warps or the instruction stream, and the .x2 packed forms are built by
