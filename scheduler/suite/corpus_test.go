@@ -275,6 +275,7 @@ func TestSurfacesGradLOD(t *testing.T) {
 		"grad1d_ll": 27, "grad2d_ll": 54, "grad2d_pp": 0, "grad3d_ll": 425,
 		"gradsweep1d_ll": 34, "gradsweep2d_ll": 50, "gradsweep2d_lp": 0, "gradsweep3d_ll": 422,
 		"gradprobe0": 0, "gradprobe1": 90, "gradprobe2": 42, "gradprobe3": 0, "gradprobe4": 42,
+		"gradprobe5": 111, "gradprobe6": 351, "gradprobe7": 331,
 	}
 	require.Len(t, results, 2*len(most))
 	exact := 0
