@@ -124,7 +124,9 @@ func abs32(x float32) float32 {
 // dy (normalized coordinates; scaled to texels of level 0). What the
 // recorded sweeps and probes show (testdata/surfaces/cases/grad*,
 // gen/mip.cu's gradprobe): the texture unit's vector length is an
-// octagonal approximation (the largest magnitude plus 11/32 of the other),
+// approximation (octLen: the largest magnitude plus 11/32 of the middle one
+// plus 1/4 of the smallest; 3D gradients, which ptxas hands to a driver
+// subroutine, follow the same rule),
 // two gradients along one axis combine as 11/16 of their sum when that is
 // longer, so ρ = max(|dx|, |dy|, 11/16·|dx±dy|), and log2 ρ is the
 // exponent plus a 256-entry table indexed by the top 8 bits of the
@@ -185,16 +187,28 @@ func truncBits(x float64, k int) float64 {
 	return math.Ldexp(math.Trunc(math.Ldexp(fr, k+1)), e-k-1)
 }
 
-// octLen approximates a vector's length: the largest magnitude plus 11/32
-// of the others'.
+// octLen approximates a vector's length as the texture unit does (and the
+// driver's subroutine for 3D gradients): the largest magnitude plus 11/32
+// of the middle one plus 1/4 of the smallest (the distance approximation of
+// Graphics Gems; in 2D the smallest is 0).
 func octLen(v [3]float64, nd int) float64 {
-	m, sum := 0.0, 0.0
-	for i := 0; i < nd; i++ {
-		x := math.Abs(v[i])
-		m = math.Max(m, x)
-		sum += x
+	x, y, z := math.Abs(v[0]), 0.0, 0.0
+	if nd > 1 {
+		y = math.Abs(v[1])
 	}
-	return m + 11.0/32*(sum-m)
+	if nd > 2 {
+		z = math.Abs(v[2])
+	}
+	if x < y {
+		x, y = y, x
+	}
+	if y < z {
+		y, z = z, y
+	}
+	if x < y {
+		x, y = y, x
+	}
+	return x + 11.0/32*y + 0.25*z
 }
 
 // extent is what txq.width/.height/.depth (dimension i) and their .level
