@@ -121,29 +121,34 @@ func abs32(x float32) float32 {
 }
 
 // gradLOD is the fixed-point level of detail of tex.grad's gradients dx,
-// dy (normalized coordinates; scaled to texels of level 0). What the
-// recorded sweeps and probes show (testdata/surfaces/cases/grad*,
-// gen/mip.cu's gradprobe): the texture unit's vector length is an
-// approximation (octLen: the largest magnitude plus 11/32 of the middle one
-// plus 1/4 of the smallest; 3D gradients, which ptxas hands to a driver
-// subroutine, follow the same rule),
-// two gradients along one axis combine as 11/16 of their sum when that is
-// longer, so ρ = max(|dx|, |dy|, 11/16·|dx±dy|), and log2 ρ is the
-// exponent plus a 256-entry table indexed by the top 8 bits of the
-// mantissa (lodLog2). The log2 is exact on every probe. The precision of
-// the lengths is fitted, not known: texel-space components truncated to 9
-// bits after the leading one, their sums and differences to 10, halve the
-// differing outputs of the 2D cases but add a few to the single-vector
-// probe; TestSurfacesGradLOD holds the outputs that still differ.
+// dy (normalized coordinates; scaled to texels of level 0), as the texture
+// unit computes it (recorded on the H200: testdata/surfaces/cases/grad*,
+// gen/mip.cu's gradprobe and grad3dprobe sweeps; 3D gradients, which
+// ptxas hands to a driver subroutine that issues an implicit-derivative
+// fetch per quad lane, follow the same rule):
+//
+//   - each texel-space component is truncated to 10 significant bits;
+//   - a vector's length is Graphics Gems' max + 11/32·mid + 1/4·min in
+//     fixed point (gradLen): the largest magnitude, plus
+//     ⌊(11·mid + 8·min + 4)/32⌋ in units of the middle magnitude's last bit;
+//   - the two gradients also combine through the diagonals of their
+//     parallelogram: dx ± dy (sums of the truncated components, truncated
+//     again), each component scaled by 11/16 (diagLen), and their length;
+//   - ρ is the largest of the four lengths; log2 ρ is the exponent plus a
+//     256-entry table indexed by the top 8 bits of the mantissa (lodLog2).
+//
+// The diagonals' rounding is fitted: bit-exact on the probes of one and
+// two gradients along the axes, a few outputs in a thousand still differ
+// for arbitrary pairs (TestSurfacesGradLOD).
 func (t *Texture) gradLOD(dx, dy []float32) int {
 	var a, b, s, d [3]float64
-	for i := range dx {
+	nd := len(dx)
+	for i := 0; i < nd; i++ {
 		n := float64(t.dims[i])
 		a[i], b[i] = truncBits(float64(dx[i])*n, 9), truncBits(float64(dy[i])*n, 9)
-		s[i], d[i] = truncBits(a[i]+b[i], 10), truncBits(a[i]-b[i], 10)
+		s[i], d[i] = diagComp(a[i]+b[i]), diagComp(a[i]-b[i])
 	}
-	nd := len(dx)
-	rho := math.Max(math.Max(octLen(a, nd), octLen(b, nd)), 11.0/16*math.Max(octLen(s, nd), octLen(d, nd)))
+	rho := math.Max(math.Max(gradLen(a), gradLen(b)), math.Max(diagLen(s), diagLen(d)))
 	if rho == 0 || rho != rho || math.IsInf(rho, 0) {
 		if math.IsInf(rho, 1) {
 			return t.lodFixed(math.Inf(1))
@@ -153,6 +158,67 @@ func (t *Texture) gradLOD(dx, dy []float32) int {
 	frac, exp := math.Frexp(rho) // rho = frac · 2^exp, frac in [0.5, 1)
 	q := int(frac*512) - 256     // the top 8 bits of the mantissa
 	return t.lodFixed(float64((exp-1)*256+int(lodLog2[q])) / 256)
+}
+
+// sortAbs returns the magnitudes of v largest first.
+func sortAbs(v [3]float64) (x, y, z float64) {
+	x, y, z = math.Abs(v[0]), math.Abs(v[1]), math.Abs(v[2])
+	if x < y {
+		x, y = y, x
+	}
+	if y < z {
+		y, z = z, y
+	}
+	if x < y {
+		x, y = y, x
+	}
+	return x, y, z
+}
+
+// sigBits splits x > 0 into a significand of k bits after the leading one
+// (truncated) and the weight of its last bit: x ≈ s·2^p.
+func sigBits(x float64, k int) (s float64, p int) {
+	fr, e := math.Frexp(x)
+	return math.Floor(math.Ldexp(fr, k+1)), e - k - 1
+}
+
+// gradLen is the texture unit's length of a gradient whose components are
+// already truncated to 10 significant bits: the largest magnitude plus
+// ⌊(11·mid + 8·min + 4)/32⌋ last bits of the middle one (min in those
+// units, truncated).
+func gradLen(v [3]float64) float64 {
+	x, y, z := sortAbs(v)
+	if y == 0 {
+		return x
+	}
+	sm, p := sigBits(y, 9)
+	mn := math.Floor(math.Ldexp(z, -p))
+	return x + math.Ldexp(math.Floor((11*sm+8*mn+4)/32), p)
+}
+
+// diagComp is a component of a diagonal dx ± dy: the sum of truncated
+// components truncated to 10 significant bits, then scaled by 11/16
+// (⌊(11·s + 32)/16⌋ on a 13-bit significand).
+func diagComp(x float64) float64 {
+	x = truncBits(x, 9)
+	if x == 0 || x != x || math.IsInf(x, 0) {
+		return x
+	}
+	s, p := sigBits(math.Abs(x), 12)
+	return math.Copysign(math.Ldexp(math.Floor((11*s+32)/16), p), x)
+}
+
+// diagLen is the length of a scaled diagonal (diagComp): the largest
+// magnitude truncated to 10 significant bits plus 11/32 of the middle one
+// (⌊11·mid/32⌋ on a 13-bit significand) plus 1/4 of the smallest.
+func diagLen(v [3]float64) float64 {
+	x, y, z := sortAbs(v)
+	r := truncBits(x, 9) + z/4
+	if y != 0 {
+		s, p := sigBits(y, 12)
+		r += math.Ldexp(math.Floor(11*s/32), p)
+	}
+	return r
 }
 
 // lodLog2 is the texture unit's log2 of a mantissa 1 + q/256, in 1/256
@@ -185,30 +251,6 @@ func truncBits(x float64, k int) float64 {
 	}
 	fr, e := math.Frexp(x)
 	return math.Ldexp(math.Trunc(math.Ldexp(fr, k+1)), e-k-1)
-}
-
-// octLen approximates a vector's length as the texture unit does (and the
-// driver's subroutine for 3D gradients): the largest magnitude plus 11/32
-// of the middle one plus 1/4 of the smallest (the distance approximation of
-// Graphics Gems; in 2D the smallest is 0).
-func octLen(v [3]float64, nd int) float64 {
-	x, y, z := math.Abs(v[0]), 0.0, 0.0
-	if nd > 1 {
-		y = math.Abs(v[1])
-	}
-	if nd > 2 {
-		z = math.Abs(v[2])
-	}
-	if x < y {
-		x, y = y, x
-	}
-	if y < z {
-		y, z = z, y
-	}
-	if x < y {
-		x, y = y, x
-	}
-	return x + 11.0/32*y + 0.25*z
 }
 
 // extent is what txq.width/.height/.depth (dimension i) and their .level
