@@ -439,6 +439,8 @@ static void run_gradprobe(const char* L0, int kind)
         //   19: dx = (4, t), dy = (0, 4) (a second, orthogonal gradient)
         //   20: dx, dy random on a grid of 1/256 texel in (-8, 8)
         //   21: kind 10's gradients at random positions
+        //   22: dx = (4, 2), dy = (t, t/2) (parallel: the diagonal dx + dy dominates)
+        //   23: dx = (4, 1.25), dy = (-t, -0.3125·t) (antiparallel: dx - dy)
         const float t4 = (float)(j % 4096) / 1024;
         if (kind == 10 || kind == 21) { ax = 4; ay = t4; }
         if (kind == 11) { ax = t4; ay = 4; }
@@ -450,6 +452,8 @@ static void run_gradprobe(const char* L0, int kind)
         if (kind == 17) { ax = 1.3125f; ay = (float)(j % 4096) / 4096; }
         if (kind == 18) { ax = 4 + (float)(rnd() % 4096) / 1024; bx = (float)(rnd() % 4096) / 1024; if (j & 2) bx = -bx; }
         if (kind == 19) { ax = 4; ay = t4; by = 4; }
+        if (kind == 22) { ax = 4; ay = 2; bx = t4; by = t4 / 2; }
+        if (kind == 23) { ax = 4; ay = 1.25f; bx = -t4; by = -0.3125f * t4; }
         if (kind == 20) { ax = ((int)(rnd() % 4095) - 2047) / 256.0f; ay = ((int)(rnd() % 4095) - 2047) / 256.0f; bx = ((int)(rnd() % 4095) - 2047) / 256.0f; by = ((int)(rnd() % 4095) - 2047) / 256.0f; }
         if (kind == 21) { c.push_back(frange(0, 1)); c.push_back(frange(0, 1)); }
         else { c.push_back(0.37f); c.push_back(0.61f); }
