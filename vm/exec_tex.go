@@ -62,7 +62,13 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 			}
 			face, u, v := cubeFace(float32(c[0]), float32(c[1]), float32(c[2]))
 			layer = int64(min(uint64(uint32(layer)), uint64(t.layers/6-1)))*6 + int64(face)
-			res = t.sampleLOD([3]float64{u, v}, layer, t.texLOD(in, f, l), int(in.Off), fp)
+			var L int
+			if in.Imm&texGrad != 0 {
+				L = t.cubeGradLOD(c, in, f, l)
+			} else {
+				L = t.texLOD(in, f, l)
+			}
+			res = t.sampleLOD([3]float64{u, v}, layer, L, int(in.Off), fp)
 		case t.Cube:
 			return w.fault(f, pc, l, "a cube map is read with tex/tld4 .cube or .acube only")
 		case in.Imm&(texLevel|texGrad) != 0 || len(t.levels) > 1:

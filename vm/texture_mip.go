@@ -38,10 +38,14 @@ func (t *Texture) sampleLOD(c [3]float64, layer int64, L int, gatherComp int, fp
 	if len(t.levels) == 1 {
 		return t.sampleLayer(c, layer, false, gatherComp, fp)
 	}
+	if gatherComp >= 0 {
+		// tld4 gathers from level 0 whatever the bias and level clamps
+		// (recorded: tld4mip2d_clamp, bias 1.5 and min_lod 1).
+		return t.levels[0].sampleLayer(c, layer, false, gatherComp, fp)
+	}
 	last := len(t.levels) - 1
-	if !t.MipLinear || gatherComp >= 0 {
-		k := min((L+128)>>8, last)
-		return t.levels[k].sampleLayer(c, layer, false, gatherComp, fp)
+	if !t.MipLinear {
+		return t.levels[min((L+128)>>8, last)].sampleLayer(c, layer, false, -1, fp)
 	}
 	k, f := L>>8, L&255
 	if f == 0 || k >= last {
@@ -101,6 +105,64 @@ func cubeFace(x, y, z float32) (face int, u, v float64) {
 	return face, (float64(s) + 1) / 2, (float64(t) + 1) / 2
 }
 
+// cubeGradLOD is the fixed-point level of detail of tex.grad on a cube
+// map. The driver's subroutine for it (ptxas calls
+// __cuda_syscall_tex_grad_cube_*) gives the lanes of a quad the direction
+// c, c+dx and c+dy (f32 additions), scales each by the reciprocal of its
+// largest magnitude as tex.cube does, and fetches with implicit
+// derivatives: the texture unit differences the quad's face coordinates.
+// Here the three directions are projected onto the face of c, the
+// differences scaled to texels (half the face's width per unit) and taken
+// through gradLOD's rule.
+func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
+	regs := in.RegList(f.fn)
+	p := [3]float32{float32(c[0]), float32(c[1]), float32(c[2])}
+	var q1, q2 [3]float32
+	for i := range p {
+		q1[i] = p[i] + math.Float32frombits(uint32(f.r(regs[i])[l]))
+		q2[i] = p[i] + math.Float32frombits(uint32(f.r(regs[3+i])[l]))
+	}
+	face, s0, t0 := cubeProject(p, -1)
+	_, s1, t1 := cubeProject(q1, face)
+	_, s2, t2 := cubeProject(q2, face)
+	h := float64(t.dims[0]) / 2
+	var a, b [3]float64
+	a[0], a[1] = (s1-s0)*h, (t1-t0)*h
+	b[0], b[1] = (s2-s0)*h, (t2-t0)*h
+	return t.lodFromGrads(a, b, 2)
+}
+
+// cubeProject scales a direction by the reciprocal of its largest
+// magnitude (as cubeFace does) and returns its coordinates sc/|ma|, tc/|ma|
+// on face f, or on its own major face when f < 0.
+func cubeProject(v [3]float32, f int) (face int, s, t float64) {
+	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
+	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
+	x, y, z := float64(nanZero(v[0]*r)), float64(nanZero(v[1]*r)), float64(nanZero(v[2]*r))
+	if f < 0 {
+		f, _, _ = cubeFace(v[0], v[1], v[2])
+	}
+	var sc, tc, ma float64
+	switch f {
+	case 0:
+		sc, tc, ma = -z, -y, x
+	case 1:
+		sc, tc, ma = z, -y, -x
+	case 2:
+		sc, tc, ma = x, z, y
+	case 3:
+		sc, tc, ma = x, -z, -y
+	case 4:
+		sc, tc, ma = x, -y, z
+	default:
+		sc, tc, ma = -x, -y, -z
+	}
+	if ma <= 0 {
+		return f, 0, 0
+	}
+	return f, sc / ma, tc / ma
+}
+
 // fmnmx is FMNMX's maximum: a NaN operand gives the other.
 func fmnmx(a, b float32) float32 {
 	if a != a || b > a {
@@ -141,11 +203,21 @@ func abs32(x float32) float32 {
 // two gradients along the axes, a few outputs in a thousand still differ
 // for arbitrary pairs (TestSurfacesGradLOD).
 func (t *Texture) gradLOD(dx, dy []float32) int {
-	var a, b, s, d [3]float64
+	var a, b [3]float64
 	nd := len(dx)
 	for i := 0; i < nd; i++ {
 		n := float64(t.dims[i])
-		a[i], b[i] = truncBits(float64(dx[i])*n, 9), truncBits(float64(dy[i])*n, 9)
+		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
+	}
+	return t.lodFromGrads(a, b, nd)
+}
+
+// lodFromGrads is gradLOD's rule for texel-space gradients a, b of nd
+// components.
+func (t *Texture) lodFromGrads(a, b [3]float64, nd int) int {
+	var s, d [3]float64
+	for i := 0; i < nd; i++ {
+		a[i], b[i] = truncBits(a[i], 9), truncBits(b[i], 9)
 		s[i], d[i] = diagComp(a[i]+b[i]), diagComp(a[i]-b[i])
 	}
 	rho := math.Max(math.Max(gradLen(a), gradLen(b)), math.Max(diagLen(s), diagLen(d)))
