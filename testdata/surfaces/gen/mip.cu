@@ -441,6 +441,9 @@ static void run_gradprobe(const char* L0, int kind)
         //   21: kind 10's gradients at random positions
         //   22: dx = (4, 2), dy = (t, t/2) (parallel: the diagonal dx + dy dominates)
         //   23: dx = (4, 1.25), dy = (-t, -0.3125·t) (antiparallel: dx - dy)
+        //   (recording 8: the diagonals' rounding)
+        //   24: dx = (4, 1.5), dy = (t, 0)       25: dx = (4, 0), dy = (2.5, t)
+        //   26: dx = (2, 3), dy = (3, t)         27: random pairs in one quadrant, grid 1/256
         const float t4 = (float)(j % 4096) / 1024;
         if (kind == 10 || kind == 21) { ax = 4; ay = t4; }
         if (kind == 11) { ax = t4; ay = 4; }
@@ -454,6 +457,10 @@ static void run_gradprobe(const char* L0, int kind)
         if (kind == 19) { ax = 4; ay = t4; by = 4; }
         if (kind == 22) { ax = 4; ay = 2; bx = t4; by = t4 / 2; }
         if (kind == 23) { ax = 4; ay = 1.25f; bx = -t4; by = -0.3125f * t4; }
+        if (kind == 24) { ax = 4; ay = 1.5f; bx = t4; }
+        if (kind == 25) { ax = 4; bx = 2.5f; by = t4; }
+        if (kind == 26) { ax = 2; ay = 3; bx = 3; by = t4; }
+        if (kind == 27) { ax = (int)(rnd() % 2047 + 1) / 256.0f; ay = (int)(rnd() % 2047) / 256.0f; bx = (int)(rnd() % 2047 + 1) / 256.0f; by = (int)(rnd() % 2047) / 256.0f; }
         if (kind == 20) { ax = ((int)(rnd() % 4095) - 2047) / 256.0f; ay = ((int)(rnd() % 4095) - 2047) / 256.0f; bx = ((int)(rnd() % 4095) - 2047) / 256.0f; by = ((int)(rnd() % 4095) - 2047) / 256.0f; }
         if (kind == 21) { c.push_back(frange(0, 1)); c.push_back(frange(0, 1)); }
         else { c.push_back(0.37f); c.push_back(0.61f); }
@@ -502,6 +509,8 @@ static void run_grad(const char* L0, Mip s, int n, int randpos)
 //   kind 2: dx = (4, 0, 0), dy = (t, 0, 0)         3: one random vector
 //   kind 4: two random vectors                     5: dx = (4·2^(j/4096), 0, 0)
 //   kind 6: dx = (0, 0, 4·2^(j/4096))
+//   (recording 8) kind 7: dx = (4, 3, 0.75·j/1024)   8: dx = (4, j/1024, 1.5)
+//   kind 9: dx = (4 + j/4096, 2.5, 1.25)            10: random on a grid of 1/256
 static void run_gradprobe3d(const char* L0, int kind)
 {
     Mip s = mip(3, 1, cudaFilterModeLinear, cudaFilterModeLinear);
@@ -520,6 +529,10 @@ static void run_gradprobe3d(const char* L0, int kind)
         if (kind == 4) { for (float& x : a) x = exp2f(frange(0, 3)) * frange(-1, 1); for (float& x : b) x = exp2f(frange(0, 3)) * frange(-1, 1); }
         if (kind == 5) a[0] = 4 * exp2f((float)j / 4096);
         if (kind == 6) a[2] = 4 * exp2f((float)j / 4096);
+        if (kind == 7) { a[0] = 4; a[1] = 3; a[2] = u * 0.75f; }
+        if (kind == 8) { a[0] = 4; a[1] = u; a[2] = 1.5f; }
+        if (kind == 9) { a[0] = 4 + (float)j / 4096; a[1] = 2.5f; a[2] = 1.25f; }
+        if (kind == 10) for (float& x : a) x = ((int)(rnd() % 4095) - 2047) / 256.0f;
         c.push_back(0.37f); c.push_back(0.61f); c.push_back(0.43f);
         c.push_back(a[0] / W); c.push_back(a[1] / H); c.push_back(a[2] / D);
         c.push_back(b[0] / W); c.push_back(b[1] / H); c.push_back(b[2] / D);

@@ -54,8 +54,9 @@ mgroups=${MIP_GROUPS:-"1:lodsweep1d_ll 1:lod1d_ll 1:lod1d_pp 1:lod1d_lp_mirror
 5:gradprobe0 5:gradprobe1 5:gradprobe2 5:gradprobe3 5:gradprobe4 5:gradprobe5 5:gradprobe6 5:gradprobe7
 5:gradprobe10 5:gradprobe11 5:gradprobe12 5:gradprobe13 5:gradprobe14 5:gradprobe15 5:gradprobe16 5:gradprobe17
 5:gradprobe18 5:gradprobe19 5:gradprobe20 5:gradprobe21 5:gradprobe22 5:gradprobe23
+5:gradprobe24 5:gradprobe25 5:gradprobe26 5:gradprobe27
 6:gradsweep3d_ll 6:grad3d_ll 6:grad3dprobe0 6:grad3dprobe1 6:grad3dprobe2 6:grad3dprobe3 6:grad3dprobe4
-6:grad3dprobe5 6:grad3dprobe6 13:gradsweepcube_ll 13:gradcube_ll 14:tld4mip2d 14:tld4mip2d_clamp 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
+6:grad3dprobe5 6:grad3dprobe6 6:grad3dprobe7 6:grad3dprobe8 6:grad3dprobe9 6:grad3dprobe10 13:gradsweepcube_ll 13:gradcube_ll 14:tld4mip2d 14:tld4mip2d_clamp 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
 9:tld4cube 10:tld4a2d 10:tld4a2d_wrap 11:tld4acube 12:cube16_point 12:cube16_linear"}
 runv() {
 	v=$1
