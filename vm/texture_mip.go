@@ -16,6 +16,8 @@ import "math"
 //     group (filterFloat) with weights out of 256.
 //   - Each level is sampled as a texture of its own extents, normalized
 //     coordinates scaled by them.
+//   - tex.grad's level of detail comes from the gradients (gradLOD,
+//     cubeGradLOD); tld4 gathers from level 0 whatever the bias and clamps.
 
 // lodFixed is the level of detail in 1/256 units for tex.level's lod.
 func (t *Texture) lodFixed(lod float64) int {
