@@ -204,11 +204,18 @@ func abs32(x float32) float32 {
 // The diagonals' rounding is fitted: bit-exact on the probes of one and
 // two gradients along the axes, a few outputs in a thousand still differ
 // for arbitrary pairs (TestSurfacesGradLOD).
-func (t *Texture) gradLOD(dx, dy []float32) int {
+func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
 	var a, b [3]float64
 	nd := len(dx)
 	for i := 0; i < nd; i++ {
 		n := float64(t.dims[i])
+		if nd == 3 {
+			// the driver's quad: the lanes' coordinates c+dx, c+dy are f32
+			// sums (recorded: gradients on a 1/256 grid, grad3dprobe10)
+			a[i] = (float64(float32(c[i])+dx[i]) - c[i]) * n
+			b[i] = (float64(float32(c[i])+dy[i]) - c[i]) * n
+			continue
+		}
 		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
 	}
 	return t.lodFromGrads(a, b, nd)
