@@ -62,11 +62,17 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 			}
 			face, u, v := cubeFace(float32(c[0]), float32(c[1]), float32(c[2]))
 			layer = int64(min(uint64(uint32(layer)), uint64(t.layers/6-1)))*6 + int64(face)
-			res = t.sampleLOD([3]float64{u, v}, layer, t.texLOD(in, f, l), int(in.Off), fp)
+			var L int
+			if in.Imm&texGrad != 0 {
+				L = t.cubeGradLOD(c, in, f, l)
+			} else {
+				L = t.texLOD(in, f, l, c)
+			}
+			res = t.sampleLOD([3]float64{u, v}, layer, L, int(in.Off), fp)
 		case t.Cube:
 			return w.fault(f, pc, l, "a cube map is read with tex/tld4 .cube or .acube only")
 		case in.Imm&(texLevel|texGrad) != 0 || len(t.levels) > 1:
-			res = t.sampleLOD(c, layer, t.texLOD(in, f, l), int(in.Off), fp)
+			res = t.sampleLOD(c, layer, t.texLOD(in, f, l, c), int(in.Off), fp)
 		default:
 			res = t.sampleLayer(c, layer, intCoords, int(in.Off), fp)
 		}
@@ -96,7 +102,7 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 // texLOD is the fixed-point level of detail of lane l's fetch: tex.level's
 // operand, tex.grad's gradients, or 0 (a plain tex of a mipmapped texture
 // samples level 0: no derivatives outside fragment shaders).
-func (t *Texture) texLOD(in *Inst, f *frame, l int) int {
+func (t *Texture) texLOD(in *Inst, f *frame, l int, c [3]float64) int {
 	switch in.Imm & (texLevel | texGrad) {
 	case texLevel:
 		return t.lodFixed(float64(math.Float32frombits(uint32(f.r(in.B)[l]))))
@@ -107,7 +113,7 @@ func (t *Texture) texLOD(in *Inst, f *frame, l int) int {
 			g[i] = math.Float32frombits(uint32(f.r(r)[l]))
 		}
 		n := len(regs) / 2
-		return t.gradLOD(g[:n], g[n:2*n])
+		return t.gradLOD(g[:n], g[n:2*n], c)
 	}
 	return t.lodFixed(0)
 }

@@ -108,10 +108,6 @@ func (l *fnLower) lowerTex(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		l.errorf(pi.Pos, "tld4 takes .2d, .a2d, .cube or .acube and no .level/.grad")
 		return false
 	}
-	if mip == texGrad && (g == geomCube || g == geomACube) {
-		l.errorf(pi.Pos, "tex.grad on cube maps is not modelled (no GPU recording of it)")
-		return false
-	}
 	extra := 0
 	switch mip {
 	case texLevel:

@@ -199,7 +199,7 @@ func TestSurfaceLoweringErrors(t *testing.T) {
 		{"tex.level.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1}];", "tex.level takes"},
 		{"tex.level.2d.v4.f32.s32 {%f1, %f1, %f1, %f1}, [%rd1, {%r1, %r1}], %f1;", "take .f32 coordinates"},
 		{"tld4.r.1d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1}];", "tld4 takes .2d, .a2d, .cube or .acube"},
-		{"tex.grad.cube.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1, %f1, %f1}], {%f1, %f1, %f1, %f1}, {%f1, %f1, %f1, %f1};", "tex.grad on cube maps is not modelled"},
+		{"tex.grad.cube.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1, %f1, %f1}], {%f1, %f1}, {%f1, %f1, %f1, %f1};", "two gradient vectors of 3 elements"},
 		{"tld4.level.r.2d.v4.f32.f32 {%f1, %f1, %f1, %f1}, [%rd1, {%f1, %f1}], %f1;", "tld4 takes"},
 	}
 	for _, tt := range tests {

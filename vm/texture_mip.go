@@ -16,6 +16,8 @@ import "math"
 //     group (filterFloat) with weights out of 256.
 //   - Each level is sampled as a texture of its own extents, normalized
 //     coordinates scaled by them.
+//   - tex.grad's level of detail comes from the gradients (gradLOD,
+//     cubeGradLOD); tld4 gathers from level 0 whatever the bias and clamps.
 
 // lodFixed is the level of detail in 1/256 units for tex.level's lod.
 func (t *Texture) lodFixed(lod float64) int {
@@ -38,10 +40,14 @@ func (t *Texture) sampleLOD(c [3]float64, layer int64, L int, gatherComp int, fp
 	if len(t.levels) == 1 {
 		return t.sampleLayer(c, layer, false, gatherComp, fp)
 	}
+	if gatherComp >= 0 {
+		// tld4 gathers from level 0 whatever the bias and level clamps
+		// (recorded: tld4mip2d_clamp, bias 1.5 and min_lod 1).
+		return t.levels[0].sampleLayer(c, layer, false, gatherComp, fp)
+	}
 	last := len(t.levels) - 1
-	if !t.MipLinear || gatherComp >= 0 {
-		k := min((L+128)>>8, last)
-		return t.levels[k].sampleLayer(c, layer, false, gatherComp, fp)
+	if !t.MipLinear {
+		return t.levels[min((L+128)>>8, last)].sampleLayer(c, layer, false, -1, fp)
 	}
 	k, f := L>>8, L&255
 	if f == 0 || k >= last {
@@ -101,6 +107,64 @@ func cubeFace(x, y, z float32) (face int, u, v float64) {
 	return face, (float64(s) + 1) / 2, (float64(t) + 1) / 2
 }
 
+// cubeGradLOD is the fixed-point level of detail of tex.grad on a cube
+// map. The driver's subroutine for it (ptxas calls
+// __cuda_syscall_tex_grad_cube_*) gives the lanes of a quad the direction
+// c, c+dx and c+dy (f32 additions), scales each by the reciprocal of its
+// largest magnitude as tex.cube does, and fetches with implicit
+// derivatives: the texture unit differences the quad's face coordinates.
+// Here the three directions are projected onto the face of c, the
+// differences scaled to texels (half the face's width per unit) and taken
+// through gradLOD's rule.
+func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
+	regs := in.RegList(f.fn)
+	p := [3]float32{float32(c[0]), float32(c[1]), float32(c[2])}
+	var q1, q2 [3]float32
+	for i := range p {
+		q1[i] = p[i] + math.Float32frombits(uint32(f.r(regs[i])[l]))
+		q2[i] = p[i] + math.Float32frombits(uint32(f.r(regs[3+i])[l]))
+	}
+	face, s0, t0 := cubeProject(p, -1)
+	_, s1, t1 := cubeProject(q1, face)
+	_, s2, t2 := cubeProject(q2, face)
+	h := float64(t.dims[0]) / 2
+	var a, b [3]float64
+	a[0], a[1] = (s1-s0)*h, (t1-t0)*h
+	b[0], b[1] = (s2-s0)*h, (t2-t0)*h
+	return t.lodFromGrads(a, b, 2)
+}
+
+// cubeProject scales a direction by the reciprocal of its largest
+// magnitude (as cubeFace does) and returns its coordinates sc/|ma|, tc/|ma|
+// on face f, or on its own major face when f < 0.
+func cubeProject(v [3]float32, f int) (face int, s, t float64) {
+	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
+	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
+	x, y, z := float64(nanZero(v[0]*r)), float64(nanZero(v[1]*r)), float64(nanZero(v[2]*r))
+	if f < 0 {
+		f, _, _ = cubeFace(v[0], v[1], v[2])
+	}
+	var sc, tc, ma float64
+	switch f {
+	case 0:
+		sc, tc, ma = -z, -y, x
+	case 1:
+		sc, tc, ma = z, -y, -x
+	case 2:
+		sc, tc, ma = x, z, y
+	case 3:
+		sc, tc, ma = x, -z, -y
+	case 4:
+		sc, tc, ma = x, -y, z
+	default:
+		sc, tc, ma = -x, -y, -z
+	}
+	if ma <= 0 {
+		return f, 0, 0
+	}
+	return f, sc / ma, tc / ma
+}
+
 // fmnmx is FMNMX's maximum: a NaN operand gives the other.
 func fmnmx(a, b float32) float32 {
 	if a != a || b > a {
@@ -121,27 +185,51 @@ func abs32(x float32) float32 {
 }
 
 // gradLOD is the fixed-point level of detail of tex.grad's gradients dx,
-// dy (normalized coordinates; scaled to texels of level 0). What the
-// recorded sweeps and probes show (testdata/surfaces/cases/grad*,
-// gen/mip.cu's gradprobe): the texture unit's vector length is an
-// octagonal approximation (the largest magnitude plus 11/32 of the other),
-// two gradients along one axis combine as 11/16 of their sum when that is
-// longer, so ρ = max(|dx|, |dy|, 11/16·|dx±dy|), and log2 ρ is the
-// exponent plus a 256-entry table indexed by the top 8 bits of the
-// mantissa (lodLog2). The log2 is exact on every probe. The precision of
-// the lengths is fitted, not known: texel-space components truncated to 9
-// bits after the leading one, their sums and differences to 10, halve the
-// differing outputs of the 2D cases but add a few to the single-vector
-// probe; TestSurfacesGradLOD holds the outputs that still differ.
-func (t *Texture) gradLOD(dx, dy []float32) int {
-	var a, b, s, d [3]float64
-	for i := range dx {
-		n := float64(t.dims[i])
-		a[i], b[i] = truncBits(float64(dx[i])*n, 9), truncBits(float64(dy[i])*n, 9)
-		s[i], d[i] = truncBits(a[i]+b[i], 10), truncBits(a[i]-b[i], 10)
-	}
+// dy (normalized coordinates; scaled to texels of level 0), as the texture
+// unit computes it (recorded on the H200: testdata/surfaces/cases/grad*,
+// gen/mip.cu's gradprobe and grad3dprobe sweeps; 3D gradients, which
+// ptxas hands to a driver subroutine that issues an implicit-derivative
+// fetch per quad lane, follow the same rule):
+//
+//   - each texel-space component is truncated to 10 significant bits;
+//   - a vector's length is Graphics Gems' max + 11/32·mid + 1/4·min in
+//     fixed point (gradLen): the largest magnitude, plus
+//     ⌊(11·mid + 8·min + 4)/32⌋ in units of the middle magnitude's last bit;
+//   - the two gradients also combine through the diagonals of their
+//     parallelogram: dx ± dy (sums of the truncated components, truncated
+//     again), each component scaled by 11/16 (diagLen), and their length;
+//   - ρ is the largest of the four lengths; log2 ρ is the exponent plus a
+//     256-entry table indexed by the top 8 bits of the mantissa (lodLog2).
+//
+// The diagonals' rounding is fitted: bit-exact on the probes of one and
+// two gradients along the axes, a few outputs in a thousand still differ
+// for arbitrary pairs (TestSurfacesGradLOD).
+func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
+	var a, b [3]float64
 	nd := len(dx)
-	rho := math.Max(math.Max(octLen(a, nd), octLen(b, nd)), 11.0/16*math.Max(octLen(s, nd), octLen(d, nd)))
+	for i := 0; i < nd; i++ {
+		n := float64(t.dims[i])
+		if nd == 3 {
+			// the driver's quad: the lanes' coordinates c+dx, c+dy are f32
+			// sums (recorded: gradients on a 1/256 grid, grad3dprobe10)
+			a[i] = (float64(float32(c[i])+dx[i]) - c[i]) * n
+			b[i] = (float64(float32(c[i])+dy[i]) - c[i]) * n
+			continue
+		}
+		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
+	}
+	return t.lodFromGrads(a, b, nd)
+}
+
+// lodFromGrads is gradLOD's rule for texel-space gradients a, b of nd
+// components.
+func (t *Texture) lodFromGrads(a, b [3]float64, nd int) int {
+	var s, d [3]float64
+	for i := 0; i < nd; i++ {
+		a[i], b[i] = truncBits(a[i], 9), truncBits(b[i], 9)
+		s[i], d[i] = diagComp(a[i]+b[i]), diagComp(a[i]-b[i])
+	}
+	rho := math.Max(math.Max(gradLen(a), gradLen(b)), math.Max(diagLen(s), diagLen(d)))
 	if rho == 0 || rho != rho || math.IsInf(rho, 0) {
 		if math.IsInf(rho, 1) {
 			return t.lodFixed(math.Inf(1))
@@ -151,6 +239,67 @@ func (t *Texture) gradLOD(dx, dy []float32) int {
 	frac, exp := math.Frexp(rho) // rho = frac · 2^exp, frac in [0.5, 1)
 	q := int(frac*512) - 256     // the top 8 bits of the mantissa
 	return t.lodFixed(float64((exp-1)*256+int(lodLog2[q])) / 256)
+}
+
+// sortAbs returns the magnitudes of v largest first.
+func sortAbs(v [3]float64) (x, y, z float64) {
+	x, y, z = math.Abs(v[0]), math.Abs(v[1]), math.Abs(v[2])
+	if x < y {
+		x, y = y, x
+	}
+	if y < z {
+		y, z = z, y
+	}
+	if x < y {
+		x, y = y, x
+	}
+	return x, y, z
+}
+
+// sigBits splits x > 0 into a significand of k bits after the leading one
+// (truncated) and the weight of its last bit: x ≈ s·2^p.
+func sigBits(x float64, k int) (s float64, p int) {
+	fr, e := math.Frexp(x)
+	return math.Floor(math.Ldexp(fr, k+1)), e - k - 1
+}
+
+// gradLen is the texture unit's length of a gradient whose components are
+// already truncated to 10 significant bits: the largest magnitude plus
+// ⌊(11·mid + 8·min + 4)/32⌋ last bits of the middle one (min in those
+// units, truncated).
+func gradLen(v [3]float64) float64 {
+	x, y, z := sortAbs(v)
+	if y == 0 {
+		return x
+	}
+	sm, p := sigBits(y, 9)
+	mn := math.Floor(math.Ldexp(z, -p))
+	return x + math.Ldexp(math.Floor((11*sm+8*mn+4)/32), p)
+}
+
+// diagComp is a component of a diagonal dx ± dy: the sum of truncated
+// components truncated to 10 significant bits, then scaled by 11/16
+// (⌊(11·s + 32)/16⌋ on a 13-bit significand).
+func diagComp(x float64) float64 {
+	x = truncBits(x, 9)
+	if x == 0 || x != x || math.IsInf(x, 0) {
+		return x
+	}
+	s, p := sigBits(math.Abs(x), 12)
+	return math.Copysign(math.Ldexp(math.Floor((11*s+32)/16), p), x)
+}
+
+// diagLen is the length of a scaled diagonal (diagComp): the largest
+// magnitude truncated to 10 significant bits plus 11/32 of the middle one
+// (⌊11·mid/32⌋ on a 13-bit significand) plus 1/4 of the smallest.
+func diagLen(v [3]float64) float64 {
+	x, y, z := sortAbs(v)
+	r := truncBits(x, 9) + z/4
+	if y != 0 {
+		s, p := sigBits(y, 12)
+		r += math.Ldexp(math.Floor(11*s/32), p)
+	}
+	return r
 }
 
 // lodLog2 is the texture unit's log2 of a mantissa 1 + q/256, in 1/256
@@ -183,18 +332,6 @@ func truncBits(x float64, k int) float64 {
 	}
 	fr, e := math.Frexp(x)
 	return math.Ldexp(math.Trunc(math.Ldexp(fr, k+1)), e-k-1)
-}
-
-// octLen approximates a vector's length: the largest magnitude plus 11/32
-// of the others'.
-func octLen(v [3]float64, nd int) float64 {
-	m, sum := 0.0, 0.0
-	for i := 0; i < nd; i++ {
-		x := math.Abs(v[i])
-		m = math.Max(m, x)
-		sum += x
-	}
-	return m + 11.0/32*(sum-m)
 }
 
 // extent is what txq.width/.height/.depth (dimension i) and their .level

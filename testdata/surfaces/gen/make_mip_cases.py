@@ -16,13 +16,13 @@ B = 128
 # group -> (family, kernel prefix, dims, per-sample coordinate floats, layered)
 FAM = {1: ('k_lod1d', 1), 2: ('k_lod2d', 2), 3: ('k_lod3d', 3), 4: ('k_grad1d', 1), 5: ('k_grad2d', 2),
        6: ('k_grad3d', 3), 7: ('k_lodcube', 4), 8: ('k_lod2dl', 5), 9: ('k_tld4cube', 4), 10: ('k_tld4a2d', 5),
-       11: ('k_tld4acube', 6), 12: ('k_cube', 4)}
+       11: ('k_tld4acube', 6), 12: ('k_cube', 4), 13: ('k_gradcube', 4), 14: ('k_tld4mip', 2)}
 
 def fam_of(group):
     for k, v in [('lodsweep1d', 1), ('lod1d', 1), ('lodsweep2d', 2), ('lod2dl', 8), ('lod2d', 2), ('lodsweep3d', 3),
                  ('lod3d', 3), ('gradsweep1d', 4), ('grad1d', 4), ('gradsweep2d', 5), ('grad2d', 5), ('gradsweep3d', 6),
                  ('grad3d', 6), ('gradprobe', 5), ('lodsweepcube', 7), ('lodcube', 7), ('tld4cube', 9), ('tld4a2d', 10), ('tld4acube', 11),
-                 ('cube16', 12)]:
+                 ('cube16', 12), ('gradsweepcube', 13), ('gradcube', 13), ('tld4mip', 14)]:
         if group.startswith(k):
             return v
     return None
@@ -75,7 +75,8 @@ def mip_case(v, group, fam):
     lv = b''.join(open(os.path.join(d, 'level%d.bin' % k), 'rb').read() for k in range(levels))
     coords = open(os.path.join(d, 'coords.bin'), 'rb').read()
     out = open(os.path.join(d, 'out.bin'), 'rb').read()
-    n = len(out) // 4
+    per = 8 if fam == 14 else 1  # tld4mip: two float4 gathers per sample
+    n = len(out) // 4 // per
     tex = {'name': 't', 'buffer': 'levels', 'format': 'f32', 'normalized': True, 'address': ADDR[int(am)],
            'filter': ['point', 'linear'][int(fm)], 'levels': levels, 'mip_filter': ['point', 'linear'][int(mfm)]}
     if dims == 1:
@@ -94,7 +95,7 @@ def mip_case(v, group, fam):
         tex['min_lod'] = float(minc)
     if float(maxc) != levels - 1:
         tex['max_lod'] = float(maxc)
-    bufs = [{'name': 'out', 'type': 'f32', 'count': n},
+    bufs = [{'name': 'out', 'type': 'f32', 'count': n * per},
             {'name': 'levels', 'type': 'f32', 'count': len(lv) // 4, 'file': copy_in(group, lv, 'levels')},
             {'name': 'coords', 'type': 'f32', 'count': len(coords) // 4, 'file': copy_in(group, coords, 'coords')}]
     args = [{'buffer': 'out'}, {'texture': 't'}, {'buffer': 'coords'}]

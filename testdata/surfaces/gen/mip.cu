@@ -126,6 +126,26 @@ __global__ void k_cube(float* out, cudaTextureObject_t t, const float* c, unsign
     out[i] = texCubemap<float>(t, c[3 * i], c[3 * i + 1], c[3 * i + 2]);
 }
 #endif
+#if FAM == 13
+// tex.grad on a cube map (texCubemapGrad: the gradients are float4, w unused).
+__global__ void k_gradcube(float* out, cudaTextureObject_t t, const float* c, unsigned n)
+{
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float* p = c + 9 * i;
+    out[i] = texCubemapGrad<float>(t, p[0], p[1], p[2], make_float4(p[3], p[4], p[5], 0), make_float4(p[6], p[7], p[8], 0));
+}
+#endif
+#if FAM == 14
+// tld4 (tex2Dgather) on a mipmapped 2D texture, components r and a.
+__global__ void k_tld4mip(float4* out, cudaTextureObject_t t, const float* c, unsigned n)
+{
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[2 * i] = tex2Dgather<float4>(t, c[2 * i], c[2 * i + 1], 0);
+    out[2 * i + 1] = tex2Dgather<float4>(t, c[2 * i], c[2 * i + 1], 3);
+}
+#endif
 
 // ---------------------------------------------------------------- host
 static std::string g_dir;
@@ -392,7 +412,7 @@ static void run_gradprobe(const char* L0, int kind)
     Mip s = mip(2, 1, cudaFilterModeLinear, cudaFilterModeLinear);
     cudaTextureObject_t t = mkmip(L0, s);
     if (!t) return;
-    const int n = kind == 0 || kind >= 5 ? 4096 : 2048;
+    const int n = kind == 0 || kind >= 5 ? 4096 : 2048;  // kinds >= 10 also 4096
     const float W = 32, H = 16, k = kind >= 5 ? 1.0f : 4.0f;   // scale 4: LOD about 2, inside [0, 5]
     std::vector<float> c;
     for (int j = 0; j < n; j++) {
@@ -408,7 +428,42 @@ static void run_gradprobe(const char* L0, int kind)
         if (kind == 5) { ax = exp2f(frange(0, 3)); ay = ax * frange(-1, 1); if (j & 1) { float tt = ax; ax = ay; ay = tt; } }
         if (kind == 6) { ax = exp2f(frange(0, 3)); bx = ax * frange(-1, 1); ay = ax * frange(-1, 1) * (j % 3 == 0); by = bx * frange(-1, 1) * (j % 3 == 1); }
         if (kind == 7) { ax = exp2f(frange(0, 3)) * frange(-1, 1); ay = exp2f(frange(0, 3)) * frange(-1, 1); bx = exp2f(frange(0, 3)) * frange(-1, 1); by = exp2f(frange(0, 3)) * frange(-1, 1); }
-        c.push_back(0.37f); c.push_back(0.61f);
+        // kinds 10-19 (recording 7): sweeps with one exact component fixed, to
+        // pin the precision of the texture unit's gradient length.
+        //   10: dx = (4, t) texels, t = j/1024 (x major, M exact)
+        //   11: dx = (t, 4) (y major)            12: dx = (4 + j/4096, 1.2345)
+        //   13: dx = (4 + a/1024, b/1024), a, b random in [0, 4096) (12-bit grid)
+        //   14: dx = (4, 0), dy = (t, 0)         15: dx = (4, 0), dy = (-t, 0)
+        //   16: dx = (-4, -t)                    17: dx = (1.3125, j/4096)
+        //   18: dx = (4 + a/1024, 0), dy = (b/1024, 0) random on the grid
+        //   19: dx = (4, t), dy = (0, 4) (a second, orthogonal gradient)
+        //   20: dx, dy random on a grid of 1/256 texel in (-8, 8)
+        //   21: kind 10's gradients at random positions
+        //   22: dx = (4, 2), dy = (t, t/2) (parallel: the diagonal dx + dy dominates)
+        //   23: dx = (4, 1.25), dy = (-t, -0.3125·t) (antiparallel: dx - dy)
+        //   (recording 8: the diagonals' rounding)
+        //   24: dx = (4, 1.5), dy = (t, 0)       25: dx = (4, 0), dy = (2.5, t)
+        //   26: dx = (2, 3), dy = (3, t)         27: random pairs in one quadrant, grid 1/256
+        const float t4 = (float)(j % 4096) / 1024;
+        if (kind == 10 || kind == 21) { ax = 4; ay = t4; }
+        if (kind == 11) { ax = t4; ay = 4; }
+        if (kind == 12) { ax = 4 + (float)j / 4096; ay = 1.2345f; }
+        if (kind == 13) { ax = 4 + (float)(rnd() % 4096) / 1024; ay = (float)(rnd() % 4096) / 1024; if (j & 1) { float tt = ax; ax = ay; ay = tt; } }
+        if (kind == 14) { ax = 4; bx = t4; }
+        if (kind == 15) { ax = 4; bx = -t4; }
+        if (kind == 16) { ax = -4; ay = -t4; }
+        if (kind == 17) { ax = 1.3125f; ay = (float)(j % 4096) / 4096; }
+        if (kind == 18) { ax = 4 + (float)(rnd() % 4096) / 1024; bx = (float)(rnd() % 4096) / 1024; if (j & 2) bx = -bx; }
+        if (kind == 19) { ax = 4; ay = t4; by = 4; }
+        if (kind == 22) { ax = 4; ay = 2; bx = t4; by = t4 / 2; }
+        if (kind == 23) { ax = 4; ay = 1.25f; bx = -t4; by = -0.3125f * t4; }
+        if (kind == 24) { ax = 4; ay = 1.5f; bx = t4; }
+        if (kind == 25) { ax = 4; bx = 2.5f; by = t4; }
+        if (kind == 26) { ax = 2; ay = 3; bx = 3; by = t4; }
+        if (kind == 27) { ax = (int)(rnd() % 2047 + 1) / 256.0f; ay = (int)(rnd() % 2047) / 256.0f; bx = (int)(rnd() % 2047 + 1) / 256.0f; by = (int)(rnd() % 2047) / 256.0f; }
+        if (kind == 20) { ax = ((int)(rnd() % 4095) - 2047) / 256.0f; ay = ((int)(rnd() % 4095) - 2047) / 256.0f; bx = ((int)(rnd() % 4095) - 2047) / 256.0f; by = ((int)(rnd() % 4095) - 2047) / 256.0f; }
+        if (kind == 21) { c.push_back(frange(0, 1)); c.push_back(frange(0, 1)); }
+        else { c.push_back(0.37f); c.push_back(0.61f); }
         c.push_back(ax * k / W); c.push_back(ay * k / H); c.push_back(bx * k / W); c.push_back(by * k / H);
     }
     cudaMalloc(&g_out, n * 4);
@@ -447,6 +502,85 @@ static void run_grad(const char* L0, Mip s, int n, int randpos)
     k_grad3d<<<n / B, B>>>(g_out, t, dc, n);
 #endif
     finish(L0, c, n, 1);
+}
+
+// 3D gradient probes (recording 7) on a constant-level 16x16x4 texture:
+//   kind 0: dx = (4, t, 0) texels, t = j/1024     1: dx = (4, 0, t)
+//   kind 2: dx = (4, 0, 0), dy = (t, 0, 0)         3: one random vector
+//   kind 4: two random vectors                     5: dx = (4·2^(j/4096), 0, 0)
+//   kind 6: dx = (0, 0, 4·2^(j/4096))
+//   (recording 8) kind 7: dx = (4, 3, 0.75·j/1024)   8: dx = (4, j/1024, 1.5)
+//   kind 9: dx = (4 + j/4096, 2.5, 1.25)            10: random on a grid of 1/256
+static void run_gradprobe3d(const char* L0, int kind)
+{
+    Mip s = mip(3, 1, cudaFilterModeLinear, cudaFilterModeLinear);
+    cudaTextureObject_t t = mkmip(L0, s);
+    if (!t) return;
+    const int n = 4096;
+    const float W = 16, H = 16, D = 4;
+    std::vector<float> c;
+    for (int j = 0; j < n; j++) {
+        float a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+        const float u = (float)j / 1024;
+        if (kind == 0) { a[0] = 4; a[1] = u; }
+        if (kind == 1) { a[0] = 4; a[2] = u; }
+        if (kind == 2) { a[0] = 4; b[0] = u; }
+        if (kind == 3) for (float& x : a) x = exp2f(frange(0, 3)) * frange(-1, 1);
+        if (kind == 4) { for (float& x : a) x = exp2f(frange(0, 3)) * frange(-1, 1); for (float& x : b) x = exp2f(frange(0, 3)) * frange(-1, 1); }
+        if (kind == 5) a[0] = 4 * exp2f((float)j / 4096);
+        if (kind == 6) a[2] = 4 * exp2f((float)j / 4096);
+        if (kind == 7) { a[0] = 4; a[1] = 3; a[2] = u * 0.75f; }
+        if (kind == 8) { a[0] = 4; a[1] = u; a[2] = 1.5f; }
+        if (kind == 9) { a[0] = 4 + (float)j / 4096; a[1] = 2.5f; a[2] = 1.25f; }
+        if (kind == 10) for (float& x : a) x = ((int)(rnd() % 4095) - 2047) / 256.0f;
+        c.push_back(0.37f); c.push_back(0.61f); c.push_back(0.43f);
+        c.push_back(a[0] / W); c.push_back(a[1] / H); c.push_back(a[2] / D);
+        c.push_back(b[0] / W); c.push_back(b[1] / H); c.push_back(b[2] / D);
+    }
+    cudaMalloc(&g_out, n * 4);
+    float* dc = dev(c);
+#if FAM == 6
+    k_grad3d<<<n / B, B>>>(g_out, t, dc, n);
+#endif
+    finish(L0, c, n, 1);
+}
+
+// tex.grad on a mipmapped 16x16 cube map (recording 7): random directions,
+// gradients random 3D vectors of magnitude 2^-7..2^0 (direction units).
+static void run_gradcube(const char* L0, Mip s, int n)
+{
+    cudaTextureObject_t t = mkmip(L0, s);
+    if (!t) return;
+    std::vector<float> c;
+    for (int i = 0; i < n; i++) {
+        float v[3] = {frange(-1, 1), frange(-1, 1), frange(-1, 1)};
+        if (i % 4 == 0) { v[i / 4 % 3] = (i & 8) ? -1.0f : 1.0f; }
+        float m = exp2f(frange(-7, 0));
+        for (float x : v) c.push_back(x);
+        for (int k = 0; k < 6; k++) c.push_back(frange(-1, 1) * m * ((i % 3 == 1 && k >= 3) ? 0.0f : 1.0f));
+    }
+    cudaMalloc(&g_out, n * 4);
+    float* dc = dev(c);
+#if FAM == 13
+    k_gradcube<<<n / B, B>>>(g_out, t, dc, n);
+#endif
+    finish(L0, c, n, 1);
+}
+
+// tld4 (tex2Dgather, components r and a) on a mipmapped 32x16 texture.
+static void run_tld4mip(const char* L0, Mip s)
+{
+    cudaTextureObject_t t = mkmip(L0, s);
+    if (!t) return;
+    const int n = 512;
+    std::vector<float> c;
+    for (int i = 0; i < n; i++) { c.push_back(frange(-0.2f, 1.2f)); c.push_back(frange(-0.2f, 1.2f)); }
+    cudaMalloc(&g_out, n * 32);
+    float* dc = dev(c);
+#if FAM == 14
+    k_tld4mip<<<n / B, B>>>((float4*)g_out, t, dc, n);
+#endif
+    finish(L0, c, n, 8);
 }
 
 // tld4 on cube, cube-layered and 2D-layered float textures (non-mipmapped).
@@ -621,10 +755,11 @@ int main(int argc, char** argv)
     if (grp == "grad2d_ll") run_grad(G, mip(2, 0, L, L), 2048, 1);
     if (grp == "grad2d_pp") run_grad(G, mip(2, 0, P, P), 1536, 1);
     if (grp == "grad2d_ll_aniso16") { Mip s = mip(2, 0, L, L); s.aniso = 16; run_grad(G, s, 1536, 1); }
-    if (grp.rfind("gradprobe", 0) == 0) run_gradprobe(G, grp[9] - '0');
+    if (grp.rfind("gradprobe", 0) == 0) run_gradprobe(G, atoi(grp.c_str() + 9));
 #elif FAM == 6
     if (grp == "gradsweep3d_ll") run_grad(G, mip(3, 1, L, L), 1536, 0);
     if (grp == "grad3d_ll") run_grad(G, mip(3, 0, L, L), 1536, 1);
+    if (grp.rfind("grad3dprobe", 0) == 0) run_gradprobe3d(G, atoi(grp.c_str() + 11));
 #elif FAM == 7
     if (grp == "lodsweepcube_ll") run_lodsweep(G, mip(4, 1, L, L));
     if (grp == "lodcube_ll") run_lodrand(G, mip(4, 0, L, L), 1024);
@@ -641,6 +776,12 @@ int main(int argc, char** argv)
 #elif FAM == 12
     if (grp == "cube16_point") run_cube(G, P);
     if (grp == "cube16_linear") run_cube(G, L);
+#elif FAM == 13
+    if (grp == "gradsweepcube_ll") run_gradcube(G, mip(4, 1, L, L), 2048);
+    if (grp == "gradcube_ll") run_gradcube(G, mip(4, 0, L, L), 2048);
+#elif FAM == 14
+    if (grp == "tld4mip2d") run_tld4mip(G, mip(2, 0, L, L));
+    if (grp == "tld4mip2d_clamp") { Mip s = mip(2, 0, L, L); s.bias = 1.5f; s.minc = 1.0f; run_tld4mip(G, s); }
 #endif
     fprintf(g_list, "group %s done, fail=%d\n", G, g_fail);
     fclose(g_list);

@@ -27,7 +27,7 @@ txq="txq.width txq.height txq.depth txq.channel_data_type txq.channel_order txq.
 txq.num_mipmap_levels txq.num_samples txq.filter_mode txq.addr_mode_0 txq.addr_mode_1 txq.addr_mode_2 txq.force_unnormalized_coords"
 txql="txq.level.width txq.level.height txq.level.depth"
 suq="suq.width suq.height suq.depth suq.channel_data_type suq.channel_order suq.array_size suq.memory_layout"
-fams="1 2 3 4 5 6 7 8 9 10 11 12"
+fams="1 2 3 4 5 6 7 8 9 10 11 12 13 14"
 {
 	echo "-arch=sm_90 -std=c++17 -O3 -lineinfo -ptx $here/surf.cu -o $out/surf/surf.O3.ptx"
 	echo "-arch=sm_90 -std=c++17 -G -O0 -ptx $here/surf.cu -o $out/surf/surf.G.ptx"
@@ -52,7 +52,11 @@ mgroups=${MIP_GROUPS:-"1:lodsweep1d_ll 1:lod1d_ll 1:lod1d_pp 1:lod1d_lp_mirror
 3:lodsweep3d_ll 3:lod3d_ll 3:lod3d_pp 4:gradsweep1d_ll 4:grad1d_ll
 5:gradsweep2d_ll 5:gradsweep2d_lp 5:gradsweep2d_ll_aniso16 5:gradsweep2d_ll_aniso4 5:grad2d_ll 5:grad2d_pp 5:grad2d_ll_aniso16
 5:gradprobe0 5:gradprobe1 5:gradprobe2 5:gradprobe3 5:gradprobe4 5:gradprobe5 5:gradprobe6 5:gradprobe7
-6:gradsweep3d_ll 6:grad3d_ll 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
+5:gradprobe10 5:gradprobe11 5:gradprobe12 5:gradprobe13 5:gradprobe14 5:gradprobe15 5:gradprobe16 5:gradprobe17
+5:gradprobe18 5:gradprobe19 5:gradprobe20 5:gradprobe21 5:gradprobe22 5:gradprobe23
+5:gradprobe24 5:gradprobe25 5:gradprobe26 5:gradprobe27
+6:gradsweep3d_ll 6:grad3d_ll 6:grad3dprobe0 6:grad3dprobe1 6:grad3dprobe2 6:grad3dprobe3 6:grad3dprobe4
+6:grad3dprobe5 6:grad3dprobe6 6:grad3dprobe7 6:grad3dprobe8 6:grad3dprobe9 6:grad3dprobe10 13:gradsweepcube_ll 13:gradcube_ll 14:tld4mip2d 14:tld4mip2d_clamp 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
 9:tld4cube 10:tld4a2d 10:tld4a2d_wrap 11:tld4acube 12:cube16_point 12:cube16_linear"}
 runv() {
 	v=$1
