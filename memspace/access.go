@@ -62,6 +62,10 @@ type Access struct {
 	// either. The hierarchy counts both apart, with the latency of the
 	// load or store Kind says.
 	Sync, AsyncCopy bool
+	// Bulk marks the global-memory side of a bulk copy or TMA transfer
+	// (cp.async.bulk{.tensor}, cp.reduce.async.bulk), which the TMA unit
+	// moves to and from L2 without L1: not LSU traffic for ncu.
+	Bulk bool
 
 	// Origin says which SM, block, warp and instruction made the access.
 	Origin Origin

@@ -85,6 +85,9 @@ func (w *Warp) bulkCopy(in *Inst, f *frame, pc int32, l int, kind uint64, sh uin
 		if mf != nil {
 			return w.fault(f, pc, l, fmt.Sprintf("%s reading %d bytes: %s", name, n, mf))
 		}
+		if sp == memspace.Global {
+			w.bulkObserve(f, pc, memspace.Load, other, n)
+		}
 		bar := uint32(v0[l])
 		ranks := uint64(0)
 		if multicast {
@@ -101,6 +104,7 @@ func (w *Warp) bulkCopy(in *Inst, f *frame, pc int32, l int, kind uint64, sh uin
 			return w.fault(f, pc, l, fmt.Sprintf("%s writing %d bytes: %s", name, n, mf))
 		}
 		copy(dst, src)
+		w.bulkObserve(f, pc, memspace.Store, other, n)
 	case BulkRedS2S:
 		// Element by element into the destination block's shared memory
 		// (the blocks of a cluster run together: no lock), then
@@ -138,8 +142,59 @@ func (w *Warp) bulkCopy(in *Inst, f *frame, pc int32, l int, kind uint64, sh uin
 				return err
 			}
 		}
+		w.bulkObserve(f, pc, memspace.Reduction, other, n)
 	}
 	return nil
+}
+
+// bulkObserve shows the memory hierarchy the global side of a bulk copy:
+// the n bytes at addr, in pieces of 32 lanes of 16 bytes (Access.Bulk:
+// the TMA unit's traffic, to and from L2).
+func (w *Warp) bulkObserve(f *frame, pc int32, kind memspace.Kind, addr, n uint64) {
+	if !w.watch || n == 0 {
+		return
+	}
+	acc := &w.acc
+	end := addr + n
+	for at := addr &^ 15; at < end; {
+		lanes := 0
+		for ; lanes < 32 && at < end; lanes++ {
+			acc.Addr[lanes] = at
+			at += 16
+		}
+		acc.Space, acc.Kind, acc.Size, acc.Mask = memspace.Global, kind, 16, uint32(uint64(1)<<lanes-1)
+		acc.Bulk = true
+		w.observe(f, pc)
+		acc.Bulk = false
+	}
+}
+
+// bulkRun gathers the contiguous runs of a tensor copy's global elements
+// for bulkObserve.
+type bulkRun struct {
+	start, end uint64
+}
+
+// add extends the run with the es bytes at ga, or shows the run so far and
+// starts another.
+func (r *bulkRun) add(w *Warp, f *frame, pc int32, kind memspace.Kind, ga, es uint64) {
+	if !w.watch {
+		return
+	}
+	if r.end != r.start && ga == r.end {
+		r.end += es
+		return
+	}
+	r.flush(w, f, pc, kind)
+	r.start, r.end = ga, ga+es
+}
+
+// flush shows the run so far.
+func (r *bulkRun) flush(w *Warp, f *frame, pc int32, kind memspace.Kind) {
+	if r.end != r.start {
+		w.bulkObserve(f, pc, kind, r.start, r.end-r.start)
+	}
+	r.start, r.end = 0, 0
 }
 
 // bulkReduce applies the reduction of in to the global element of type t
@@ -385,6 +440,7 @@ func (w *Warp) bulkTensor(in *Inst, f *frame, pc int32, l int, kind uint64, rank
 			ranks = v1[l] & 0xffff
 		}
 		var ferr error
+		var run bulkRun
 		put := func(buf []byte, base uint64) {
 			ferr = walk(func(off, ga uint64, ok bool) error {
 				o := swz(base+off) - base
@@ -400,8 +456,10 @@ func (w *Warp) bulkTensor(in *Inst, f *frame, pc int32, l int, kind uint64, rank
 					return w.fault(f, pc, l, fmt.Sprintf("%s reading the tensor at %#x: %s", name, ga, mf))
 				}
 				copy(buf[o:o+es], src)
+				run.add(w, f, pc, memspace.Load, ga, es)
 				return nil
 			})
+			run.flush(w, f, pc, memspace.Load)
 		}
 		// The swizzle permutes chunks inside 128-byte lines of an aligned
 		// region: the box's bytes stay within its rows rounded up to whole
@@ -416,10 +474,17 @@ func (w *Warp) bulkTensor(in *Inst, f *frame, pc int32, l int, kind uint64, rank
 		}
 		return err
 	default:
+		var run bulkRun
+		k := memspace.Store
+		if kind == BulkTensorRed {
+			k = memspace.Reduction
+		}
+		defer run.flush(w, f, pc, k)
 		return walk(func(off, ga uint64, ok bool) error {
 			if !ok {
 				return nil
 			}
+			run.add(w, f, pc, k, ga, es)
 			src, mf := w.view.Read(memspace.Shared, swz(uint64(sh)+off), es, l)
 			if mf != nil {
 				return w.fault(f, pc, l, fmt.Sprintf("%s reading shared memory: %s", name, mf))

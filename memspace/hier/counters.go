@@ -73,6 +73,13 @@ const (
 	SharedAsyncRequests
 	SharedAsyncWavefronts
 
+	// Bulk copies' and TMA's global side (through L2, not L1).
+	BulkRdRequests
+	BulkRdSectors
+	BulkRdBytes
+	BulkWrRequests
+	BulkWrSectors
+
 	// Constant and parameter banks.
 	ConstRequests
 	ConstWavefronts
@@ -187,6 +194,11 @@ var counterInfo = [NumCounters]CounterInfo{
 	SharedSyncWavefronts:  {"ptxvm__shared_wavefronts_op_mbarrier.sum", unitWavefront, "shared-memory wavefronts of mbarrier operations"},
 	SharedAsyncRequests:   {"ptxvm__shared_requests_op_cp_async.sum", unitRequest, "warp-level shared-memory writes of cp.async (LDGSTS: ncu counts their global reads as global loads, their shared writes as neither shared loads nor stores)"},
 	SharedAsyncWavefronts: {"ptxvm__shared_wavefronts_op_cp_async.sum", unitWavefront, "shared-memory wavefronts of cp.async's writes"},
+	BulkRdRequests:        {"ptxvm__bulk_requests_op_read.sum", unitRequest, "reads of global memory by bulk copies and TMA loads, in pieces of up to 512 contiguous bytes (the TMA unit's traffic, to L2 without L1)"},
+	BulkRdSectors:         {"ptxvm__bulk_sectors_op_read.sum", unitSector, "32 B sectors bulk copies and TMA loads read from L2"},
+	BulkRdBytes:           {"ptxvm__bulk_bytes_read.sum", unitByte, "bytes bulk copies and TMA loads fetched from L2 (sectors × 32)"},
+	BulkWrRequests:        {"ptxvm__bulk_requests_op_write.sum", unitRequest, "writes and reductions of global memory by bulk copies and TMA stores, in pieces of up to 512 contiguous bytes"},
+	BulkWrSectors:         {"ptxvm__bulk_sectors_op_write.sum", unitSector, "32 B sectors bulk copies and TMA stores and reductions wrote to L2"},
 
 	ConstRequests:   {"ptxvm__const_requests.sum", unitRequest, "warp-level constant and kernel-parameter bank loads (ptxas turns most into instruction operands)"},
 	ConstWavefronts: {"ptxvm__const_wavefronts.sum", unitWavefront, "constant-cache accesses: one per distinct address of a request (a uniform address is one broadcast)"},

@@ -265,6 +265,9 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 	local := key != 0
 	before := len(s.out)
 	defer s.endRequest(before)
+	if a.Bulk {
+		return s.bulk(a, c, nsec)
+	}
 	switch a.Kind {
 	case memspace.Load:
 		h := hint{allocate: true, prio: prioNormal}
@@ -364,6 +367,25 @@ func (s *SM) loadLines(a *memspace.Access, c *Counts, hitC, missC, fetched Count
 		}
 	}
 	return lat + l2
+}
+
+// bulk serves the global side of a bulk copy or TMA transfer: straight
+// to and from L2, as the TMA unit moves it.
+func (s *SM) bulk(a *memspace.Access, c *Counts, nsec int) uint32 {
+	if a.Kind == memspace.Load {
+		c[BulkRdRequests]++
+		return s.bypassLines(a, c, BulkRdSectors, BulkRdBytes)
+	}
+	c[BulkWrRequests]++
+	c[BulkWrSectors] += uint64(nsec)
+	// A bulk reduction's read-modify-write happens in L2: its traffic is
+	// counted as writes.
+	fl := l2Flags(a)
+	var l2 uint32
+	for i := 0; i < s.ls.n; i++ {
+		l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opWrite | fl, inst: a.Origin.Inst}))
+	}
+	return s.cfg.Latency.L1Hit + l2
 }
 
 // bypassLines sends a load that does not use L1 straight to L2.
