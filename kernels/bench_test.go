@@ -87,3 +87,11 @@ func benchMatmul(b *testing.B, name string, size int, bare bool) {
 	b.ReportMetric(float64(per)/float64(goPer), "x-native-go")
 	b.ReportMetric(float64(goPer.Nanoseconds()), "go-ns/op")
 }
+
+// BenchmarkWmmaMatmul256Bare is BenchmarkTiledMatmul256Bare for the
+// tensor-core multiply (the f16 wmma kernel; the native baseline is still
+// the f32 multiply): each 16×16×16 wmma.mma computes its 4,096 products
+// and sums bit for bit as the tensor cores do.
+func BenchmarkWmmaMatmul256Bare(b *testing.B) {
+	benchMatmul(b, "matmul_wmma", 256, true)
+}
