@@ -211,7 +211,7 @@ func (w *Warp) execWmmaStore(in *Inst, f *frame, exec uint32, pc int32) error {
 // then moved between lanes (MOVM: a 16-bit B fragment of a row-major
 // matrix read from global memory as words, as testdata/tensor's
 // matmul_wmma does, four MOVM a fragment).
-type wmmaEmit func(size uint8, mask uint32, addr *[32]uint64, movm bool)
+type wmmaEmit func(size uint8, mask uint32, addr [32]uint64, movm bool)
 
 // wmmaWords plans register i of a wmma fragment (per elements of bitsPer
 // bits) as one access of 32 aligned words of size bytes that hold exactly
@@ -251,7 +251,7 @@ func wmmaWords(emit wmmaEmit, bitAt func(t, i, s int) uint64, i, per int, bitsPe
 		}
 		addr[l] = base[0] + word[0]
 	}
-	emit(uint8(size), ^uint32(0), &addr, true)
+	emit(uint8(size), ^uint32(0), addr, true)
 	return true
 }
 
@@ -270,8 +270,8 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 			stride[t] = uint64(uint32(f.r(in.B)[t]))
 		}
 	}
-	in.wmmaPlan(len(regs), &base, &stride, in.B != NoReg, func(size uint8, mask uint32, addr *[32]uint64, _ bool) {
-		acc.Space, acc.Kind, acc.Size, acc.Mask, acc.Addr = in.Space, kind, size, mask, *addr
+	in.wmmaPlan(len(regs), &base, &stride, in.B != NoReg, func(size uint8, mask uint32, addr [32]uint64, _ bool) {
+		acc.Space, acc.Kind, acc.Size, acc.Mask, acc.Addr = in.Space, kind, size, mask, addr
 		w.observe(f, pc)
 	})
 }
@@ -282,7 +282,7 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 // address).
 func (in *Inst) WmmaMachineOps(nregs int) (mem, movm int) {
 	var base, stride [32]uint64
-	in.wmmaPlan(nregs, &base, &stride, false, func(_ uint8, _ uint32, _ *[32]uint64, mv bool) {
+	in.wmmaPlan(nregs, &base, &stride, false, func(_ uint8, _ uint32, _ [32]uint64, mv bool) {
 		mem++
 		if mv && in.Space != memspace.Shared {
 			movm++
@@ -370,7 +370,7 @@ func (in *Inst) wmmaPlan(nregs int, base, stride *[32]uint64, hasStride bool, em
 			for l, off := range part {
 				addr[l] = base[0] + off
 			}
-			emit(16, uint32(uint64(1)<<len(part)-1), &addr, false)
+			emit(16, uint32(uint64(1)<<len(part)-1), addr, false)
 		}
 		return
 	}
@@ -385,7 +385,7 @@ func (in *Inst) wmmaPlan(nregs int, base, stride *[32]uint64, hasStride bool, em
 			for t := 0; t < 32; t++ {
 				addr[t] = base[t] + first[t]
 			}
-			emit(uint8(size[0]), ^uint32(0), &addr, false)
+			emit(uint8(size[0]), ^uint32(0), addr, false)
 		}
 		open = false
 	}
@@ -423,7 +423,7 @@ func (in *Inst) wmmaPlan(nregs int, base, stride *[32]uint64, hasStride bool, em
 					for t := 0; t < 32; t++ {
 						addr[t] = base[t] + bitAt(t, i, s)/8
 					}
-					emit(uint8(max(bitsPer/8, 1)), ^uint32(0), &addr, false)
+					emit(uint8(max(bitsPer/8, 1)), ^uint32(0), addr, false)
 				}
 			}
 			continue
