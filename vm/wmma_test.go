@@ -107,3 +107,4 @@ func TestWmmaRoundTrip(t *testing.T) {
 		})
 	}
 }
+
