@@ -107,4 +107,3 @@ func TestWmmaRoundTrip(t *testing.T) {
 		})
 	}
 }
-
