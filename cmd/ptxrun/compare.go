@@ -94,7 +94,7 @@ Examples:
 		var run *scheduler.SpecRun
 		if e, lerr := kernels.Lookup(path); lerr == nil && !fileExists(path) {
 			if *size > 0 {
-				e = e.WithSize(*size)
+				e = sized(e, *size, "compare", stderr)
 			}
 			run, err = runBundled(ctx, e, gpu, opt)
 		} else {

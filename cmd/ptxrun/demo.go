@@ -105,3 +105,14 @@ reference, and prints what ran.`, stderr)
 }
 
 func dim(d [3]uint32) string { return fmt.Sprintf("(%d,%d,%d)", d[0], d[1], d[2]) }
+
+// sized is bundled kernel e for an n×n problem (kernels.Example.WithSize),
+// saying on stderr when the kernel needs another size (the tensor-core
+// multiply has no bounds checks: a multiple of 64).
+func sized(e *kernels.Example, n int, cmd string, stderr io.Writer) *kernels.Example {
+	c := e.WithSize(n)
+	if c.Size != n {
+		fmt.Fprintf(stderr, "ptxrun %s: %s runs at %d×%d, not %d×%d: it needs a multiple of %d\n", cmd, e.Name, c.Size, c.Size, n, n, e.Tile)
+	}
+	return c
+}

@@ -217,7 +217,7 @@ func reportRun(ctx context.Context, stderr io.Writer, fs *flag.FlagSet, target s
 			return nil, nil, exitUsage
 		}
 		if size > 0 {
-			e = e.WithSize(size)
+			e = sized(e, size, "report", stderr)
 		}
 		run, err = runBundled(ctx, e, gpu, opt)
 		sources = e.CUDASources()

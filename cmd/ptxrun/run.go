@@ -145,7 +145,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if e, lerr := kernels.Lookup(pos[0]); lerr == nil {
 			bundled = e
 			if *size > 0 {
-				bundled = e.WithSize(*size)
+				bundled = sized(e, *size, "run", stderr)
 			}
 		}
 	}

@@ -105,7 +105,7 @@ func cmdSanitize(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitUsage
 		}
 		if *size > 0 {
-			e = e.WithSize(*size)
+			e = sized(e, *size, "sanitize", stderr)
 		}
 		s, perr := e.Prepare(dev, 1)
 		if perr != nil {
