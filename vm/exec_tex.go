@@ -71,7 +71,10 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 			res = t.sampleLOD([3]float64{u, v}, layer, L, int(in.Off), fp)
 		case t.Cube:
 			return w.fault(f, pc, l, "a cube map is read with tex/tld4 .cube or .acube only")
-		case in.Imm&(texLevel|texGrad) != 0 || len(t.levels) > 1:
+		case in.Imm&(texLevel|texGrad) != 0 || len(t.levels) > 1 && !intCoords:
+			// (tex.level and tex.grad take .f32 coordinates only; a plain
+			// tex with integer coordinates reads level 0's texels, as
+			// before mipmaps: not recorded on a mipmapped texture.)
 			res = t.sampleLOD(c, layer, t.texLOD(in, f, l, c), int(in.Off), fp)
 		default:
 			res = t.sampleLayer(c, layer, intCoords, int(in.Off), fp)

@@ -535,6 +535,12 @@ func operandSets(in *Inst, f *Func) (reads, writes Operands) {
 				r.reg(c)
 			}
 		}
+		reg(&r, in.B) // tex.level's level of detail (NoReg otherwise)
+		if in.Imm&texGrad != 0 {
+			for _, g := range in.RegList(f) {
+				r.reg(g)
+			}
+		}
 		for _, d := range in.V {
 			w.reg(d)
 		}

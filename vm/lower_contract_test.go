@@ -94,6 +94,10 @@ func TestContraction(t *testing.T) {
 		{"add_store", ".f32", "mul.f32 t, a, b; add.f32 d, t, c; mov.b32 d2, t;", "mul.f add.f mov"},
 		{"add_mul", ".f32", "mul.f32 t, a, b; add.f32 d, t, c; mul.f32 d2, t, e;", "mul.f add.f mul.f"},
 		{"max_use", ".f32", "mul.f32 t, a, b; add.f32 d, t, c; max.f32 d2, t, e;", "mul.f add.f max.f"},
+		// the product is tex.level's level of detail, or one of tex.grad's
+		// gradients: a use that is not an add
+		{"tex_level_lod", ".f32", "mul.f32 t, a, b; add.f32 d, t, c; tex.level.2d.v4.f32.f32 {d2, x, x, x}, [%rd0, {c, c}], t;", "mul.f add.f tex"},
+		{"tex_grad", ".f32", "mul.f32 t, a, b; add.f32 d, t, c; tex.grad.2d.v4.f32.f32 {d2, x, x, x}, [%rd0, {c, c}], {t, e}, {e, e};", "mul.f add.f tex"},
 		{"add_self", ".f32", "mul.f32 t, a, b; add.f32 d, t, t;", "mul.f add.f"},
 		{"chain", ".f32", "mul.f32 t, a, b; add.f32 u, t, c; add.f32 d, u, e;", "mul.f fma add.f"},
 		{"mulmul_add", ".f32", "mul.f32 t, a, b; mul.f32 u, t, c; add.f32 d, u, e;", "mul.f mul.f fma"},

@@ -28,8 +28,11 @@ func (t *Texture) lodFixed(lod float64) int {
 	if x != x {
 		x = math.Inf(-1)
 	}
-	lo := math.Max(0, float64(t.MinLOD))
-	hi := math.Min(float64(len(t.levels)-1), float64(t.MaxLOD))
+	// (Both bounds within the levels: a min_lod past the last level, even
+	// +Inf, selects the last level, not a level past it.)
+	last := float64(len(t.levels) - 1)
+	lo := math.Min(math.Max(0, float64(t.MinLOD)), last)
+	hi := math.Min(last, float64(t.MaxLOD))
 	x = math.Max(math.Min(x, hi), lo)
 	return int(math.Floor(x * 256))
 }

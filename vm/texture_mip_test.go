@@ -43,7 +43,13 @@ func TestLODFixed(t *testing.T) {
 	require.Equal(t, 192, b.lodFixed(-1.25), "clamped to min_lod 0.75")
 	require.Equal(t, 224, b.lodFixed(0.25))
 	require.Equal(t, 896, b.lodFixed(6), "clamped to max_lod 3.5")
-	plain := newTex(t, TextureDesc{Dims: []int{2}, Format: "f32", Data: f32Bytes(0, 0)})
+	// A min_lod past the last level (+Inf included) selects the last level
+	// (it overflowed the fixed-point level and indexed past the levels).
+	for _, m := range []float32{float32(math.Inf(1)), 1e30, 7} {
+		hi := constLevels(t, TextureDesc{MipLinear: true, MinLOD: m, MaxLOD: float32(math.Inf(1))})
+		require.Equal(t, 1280, hi.lodFixed(0), "min_lod %v", m)
+	}
+		plain := newTex(t, TextureDesc{Dims: []int{2}, Format: "f32", Data: f32Bytes(0, 0)})
 	require.Equal(t, 0, plain.lodFixed(3), "not mipmapped: level 0")
 }
 
