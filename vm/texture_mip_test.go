@@ -49,7 +49,7 @@ func TestLODFixed(t *testing.T) {
 		hi := constLevels(t, TextureDesc{MipLinear: true, MinLOD: m, MaxLOD: float32(math.Inf(1))})
 		require.Equal(t, 1280, hi.lodFixed(0), "min_lod %v", m)
 	}
-		plain := newTex(t, TextureDesc{Dims: []int{2}, Format: "f32", Data: f32Bytes(0, 0)})
+	plain := newTex(t, TextureDesc{Dims: []int{2}, Format: "f32", Data: f32Bytes(0, 0)})
 	require.Equal(t, 0, plain.lodFixed(3), "not mipmapped: level 0")
 }
 
