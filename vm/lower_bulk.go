@@ -50,7 +50,6 @@ const (
 	bulkRankShift = 8  // tensor rank (1-5)
 	bulkAtomShift = 16 // the reduction (atomAdd ...)
 	BulkMulticast = 1 << 24
-	bulkNoFtz     = 1 << 25 // .noftz (f16/bf16 add)
 )
 
 // Bulk returns an OpBulk's kind (BulkG2S ...), tensor rank and reduction
@@ -92,11 +91,6 @@ func bulkSpaces(pi *ptx.Instruction) []string {
 		}
 	}
 	return s
-}
-
-var bulkRedOps = map[string]uint64{
-	".add": atomAdd, ".min": atomMin, ".max": atomMax, ".inc": atomInc, ".dec": atomDec,
-	".and": atomAnd, ".or": atomOr, ".xor": atomXor,
 }
 
 // lowerBulk lowers cp{.reduce}.async.bulk*: the caller has taken .async
@@ -141,19 +135,15 @@ func (l *fnLower) lowerBulk(pi *ptx.Instruction, in *Inst, m *mods, reduce bool)
 	}
 	var red uint64
 	if reduce {
-		found := false
-		for w, op := range bulkRedOps {
-			if m.take(w) {
-				red, found = op, true
-			}
-		}
-		if !found {
+		var ok bool
+		red, ok = takeOne(m, atomOps)
+		if !ok || red == atomCas || red == atomExch {
 			l.errorf(pi.Pos, "cp.reduce.async.bulk needs an operation (.add, .min, .max, .inc, .dec, .and, .or, .xor)")
 			return false
 		}
-		if m.take(".noftz") {
-			in.Imm |= bulkNoFtz
-		}
+		// .noftz (required of f16/bf16 .add): the reductions keep
+		// subnormals anyway (testdata/tma's red_add_f16, red_add_bf16).
+		m.take(".noftz")
 	}
 	mbar := m.take(".mbarrier::complete_tx::bytes")
 	group := m.take(".bulk_group")
@@ -163,22 +153,22 @@ func (l *fnLower) lowerBulk(pi *ptx.Instruction, in *Inst, m *mods, reduce bool)
 		l.errorf(pi.Pos, "%s%s: name the destination and source state spaces", pi.Opcode, joinMods(pi.Mods))
 		return false
 	}
-	dstShared := strings.HasPrefix(sp[0], ".shared")
+	dstShared, srcShared := strings.HasPrefix(sp[0], ".shared"), strings.HasPrefix(sp[1], ".shared")
 	var kind uint64
 	switch {
 	case tensor && dstShared && sp[1] == ".global" && mbar && !reduce:
 		kind = BulkTensorLoad
-	case tensor && sp[0] == ".global" && group && !reduce:
+	case tensor && sp[0] == ".global" && srcShared && group && !reduce:
 		kind = BulkTensorStore
-	case tensor && sp[0] == ".global" && group && reduce:
+	case tensor && sp[0] == ".global" && srcShared && group && reduce:
 		kind = BulkTensorRed
 	case !tensor && dstShared && sp[1] == ".global" && mbar && !reduce:
 		kind = BulkG2S
 	case !tensor && sp[0] == ".shared::cluster" && sp[1] == ".shared::cta" && mbar && !reduce:
 		kind = BulkS2S
-	case !tensor && sp[0] == ".global" && group && !reduce:
+	case !tensor && sp[0] == ".global" && srcShared && group && !reduce:
 		kind = BulkS2G
-	case !tensor && sp[0] == ".global" && group && reduce:
+	case !tensor && sp[0] == ".global" && srcShared && group && reduce:
 		kind = BulkRedS2G
 	case !tensor && sp[0] == ".shared::cluster" && sp[1] == ".shared::cta" && mbar && reduce:
 		kind = BulkRedS2S
@@ -192,13 +182,14 @@ func (l *fnLower) lowerBulk(pi *ptx.Instruction, in *Inst, m *mods, reduce bool)
 	}
 	if m.cacheHint {
 		if len(ops) == 0 {
+			l.errorf(pi.Pos, "%s%s: .L2::cache_hint needs a cache-policy operand", pi.Opcode, joinMods(pi.Mods))
 			return false
 		}
 		ops = ops[:len(ops)-1] // the cache policy: a hint
 	}
 	ni := newInst(OpBulk)
 	ni.Guard, ni.GuardNeg = in.Guard, in.GuardNeg
-	ni.Imm = kind | uint64(rank)<<bulkRankShift | red<<bulkAtomShift | in.Imm&bulkNoFtz
+	ni.Imm = kind | uint64(rank)<<bulkRankShift | red<<bulkAtomShift
 	if multicast {
 		ni.Imm |= BulkMulticast
 	}

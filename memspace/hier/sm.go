@@ -261,13 +261,14 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 	c := s.tally.at(a.Origin.Inst)
 	requested := coalesce(&s.g, a, key, &s.ls)
 	nsec := s.ls.sectors()
-	s.grpWave += s.ls.n
-	local := key != 0
 	before := len(s.out)
 	defer s.endRequest(before)
 	if a.Bulk {
+		// The TMA unit's traffic: not the L1 data stage's wavefronts.
 		return s.bulk(a, c, nsec)
 	}
+	s.grpWave += s.ls.n
+	local := key != 0
 	switch a.Kind {
 	case memspace.Load:
 		h := hint{allocate: true, prio: prioNormal}
