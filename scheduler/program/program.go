@@ -238,12 +238,14 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 // in the last launch (base and size), which the copy engine wrote through
 // the L2 (hier.Memory.Dirty keeps its last lines).
 func (r *Run) migratedRange() (base, bytes uint64) {
+	// Ties go to the lowest base (managed a and b of one size both
+	// migrated): a map's order would make identical runs differ.
 	var most uint64
 	for name, a := range r.apertures {
 		if a.Kind != hier.Managed {
 			continue
 		}
-		if g := a.Resident() - min(a.Resident(), r.residentBefore[name]); g > most {
+		if g := a.Resident() - min(a.Resident(), r.residentBefore[name]); g > most || g == most && g > 0 && a.Base < base {
 			most, base, bytes = g, a.Base, a.Bytes
 		}
 	}
