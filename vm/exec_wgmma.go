@@ -216,24 +216,10 @@ func (w *Warp) execWgmma(in *Inst, f *frame, exec uint32, pc int32) error {
 			}
 			return fpu.DotFP8WG(fm.A == wgE5M2, fm.B == wgE5M2, a, b, acc, in.T == F16)
 		case in.T == S32:
-			s := int64(int32(acc))
 			if !scaleD {
-				s = 0
+				acc = 0
 			}
-			for i := range a {
-				x, y := int64(a[i]&0xff), int64(b[i]&0xff)
-				if fm.A == wgS8 {
-					x = int64(int8(a[i]))
-				}
-				if fm.B == wgS8 {
-					y = int64(int8(b[i]))
-				}
-				s += x * y
-			}
-			if fm.Sat {
-				s = max(min(s, 1<<31-1), -1<<31)
-			}
-			return uint32(s)
+			return fpu.DotInt(a, b, fm.A == wgS8, fm.B == wgS8, 8, acc, fm.Sat)
 		case in.T == F16:
 			if !scaleD {
 				acc = 0x8000

@@ -2,7 +2,6 @@ package vm
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/ptxvm/ptxvm/ptx"
 )
@@ -88,12 +87,22 @@ func (l *fnLower) lowerWgmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 		l.errorf(pi.Pos, "wgmma needs .sync.aligned")
 		return false
 	}
+	onlySync := func() bool {
+		if m.flags&^FAligned != 0 || m.hasRnd || m.hasSpace || m.vec != 0 || len(m.rest) != 0 || len(m.types) != 0 {
+			l.errorf(pi.Pos, "unsupported modifier on wgmma%s", joinMods(pi.Mods))
+			return false
+		}
+		return true
+	}
 	switch {
 	case m.take(".fence"), m.take(".commit_group"):
 		in.Op, in.Imm = OpNop, NopAsyncGroup
-		return l.noOperands(pi)
+		return onlySync() && l.noOperands(pi)
 	case m.take(".wait_group"):
 		in.Op, in.Imm = OpNop, NopAsyncGroup
+		if !onlySync() {
+			return false
+		}
 		if len(pi.Operands) != 1 || pi.Operands[0].Kind != ptx.OpInt || pi.Operands[0].Int < 0 {
 			l.errorf(pi.Pos, "wgmma.wait_group takes one non-negative integer constant")
 			return false
@@ -111,7 +120,7 @@ func (l *fnLower) lowerWgmma(pi *ptx.Instruction, in *Inst, m *mods) bool {
 	var n, k int
 	shape := ""
 	for _, r := range m.rest {
-		if _, err := fmt.Sscanf(r, ".m64n%dk%d", &n, &k); err == nil && strings.HasPrefix(r, ".m64n") {
+		if _, err := fmt.Sscanf(r, ".m64n%dk%d", &n, &k); err == nil && r == fmt.Sprintf(".m64n%dk%d", n, k) {
 			shape = r
 		}
 	}

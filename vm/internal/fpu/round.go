@@ -266,7 +266,6 @@ func roundF64x(s float64, tsign int, f *format, r Round, ftz bool) uint64 {
 	return roundMant(neg, m, e, sticky, f, r)
 }
 
-// twoSum returns s = RN(a+b) and the exact error e = a+b-s (Knuth).
 // SumExact reports whether s, the float64 sum a + b, is exact (TwoSum's
 // error term is zero).
 func SumExact(a, b, s float64) bool {
@@ -274,6 +273,7 @@ func SumExact(a, b, s float64) bool {
 	return (a-(s-bb))+(b-bb) == 0
 }
 
+// twoSum returns s = RN(a+b) and the exact error e = a+b-s (Knuth).
 func twoSum(a, b float64) (s, e float64) {
 	s = a + b
 	bb := s - a
