@@ -146,7 +146,7 @@ func (t *Texture) sample(c [3]float64, intCoords bool, gatherComp int, fp *texel
 // reads the last layer).
 func (t *Texture) sampleLayer(c [3]float64, layer int64, intCoords bool, gatherComp int, fp *texels) [4]uint32 {
 	var out [4]uint32
-	lo := min(uint64(uint32(layer)), uint64(t.layers)-1) * t.layerB
+	lo := t.layerOffset(layer)
 	if t.Linear {
 		// tex1Dfetch: no filtering, no wrapping; out-of-range reads return
 		// zero.
