@@ -7,6 +7,7 @@ import (
 
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
+	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
 )
 
 // maxCallDepth bounds recursion (a runaway recursion is a fault, not a Go
@@ -185,13 +186,7 @@ func (w *Warp) run(limit int) error {
 				// halfway).
 				d, a, b, c := f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C)
 				if exec == ^uint32(0) {
-					for l := range 32 {
-						z, ok := fpu.FmaRN32Fast(uint32(a[l]), uint32(b[l]), uint32(c[l]))
-						if !ok {
-							z = fma32(uint32(a[l]), uint32(b[l]), uint32(c[l]))
-						}
-						d[l] = uint64(z)
-					}
+					warpsimd.FmaRN32(d, a, b, c)
 					break
 				}
 				for x := exec; x != 0; x &= x - 1 {
@@ -231,6 +226,15 @@ func (w *Warp) run(limit int) error {
 		case OpSetp:
 			w.execSetp(in, f, exec)
 		case OpLd, OpSt:
+			if in.Fuse == FuseLdLdFma && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 &&
+				limit-n >= 3 && pc+2 < f.nextWait && w.ldLdFma(code, pc, f) {
+				// Three instructions in one lane loop (fuse.go).
+				w.Inst += 2
+				w.ThreadInst += 2 * 32
+				n += 2
+				pc += 2
+				break
+			}
 			if err := w.execMem(in, f, exec, pc); err != nil {
 				f.cur, f.curPC = mask, pc
 				return err

@@ -310,8 +310,15 @@ type Inst struct {
 	// atomics, and the lanes (2 or 4) of video instructions.
 	Vec      uint8
 	GuardNeg bool
-	Flags    Flags
-	Guard    int32 // predicate index, or NoReg
+	// Fuse names the superinstruction that starts here (FuseNone, or
+	// FuseLdLdFma ...): a form the interpreter may run in one lane loop in
+	// place of this instruction and the next ones, when a full warp runs
+	// them and nothing watches (markFused, exec_fused.go). The instructions
+	// themselves are unchanged: a timing model, a report or a partial warp
+	// steps through them one by one.
+	Fuse  Fuse
+	Flags Flags
+	Guard int32 // predicate index, or NoReg
 	// D is the destination; D2 a second, predicate destination (setp's q,
 	// shfl's in-range flag, match.all's predicate, elect's leader flag,
 	// lop3's predicate result).

@@ -455,6 +455,7 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 	if len(l.errs) == 0 && !l.m.debugTarget() && !noContraction {
 		l.contract(l.plain)
 	}
+	markFused(f.Code)
 	f.NumRegs = l.nregs
 	f.NumPred = l.npreds
 	f.init = make([]uint64, int(l.nregs)*32)

@@ -1,0 +1,15 @@
+package warpsimd
+
+import "golang.org/x/sys/cpu"
+
+// hasFMA: the host has the AVX2 and FMA instructions fmaRN32AVX2 uses.
+// The x86 FMA instructions round once, as IEEE's fusedMultiplyAdd and the
+// GPU's fma.rn.f32 do, with gradual underflow (Go leaves MXCSR at its
+// default: round to nearest, no flush to zero, no denormals-are-zero); only
+// a NaN result differs, and is replaced by the GPU's canonical NaN.
+var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// fmaRN32AVX2 is FmaRN32 eight lanes at a time (fma_amd64.s).
+//
+//go:noescape
+func fmaRN32AVX2(d, a, b, c *[32]uint64)
