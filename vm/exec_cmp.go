@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/ptxvm/ptxvm/vm/internal/fpu"
+	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
 )
 
 // cmpInt evaluates an integer comparison of the low n bits of a and b.
@@ -155,6 +156,9 @@ func compareLanes(in *Inst, f *frame, exec uint32, t Type, shift uint) uint32 {
 // no switch per lane, and a full warp skips the mask walk (measured: the
 // per-lane cmpInt was most of setp's cost in the tiled matmul).
 func intOrder(a, b *[32]uint64, exec uint32, n int, signed bool) (lt, eq uint32) {
+	if exec == ^uint32(0) && n == 32 {
+		return warpsimd.Cmp32(a, b, signed)
+	}
 	m := ^uint64(0)
 	if n < 64 {
 		m = 1<<n - 1

@@ -13,3 +13,9 @@ var hasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func fmaRN32AVX2(d, a, b, c *[32]uint64)
+
+// cmp32AVX2 is Cmp32 eight lanes at a time (fma_amd64.s), the values
+// XORed with flip before a signed comparison.
+//
+//go:noescape
+func cmp32AVX2(a, b *[32]uint64, flip uint32) (lt, eq uint32)
