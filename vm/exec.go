@@ -92,6 +92,9 @@ func (w *Warp) run(limit int) error {
 		switch in.Op {
 		case OpNop:
 		case OpMov:
+			if exec == ^uint32(0) && w.fullInt(in, f) {
+				break
+			}
 			d, a := f.r(in.D), f.r(in.A)
 			msk := sizeMask(in.T)
 			for x := exec; x != 0; x &= x - 1 {
@@ -118,6 +121,12 @@ func (w *Warp) run(limit int) error {
 					}
 				}
 			case 8:
+				if exec == ^uint32(0) {
+					for l := range 32 {
+						d[l] = a[l] + b[l]
+					}
+					break
+				}
 				for x := exec; x != 0; x &= x - 1 {
 					l := bits.TrailingZeros32(x) & 31
 					d[l] = a[l] + b[l]
@@ -129,6 +138,9 @@ func (w *Warp) run(limit int) error {
 				}
 			}
 		case OpMulLo:
+			if exec == ^uint32(0) && w.fullInt(in, f) {
+				break
+			}
 			d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
 			msk := sizeMask(in.T)
 			for x := exec; x != 0; x &= x - 1 {
@@ -136,6 +148,9 @@ func (w *Warp) run(limit int) error {
 				d[l] = (a[l] * b[l]) & msk
 			}
 		case OpMadLo:
+			if exec == ^uint32(0) && w.fullInt(in, f) {
+				break
+			}
 			d, a, b, c := f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C)
 			msk := sizeMask(in.T)
 			for x := exec; x != 0; x &= x - 1 {
@@ -143,6 +158,9 @@ func (w *Warp) run(limit int) error {
 				d[l] = (a[l]*b[l] + c[l]) & msk
 			}
 		case OpMulWide:
+			if exec == ^uint32(0) && w.fullInt(in, f) {
+				break
+			}
 			d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
 			switch in.T2 {
 			case S32:
@@ -167,6 +185,9 @@ func (w *Warp) run(limit int) error {
 				}
 			}
 		case OpShl:
+			if exec == ^uint32(0) && w.fullInt(in, f) {
+				break
+			}
 			d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
 			bitsN := uint64(in.T.Bits())
 			msk := sizeMask(in.T)
@@ -409,6 +430,11 @@ func (w *Warp) run(limit int) error {
 				}
 				return w.fault(f, pc, bits.TrailingZeros32(exec), "trap instruction executed")
 			}
+		case OpSub, OpAnd, OpOr, OpXor, OpNot, OpShr, OpSelp:
+			if exec == ^uint32(0) && w.fullInt(in, f) {
+				break
+			}
+			_ = w.execOther(in, f, exec, pc) // these forms never fail
 		default:
 			if err := w.execOther(in, f, exec, pc); err != nil {
 				f.cur, f.curPC = mask, pc
