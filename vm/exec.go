@@ -111,9 +111,7 @@ func (w *Warp) run(limit int) error {
 						d[l] = uint64(uint32(satS32(int64(int32(a[l])) + int64(int32(b[l])))))
 					}
 				} else if exec == ^uint32(0) {
-					for l := 0; l < 32; l++ {
-						d[l] = uint64(uint32(a[l] + b[l]))
-					}
+					warpsimd.AddQ(d, a, b, 0xffffffff)
 				} else {
 					for x := exec; x != 0; x &= x - 1 {
 						l := bits.TrailingZeros32(x) & 31
@@ -122,9 +120,7 @@ func (w *Warp) run(limit int) error {
 				}
 			case 8:
 				if exec == ^uint32(0) {
-					for l := range 32 {
-						d[l] = a[l] + b[l]
-					}
+					warpsimd.AddQ(d, a, b, ^uint64(0))
 					break
 				}
 				for x := exec; x != 0; x &= x - 1 {

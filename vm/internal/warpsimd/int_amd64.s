@@ -1,0 +1,38 @@
+#include "textflag.h"
+
+// BINQ defines func NAME(d, a, b *[32]uint64, m uint64): d[l] = (a[l] OP
+// b[l]) & m, four lanes per ymm, eight lanes per iteration. All sources of
+// an iteration are loaded before its stores, so d may alias a or b.
+#define BINQ(NAME, OP) \
+TEXT NAME(SB), NOSPLIT, $0-32 \
+	MOVQ d+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DX \
+	VPBROADCASTQ m+24(FP), Y15 \
+	MOVQ $4, BX \
+binloop: \
+	VMOVDQU 0(SI), Y0 \
+	VMOVDQU 32(SI), Y1 \
+	VMOVDQU 0(DX), Y2 \
+	VMOVDQU 32(DX), Y3 \
+	OP Y2, Y0, Y0 \
+	OP Y3, Y1, Y1 \
+	VPAND Y15, Y0, Y0 \
+	VPAND Y15, Y1, Y1 \
+	VMOVDQU Y0, 0(DI) \
+	VMOVDQU Y1, 32(DI) \
+	ADDQ $64, SI \
+	ADDQ $64, DX \
+	ADDQ $64, DI \
+	DECQ BX \
+	JNZ binloop \
+	VZEROUPPER \
+	RET
+
+BINQ(·addQAVX2, VPADDQ)
+BINQ(·subQAVX2, VPSUBQ)
+BINQ(·andQAVX2, VPAND)
+BINQ(·orQAVX2, VPOR)
+BINQ(·xorQAVX2, VPXOR)
+BINQ(·mulWideU32AVX2, VPMULUDQ)
+BINQ(·mulWideS32AVX2, VPMULDQ)
