@@ -19,3 +19,9 @@ func fmaRN32AVX2(d, a, b, c *[32]uint64)
 //
 //go:noescape
 func cmp32AVX2(a, b *[32]uint64, flip uint32) (lt, eq uint32)
+
+// loadWords32AVX2 is LoadWords32 eight lanes at a time with VPGATHERDD
+// (load_amd64.s): each group of eight offsets is checked before its gather.
+//
+//go:noescape
+func loadWords32AVX2(d, a *[32]uint64, mem *byte, k, last uint32) bool

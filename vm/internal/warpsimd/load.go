@@ -1,0 +1,32 @@
+package warpsimd
+
+import "encoding/binary"
+
+// LoadWords32 loads, for all 32 lanes, the little-endian 32-bit word at
+// offset uint32(a[l]) + k (modulo 2^32) of mem into d[l], zero-extended:
+// a full warp's ld.{shared,...}.b32 [a+imm] with k = imm - the window's
+// base. It reports false, having written some lanes of d or none, when an
+// offset is not a multiple of 4 or a word would end past mem; the caller
+// then takes its general path (so d must not be a). mem must be shorter
+// than 2^31 bytes.
+func LoadWords32(d, a *[32]uint64, mem []byte, k uint32) bool {
+	if len(mem) < 4 || len(mem) >= 1<<31 {
+		return false
+	}
+	if hasFMA {
+		return loadWords32AVX2(d, a, &mem[0], k, uint32(len(mem)-4))
+	}
+	return loadWords32Go(d, a, mem, k)
+}
+
+func loadWords32Go(d, a *[32]uint64, mem []byte, k uint32) bool {
+	last := uint32(len(mem) - 4) // the highest offset a word can start at
+	for l := range 32 {
+		p := uint32(a[l]) + k
+		if p&3 != 0 || p > last {
+			return false
+		}
+		d[l] = uint64(binary.LittleEndian.Uint32(mem[p : p+4]))
+	}
+	return true
+}

@@ -1,0 +1,50 @@
+package warpsimd
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLoadWords32MatchesGo: the gathered loads give the Go loop's words,
+// and refuse what it refuses: a misaligned lane, a lane one word past the
+// end, an offset that wraps below zero.
+func TestLoadWords32MatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 15))
+	mem := make([]byte, 4096)
+	for i := range mem {
+		mem[i] = byte(r.Uint32())
+	}
+	const base = 0x400 // the window's base: k = imm - base
+	for it := range 20000 {
+		var a [32]uint64
+		for l := range 32 {
+			a[l] = uint64(base+4*r.IntN(1024-8)) | uint64(r.Uint32())<<32 // high halves ignored
+		}
+		imm := uint32(4 * r.IntN(8))
+		bad := it % 5
+		lane := r.IntN(32)
+		switch bad {
+		case 1:
+			a[lane] += 2 // misaligned
+		case 2:
+			a[lane] = base + 4096 - uint64(imm) // one word past the end
+		case 3:
+			a[lane] = base - 4 - uint64(imm) // below the base: wraps
+		case 4:
+			a[lane] = base + 4092 - uint64(imm) // the last word: fine
+		}
+		k := imm - base
+		var d, g [32]uint64
+		ok := LoadWords32(&d, &a, mem, k)
+		okGo := loadWords32Go(&g, &a, mem, k)
+		require.Equal(t, okGo, ok, "case %d", bad)
+		require.Equal(t, bad == 0 || bad == 4, ok, "case %d", bad)
+		if ok {
+			require.Equal(t, g, d)
+		}
+	}
+	var a, d [32]uint64
+	require.False(t, LoadWords32(&d, &a, make([]byte, 3), 0), "shorter than a word")
+}
