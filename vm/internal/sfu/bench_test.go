@@ -33,7 +33,7 @@ func TestLoadTime(t *testing.T) {
 		t.Skip("diagnostics: run with -v")
 	}
 	s := needData(t, false)
-	for _, name := range []string{"rcp_m", "rsqrt_m", "lg2_m", "sin_q0", "tanh_e120"} {
+	for _, name := range []string{"rcp_m", "rsqrt_m", "lg2_m", "sin_q0", "tanh_e120", "ex2_pos", "ex2_neg"} {
 		s2 := newSource(s.tables, nil, true)
 		t0 := time.Now()
 		if _, err := s2.tableErr(name); err != nil {

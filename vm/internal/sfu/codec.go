@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 )
 
 // Residual coding (see testdata/sfu/gen/README.md, "File format").
@@ -109,12 +111,23 @@ func (p plane) permute(order []int32) plane {
 }
 
 // classOrder is sfuspec.class_order: indices sorted by class, stably.
+// The classes (a reference function per input: most of a table's first-use
+// time) are computed in parallel chunks, one per CPU; class must be safe
+// for concurrent use.
 func classOrder(n int, class func(i int) int) []int32 {
 	cls := make([]uint8, n)
+	workers := max(1, min(runtime.GOMAXPROCS(0), n>>16))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w * n / workers; i < (w+1)*n/workers; i++ {
+				cls[i] = uint8(class(i))
+			}
+		})
+	}
+	wg.Wait()
 	var count [nClasses + 1]int
-	for i := range cls {
-		c := class(i)
-		cls[i] = uint8(c)
+	for _, c := range cls {
 		count[c+1]++
 	}
 	for c := 1; c <= nClasses; c++ {
