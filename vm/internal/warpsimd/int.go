@@ -3,30 +3,47 @@ package warpsimd
 // The integer forms: d[l] = (a[l] op b[l]) & m for all 32 lanes, m the
 // mask of the instruction's type (0xffff, 0xffffffff or all ones), d any
 // of a and b. MulWideU32 and MulWideS32 multiply the low 32 bits of a[l]
-// and b[l], unsigned or signed, into the 64-bit product (m all ones).
+// and b[l], unsigned or signed, into the 64-bit product.
 
-// AddQ is add: d[l] = (a[l] + b[l]) & m.
-func AddQ(d, a, b *[32]uint64, m uint64) {
+// binForm is the signature of every form here, in AVX2 and in Go.
+type binForm func(d, a, b *[32]uint64, m uint64)
+
+// bin runs avx where the host has AVX2, else the Go loop g.
+func bin(avx, g binForm, d, a, b *[32]uint64, m uint64) {
 	if hasFMA {
-		addQAVX2(d, a, b, m)
+		avx(d, a, b, m)
 		return
 	}
-	addQGo(d, a, b, m)
+	g(d, a, b, m)
 }
+
+// AddQ is add: d[l] = (a[l] + b[l]) & m.
+func AddQ(d, a, b *[32]uint64, m uint64) { bin(addQAVX2, addQGo, d, a, b, m) }
+
+// SubQ is sub: d[l] = (a[l] - b[l]) & m.
+func SubQ(d, a, b *[32]uint64, m uint64) { bin(subQAVX2, subQGo, d, a, b, m) }
+
+// AndQ is and: d[l] = a[l] & b[l] & m.
+func AndQ(d, a, b *[32]uint64, m uint64) { bin(andQAVX2, andQGo, d, a, b, m) }
+
+// OrQ is or: d[l] = (a[l] | b[l]) & m.
+func OrQ(d, a, b *[32]uint64, m uint64) { bin(orQAVX2, orQGo, d, a, b, m) }
+
+// XorQ is xor: d[l] = (a[l] ^ b[l]) & m.
+func XorQ(d, a, b *[32]uint64, m uint64) { bin(xorQAVX2, xorQGo, d, a, b, m) }
+
+// MulWideU32 is mul.wide.u32: d[l] = uint32(a[l]) * uint32(b[l]) in 64 bits.
+func MulWideU32(d, a, b *[32]uint64) { bin(mulWideU32AVX2, mulWideU32Go, d, a, b, ^uint64(0)) }
+
+// MulWideS32 is mul.wide.s32: d[l] = int32(a[l]) * int32(b[l]) in 64 bits.
+func MulWideS32(d, a, b *[32]uint64) { bin(mulWideS32AVX2, mulWideS32Go, d, a, b, ^uint64(0)) }
+
+// The Go loops.
 
 func addQGo(d, a, b *[32]uint64, m uint64) {
 	for l := range 32 {
 		d[l] = (a[l] + b[l]) & m
 	}
-}
-
-// SubQ is sub: d[l] = (a[l] - b[l]) & m.
-func SubQ(d, a, b *[32]uint64, m uint64) {
-	if hasFMA {
-		subQAVX2(d, a, b, m)
-		return
-	}
-	subQGo(d, a, b, m)
 }
 
 func subQGo(d, a, b *[32]uint64, m uint64) {
@@ -35,28 +52,10 @@ func subQGo(d, a, b *[32]uint64, m uint64) {
 	}
 }
 
-// AndQ is and: d[l] = a[l] & b[l] & m.
-func AndQ(d, a, b *[32]uint64, m uint64) {
-	if hasFMA {
-		andQAVX2(d, a, b, m)
-		return
-	}
-	andQGo(d, a, b, m)
-}
-
 func andQGo(d, a, b *[32]uint64, m uint64) {
 	for l := range 32 {
 		d[l] = a[l] & b[l] & m
 	}
-}
-
-// OrQ is or: d[l] = (a[l] | b[l]) & m.
-func OrQ(d, a, b *[32]uint64, m uint64) {
-	if hasFMA {
-		orQAVX2(d, a, b, m)
-		return
-	}
-	orQGo(d, a, b, m)
 }
 
 func orQGo(d, a, b *[32]uint64, m uint64) {
@@ -65,46 +64,19 @@ func orQGo(d, a, b *[32]uint64, m uint64) {
 	}
 }
 
-// XorQ is xor: d[l] = (a[l] ^ b[l]) & m.
-func XorQ(d, a, b *[32]uint64, m uint64) {
-	if hasFMA {
-		xorQAVX2(d, a, b, m)
-		return
-	}
-	xorQGo(d, a, b, m)
-}
-
 func xorQGo(d, a, b *[32]uint64, m uint64) {
 	for l := range 32 {
 		d[l] = (a[l] ^ b[l]) & m
 	}
 }
 
-// MulWideU32 is mul.wide.u32: d[l] = uint32(a[l]) * uint32(b[l]) in 64 bits.
-func MulWideU32(d, a, b *[32]uint64) {
-	if hasFMA {
-		mulWideU32AVX2(d, a, b, ^uint64(0))
-		return
-	}
-	mulWideU32Go(d, a, b)
-}
-
-func mulWideU32Go(d, a, b *[32]uint64) {
+func mulWideU32Go(d, a, b *[32]uint64, _ uint64) {
 	for l := range 32 {
 		d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
 	}
 }
 
-// MulWideS32 is mul.wide.s32: d[l] = int32(a[l]) * int32(b[l]) in 64 bits.
-func MulWideS32(d, a, b *[32]uint64) {
-	if hasFMA {
-		mulWideS32AVX2(d, a, b, ^uint64(0))
-		return
-	}
-	mulWideS32Go(d, a, b)
-}
-
-func mulWideS32Go(d, a, b *[32]uint64) {
+func mulWideS32Go(d, a, b *[32]uint64, _ uint64) {
 	for l := range 32 {
 		d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
 	}
