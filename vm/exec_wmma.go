@@ -509,13 +509,46 @@ func (w *Warp) execWmmaMma(in *Inst, f *frame, exec uint32, pc int32) error {
 	fill(1, wf.A, br, func(r, c int, x uint64) { B[c&31][r&127] = uint32(x) })
 	fill(2, wf.C, cr, func(r, c int, x uint64) { C[r&31][c&31] = x })
 	var D [32][32]uint32
-	for r := 0; r < m; r++ {
+	if fm, ok := wmmaTermsFormat(wf); ok && k <= 16 {
+		// Each element of A and B enters n or m dot products: decoded once.
+		var TA, TB [32][16]fpu.TcTerm
+		for r := 0; r < m; r++ {
+			for kk := 0; kk < k; kk++ {
+				TA[r][kk] = fpu.DecodeTc(fm, A[r][kk])
+			}
+		}
 		for c := 0; c < n; c++ {
-			D[r][c] = wmmaDot(wf, in.Flags&FSatFinite != 0, A[r][:k], B[c][:k], uint32(C[r][c]))
+			for kk := 0; kk < k; kk++ {
+				TB[c][kk] = fpu.DecodeTc(fm, B[c][kk])
+			}
+		}
+		for r := 0; r < m; r++ {
+			for c := 0; c < n; c++ {
+				D[r][c] = fpu.DotF32Terms(fm, TA[r][:k], TB[c][:k], A[r][:k], B[c][:k], uint32(C[r][c]))
+			}
+		}
+	} else {
+		for r := 0; r < m; r++ {
+			for c := 0; c < n; c++ {
+				D[r][c] = wmmaDot(wf, in.Flags&FSatFinite != 0, A[r][:k], B[c][:k], uint32(C[r][c]))
+			}
 		}
 	}
 	w.wmmaWriteD(f, wf, dr, func(r, c int) uint64 { return uint64(D[r][c]) })
 	return nil
+}
+
+// wmmaTermsFormat reports the multiplicand format of the forms whose
+// elements wmmaDot sums with fpu.DotF32 alone (f16 with f32 C and D, bf16),
+// which fpu.DotF32Terms computes from multiplicands decoded once.
+func wmmaTermsFormat(wf WmmaForm) (fpu.MmaIn, bool) {
+	switch {
+	case wf.A == MmaBF16:
+		return fpu.MmaBF16, true
+	case wf.A == MmaF16 && wf.C == MmaF32 && wf.D == MmaF32:
+		return fpu.MmaF16, true
+	}
+	return 0, false
 }
 
 // wmmaRnd is the fpu rounding of a wmma .f64 rounding field (none: .rn).
