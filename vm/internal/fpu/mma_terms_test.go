@@ -59,3 +59,36 @@ func TestDotF32TermsMatchesDotF32(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDotF32 is one tensor-core element of 16 f16 products and an f32
+// c, through DotF32 (mma.sync, wgmma) and through DotF32Terms with its
+// multiplicands decoded (wmma); the operands cycle through 256 random sets,
+// so that branches on the data are not learned.
+func BenchmarkDotF32(b *testing.B) {
+	r := rand.New(rand.NewPCG(18, 19))
+	const sets = 256
+	var a, x [sets][16]uint32
+	var ta, tx [sets][16]TcTerm
+	for i := range sets {
+		for k := range 16 {
+			a[i][k] = uint32(r.IntN(2))<<15 | uint32(10+r.IntN(10))<<10 | r.Uint32()&0x3ff
+			x[i][k] = uint32(r.IntN(2))<<15 | uint32(10+r.IntN(10))<<10 | r.Uint32()&0x3ff
+			ta[i][k], tx[i][k] = DecodeTc(MmaF16, a[i][k]), DecodeTc(MmaF16, x[i][k])
+		}
+	}
+	c := uint32(0x3f800000)
+	b.Run("DotF32", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c = DotF32(MmaF16, a[i][:], x[i][:], c) & 0xbfffffff
+			i = (i + 1) % sets
+		}
+	})
+	b.Run("DotF32Terms", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c = DotF32Terms(MmaF16, ta[i][:], tx[i][:], a[i][:], x[i][:], c) & 0xbfffffff
+			i = (i + 1) % sets
+		}
+	})
+}
