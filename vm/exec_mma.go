@@ -93,12 +93,31 @@ func (w *Warp) execMma(in *Inst, f *frame, exec uint32, pc int32) error {
 		fin = fpu.MmaTF32
 	}
 	sat := in.Flags&FSatFinite != 0
+	// The f32-accumulator forms: each element of A enters 8 dot products
+	// and each of B 16, so they are decoded once (fpu.DotF32Terms).
+	terms := in.T != S32 && !half && k <= 16
+	var TA [16][16]fpu.TcTerm
+	var TB [8][16]fpu.TcTerm
+	if terms {
+		for g := range A {
+			for kk := 0; kk < k; kk++ {
+				TA[g][kk] = fpu.DecodeTc(fin, A[g][kk])
+			}
+		}
+		for j := range B {
+			for kk := 0; kk < k; kk++ {
+				TB[j][kk] = fpu.DecodeTc(fin, B[j][kk])
+			}
+		}
+	}
 	dot := func(g, j int) uint32 {
 		switch {
 		case in.T == S32:
 			return fpu.DotS8S32(A[g][:k], B[j][:k], C[g][j], sat)
 		case half:
 			return uint32(fpu.DotF16F16(A[g][:k], B[j][:k], uint16(C[g][j])))
+		case terms:
+			return fpu.DotF32Terms(fin, TA[g][:k], TB[j][:k], A[g][:k], B[j][:k], C[g][j])
 		}
 		return fpu.DotF32(fin, A[g][:k], B[j][:k], C[g][j])
 	}
