@@ -199,9 +199,32 @@ func (w *Warp) execWgmma(in *Inst, f *frame, exec uint32, pc int32) error {
 	case wgTF32:
 		fin = fpu.MmaTF32
 	}
+	// The f32-accumulator forms of f16, bf16 and tf32: each element of A
+	// enters n dot products and each of B 16, so they are decoded once
+	// (fpu.DotF32Terms).
+	terms := in.T == F32 && (fm.A == wgF16 || fm.A == wgBF16 || fm.A == wgTF32) && k <= 16
+	var TA [16][16]fpu.TcTerm
+	var TB [256][16]fpu.TcTerm
+	if terms {
+		for r := range A {
+			for kk := 0; kk < k; kk++ {
+				TA[r][kk] = fpu.DecodeTc(fin, A[r][kk])
+			}
+		}
+		for c := 0; c < n; c++ {
+			for kk := 0; kk < k; kk++ {
+				TB[c][kk] = fpu.DecodeTc(fin, B[c][kk])
+			}
+		}
+	}
 	dot := func(r, c int, acc uint32) uint32 {
 		a, b := A[r][:k], B[c][:k]
 		switch {
+		case terms:
+			if !scaleD {
+				acc = 0x80000000
+			}
+			return fpu.DotF32Terms(fin, TA[r][:k], TB[c][:k], a, b, acc)
 		case fm.A == wgB1:
 			if !scaleD {
 				acc = 0
