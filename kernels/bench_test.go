@@ -95,3 +95,37 @@ func benchMatmul(b *testing.B, name string, size int, bare bool) {
 func BenchmarkWmmaMatmul256Bare(b *testing.B) {
 	benchMatmul(b, "matmul_wmma", 256, true)
 }
+
+// BenchmarkTranspose4096Bare runs the bundled naive and shared-memory
+// transposes at 4096×4096 bare on one core: kernels of many small blocks
+// (16,384 of 256 threads) with one load and one store per thread, where a
+// block's setup and the memory instructions weigh more than arithmetic.
+func BenchmarkTranspose4096Bare(b *testing.B) {
+	for _, name := range []string{"transpose_naive", "transpose_shared"} {
+		b.Run(name, func(b *testing.B) {
+			e, err := Lookup(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e = e.WithSize(4096)
+			var threadInst uint64
+			var emu time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s, err := e.Prepare(vm.NewDevice(), 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				start := time.Now()
+				res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{Workers: 1, NoCounters: true})
+				emu += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+				threadInst += res.Stats.ThreadInst
+			}
+			b.ReportMetric(float64(threadInst)/emu.Seconds(), "thread-inst/s")
+		})
+	}
+}

@@ -218,6 +218,9 @@ type Kernel struct {
 	Insts     []*InstInfo
 	UsesCalls bool
 	Perf      map[string][]int64
+	// sregsUsed has bit s set when a function of the kernel reads special
+	// register s: a block's warps fill only those (initForCTA).
+	sregsUsed uint64
 }
 
 // Debug reports whether the kernel's module was compiled for debugging
@@ -240,6 +243,9 @@ func (k *Kernel) Debug() bool {
 func (k *Kernel) finishInfo() {
 	var id int32
 	for _, f := range k.Funcs {
+		for _, u := range f.sregs {
+			k.sregsUsed |= 1 << u.id
+		}
 		f.Base = id
 		for pc := range f.Code {
 			in, info := &f.Code[pc], &f.Info[pc]

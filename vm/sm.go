@@ -549,20 +549,31 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	w.barRed = [16]barRedDst{}
 	w.clPending, w.clHeld = 0, 0
 	w.Inst, w.ThreadInst = 0, 0
+	// Only the special registers the kernel reads are filled (most kernels
+	// read two or three of the fifty); %tid always, for fault messages.
+	need := k.sregsUsed | 1<<srTidX | 1<<srTidY | 1<<srTidZ
 	bx, by := l.Block[0], l.Block[1]
 	for i := 0; i < 32; i++ {
 		t := uint32(w.id*32 + i)
 		w.sregs[srTidX][i] = uint64(t % bx)
 		w.sregs[srTidY][i] = uint64(t / bx % by)
 		w.sregs[srTidZ][i] = uint64(t / (bx * by))
-		w.sregs[srLaneid][i] = uint64(i)
-		w.sregs[srLanemaskEq][i] = uint64(uint32(1) << i)
-		w.sregs[srLanemaskLt][i] = uint64(uint32(1)<<i - 1)
-		w.sregs[srLanemaskLe][i] = uint64(uint32(1)<<i - 1 | uint32(1)<<i)
-		w.sregs[srLanemaskGe][i] = uint64(^(uint32(1)<<i - 1))
-		w.sregs[srLanemaskGt][i] = uint64(^(uint32(1)<<i - 1 | uint32(1)<<i))
+	}
+	const laneRegs = 1<<srLaneid | 1<<srLanemaskEq | 1<<srLanemaskLt | 1<<srLanemaskLe | 1<<srLanemaskGe | 1<<srLanemaskGt
+	if need&laneRegs != 0 {
+		for i := 0; i < 32; i++ {
+			w.sregs[srLaneid][i] = uint64(i)
+			w.sregs[srLanemaskEq][i] = uint64(uint32(1) << i)
+			w.sregs[srLanemaskLt][i] = uint64(uint32(1)<<i - 1)
+			w.sregs[srLanemaskLe][i] = uint64(uint32(1)<<i - 1 | uint32(1)<<i)
+			w.sregs[srLanemaskGe][i] = uint64(^(uint32(1)<<i - 1))
+			w.sregs[srLanemaskGt][i] = uint64(^(uint32(1)<<i - 1 | uint32(1)<<i))
+		}
 	}
 	fill := func(s sreg, v uint64) {
+		if need>>s&1 == 0 {
+			return
+		}
 		for i := range w.sregs[s] {
 			w.sregs[s][i] = v
 		}
