@@ -191,6 +191,25 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 		// the tiled matmul's inner loop. No addresses are written out.
 		return nil
 	}
+	if in.Op == OpLd && in.Flags&FAbsAddr != 0 && exec&(exec-1) != 0 && !w.watch && in.Vec <= 4 &&
+		(in.Space == memspace.Param || in.Space == memspace.Const) {
+		// A kernel parameter or a constant at a fixed address: every lane
+		// reads the same bytes (or faults alike, the first lane named).
+		// Load them for the first lane, then copy its values to the others.
+		first := exec & -exec
+		if err := w.execMem(in, f, first, pc); err != nil {
+			return err
+		}
+		l0 := bits.TrailingZeros32(first)
+		for e := 0; e < int(in.Vec); e++ {
+			d := f.r(in.V[e])
+			v := d[l0]
+			for x := exec; x != 0; x &= x - 1 {
+				d[bits.TrailingZeros32(x)&31] = v
+			}
+		}
+		return nil
+	}
 	acc := &w.acc
 	acc.Space = in.Space
 	acc.Size = uint8(in.T.Size() * int(in.Vec))
