@@ -39,10 +39,10 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 		return true
 	case Global:
 		if a.Mask == ^uint32(0) && n == 4 {
-			if loadWords32(v.hint, a, dst) {
+			if loadWords32(v.hint, a, dst) || pageWords32(v.hint, a, dst) {
 				return true
 			}
-			if loadWords32(v.hint2, a, dst) {
+			if loadWords32(v.hint2, a, dst) || pageWords32(v.hint2, a, dst) {
 				v.hint, v.hint2 = v.hint2, v.hint
 				return true
 			}
@@ -106,6 +106,102 @@ func loadWords32(h *Allocation, a *Access, dst *[32]uint64) bool {
 			return false
 		}
 		dst[l] = uint64(binary.LittleEndian.Uint32(d[o : o+4]))
+	}
+	return true
+}
+
+// zeroPage is what a page of a sparse allocation never written and past
+// its initial contents holds.
+var zeroPage page
+
+// pageBounds returns, for sparse allocation h, the offset in h of the page
+// that a's first lane falls in and the highest offset in that page a word
+// can start at (the page may run past h's end); ok is false when h is dense
+// or nil or the first lane is outside h.
+func pageBounds(h *Allocation, a *Access) (start, last uint64, ok bool) {
+	if h == nil || h.Data != nil {
+		return 0, 0, false
+	}
+	off := a.Addr[0] - h.Base
+	if off >= h.Size {
+		return 0, 0, false
+	}
+	start = off &^ pageMask
+	end := min(start+PageSize, h.Size)
+	if end-start < 4 {
+		return 0, 0, false
+	}
+	return start, end - start - 4, true
+}
+
+// pageWords32 is loadWords32 for a sparse allocation h, when every lane's
+// word lies in the page of the first lane's: one check per lane, no page
+// look-up per lane. A page never written reads as h's initial contents or
+// zeros (one only partly covered by them takes the general path).
+func pageWords32(h *Allocation, a *Access, dst *[32]uint64) bool {
+	start, last, ok := pageBounds(h, a)
+	if !ok {
+		return false
+	}
+	var pg []byte
+	switch p := h.pages[start>>PageShift].Load(); {
+	case p != nil:
+		pg = p[:]
+	case uint64(len(h.init)) >= start+last+4:
+		pg = h.init[start : start+last+4]
+	case uint64(len(h.init)) <= start:
+		pg = zeroPage[:]
+	default:
+		return false
+	}
+	base := h.Base + start
+	for l, p := range &a.Addr {
+		o := p - base
+		if p&3 != 0 || o > last {
+			return false
+		}
+		dst[l] = uint64(binary.LittleEndian.Uint32(pg[o : o+4]))
+	}
+	return true
+}
+
+// storeWords32 is StoreScalar of 4 bytes to global memory for all 32 lanes
+// when every lane's word lies in allocation h (dense), or in one page of it
+// (sparse): every lane is checked before anything is written or a page is
+// allocated.
+func storeWords32(h *Allocation, a *Access, src *[32]uint64) bool {
+	if h == nil {
+		return false
+	}
+	var base, last uint64
+	if h.Data != nil {
+		if len(h.Data) < 4 {
+			return false
+		}
+		base, last = h.Base, uint64(len(h.Data)-4)
+	} else {
+		start, l, ok := pageBounds(h, a)
+		if !ok {
+			return false
+		}
+		base, last = h.Base+start, l
+	}
+	for _, p := range &a.Addr {
+		if p&3 != 0 || p-base > last {
+			return false
+		}
+	}
+	dst := h.Data
+	if dst == nil {
+		p, err := h.pageFor(base - h.Base) // no host memory: the general path reports it
+		if err != nil {
+			return false
+		}
+		dst = p[:]
+	}
+	for l, p := range &a.Addr {
+		o := p - base
+		binary.LittleEndian.PutUint32(dst[o:o+4], uint32(src[l]))
 	}
 	return true
 }
@@ -197,6 +293,9 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 		}
 		return true
 	case Global:
+		if a.Mask == ^uint32(0) && n == 4 && storeWords32(v.hint, a, src) {
+			return true
+		}
 		h := v.hint
 		dense := true
 		for x := a.Mask; x != 0; x &= x - 1 {

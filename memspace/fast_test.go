@@ -86,6 +86,36 @@ func (w *fastWorld) randomAccess(rng *rand.Rand, kind Kind) *Access {
 	}
 	n := uint64(a.Size)
 	bad := rng.IntN(4) == 0 // this access has a few bad lanes
+	if a.Space == Global && rng.IntN(3) == 0 {
+		// A full warp's coalesced words, as a kernel's loads and stores
+		// mostly are: consecutive (or a lane permutation of them) in one
+		// allocation, sometimes crossing a sparse page's end or the
+		// allocation's, with the bad lanes below now and then.
+		a.Mask, a.Size, n = ^uint32(0), 4, 4
+		var base, size uint64
+		switch rng.IntN(3) {
+		case 0:
+			base, size = w.a.Base, uint64(len(w.a.Data))
+		case 1:
+			base, size = w.b.Base, uint64(len(w.b.Data))
+		default:
+			pg := w.sparsePages()[rng.IntN(4)]
+			base = w.c.Base + pg<<PageShift
+			size = min(PageSize, w.c.End()-base)
+		}
+		first := base + 4*uint64(rng.IntN(int(size/4)))
+		if rng.IntN(2) == 0 && size >= 128 {
+			first = base + 4*uint64(rng.IntN(int(size/4)-31)) // all 32 inside
+		}
+		perm := rng.Perm(32)
+		for l := range a.Addr {
+			a.Addr[l] = first + 4*uint64(perm[l]*rng.IntN(2)+l*(1-rng.IntN(2)))
+			if bad && rng.IntN(16) == 0 {
+				a.Addr[l] += 2
+			}
+		}
+		return a
+	}
 	for l := range a.Addr {
 		var base, size uint64
 		switch r := rng.IntN(3); {
@@ -142,6 +172,11 @@ func TestFastPathsAgreeWithGeneralPath(t *testing.T) {
 			kind = Store
 		}
 		acc := w1.randomAccess(rng, kind)
+		if rng.IntN(2) == 0 {
+			// As after earlier accesses: the view remembers the allocation
+			// of a lane's address (the warp-wide fast paths start there).
+			w1.v.hint = w1.v.Global.Find(acc.Addr[rng.IntN(32)], 1)
+		}
 		name := fmt.Sprintf("access %d: %s %s of %d bytes, mask %#x, addresses %#x", i, acc.Space, acc.Kind, acc.Size, acc.Mask, acc.Addr)
 		var vals [32]uint64
 		for l := range vals {
