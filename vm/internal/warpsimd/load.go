@@ -10,7 +10,7 @@ import "encoding/binary"
 // then takes its general path (so d must not be a). mem must be shorter
 // than 2^31 bytes.
 func LoadWords32(d, a *[32]uint64, mem []byte, k uint32) bool {
-	if len(mem) < 4 || len(mem) >= 1<<31 {
+	if len(mem) < 4 || uint64(len(mem)) >= 1<<31 {
 		return false
 	}
 	if hasFMA {
