@@ -1,5 +1,7 @@
 package vm
 
+import "unsafe"
+
 // FrameForTest returns the register file and predicates of the frame the
 // warp runs next (after returns from calls are settled): the live storage,
 // for tests that inspect or poison it.
@@ -8,7 +10,10 @@ func (w *Warp) FrameForTest() (regs []uint64, preds []uint32) {
 	if f == nil {
 		f = w.top()
 	}
-	return f.regs, f.preds
+	if len(f.regs) == 0 {
+		return nil, f.preds
+	}
+	return unsafe.Slice(&f.regs[0][0], 32*len(f.regs)), f.preds
 }
 
 // CarryReg is the register index of the carry flag.

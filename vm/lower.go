@@ -458,15 +458,15 @@ func (l *fnLower) lower(funcs map[string]*Func, fnShared map[*ptx.VarDecl]uint64
 	markFused(f.Code)
 	f.NumRegs = l.nregs
 	f.NumPred = l.npreds
-	f.init = make([]uint64, int(l.nregs)*32)
+	f.init = make([][32]uint64, l.nregs)
 	for v, r := range l.consts {
 		for i := 0; i < 32; i++ {
-			f.init[int(r)+i] = v
+			f.init[r>>5][i] = v
 		}
 	}
 	for _, u := range f.sharedSyms {
 		for i := 0; i < 32; i++ {
-			f.init[int(u.reg)+i] = u.val
+			f.init[u.reg>>5][i] = u.val
 		}
 	}
 	f.LocalSize = alignUp(f.LocalSize, 16)

@@ -160,7 +160,7 @@ type Func struct {
 	Locs    []SrcLoc
 	NumRegs int32 // registers, including constants and special registers
 	NumPred int32
-	init    []uint64 // register file template: constants filled in
+	init    [][32]uint64 // register file template: constants filled in
 	sregs   []sregUse
 	// sharedSyms are the registers holding shared variables' addresses
 	sharedSyms []sharedSymUse
@@ -191,8 +191,8 @@ type Func struct {
 // holds in every lane when the function starts: the value of a constant
 // the lowering made a register of, 0 for any other register.
 func (f *Func) InitValue(r int32) uint64 {
-	if off := int(r) * 32; r >= 0 && off < len(f.init) {
-		return f.init[off]
+	if r >= 0 && int(r) < len(f.init) {
+		return f.init[r][0]
 	}
 	return 0
 }

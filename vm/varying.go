@@ -45,7 +45,7 @@ func (f *Func) Varying() Varying {
 	fullMask := func(off int32) bool {
 		r := off / 32
 		return off != NoReg && int(r) < len(written) && !written[r] && !sreg[r] &&
-			uint32(f.init[off]) == 0xffffffff
+			uint32(f.init[r][0]) == 0xffffffff
 	}
 	for _, s := range f.sregs {
 		switch s.id {

@@ -27,7 +27,7 @@ const noPC = math.MaxInt32
 type frame struct {
 	fn        *Func
 	code      []Inst
-	regs      []uint64
+	regs      [][32]uint64 // by register index (an operand's offset / 32)
 	preds     []uint32
 	params    []byte // per-lane function parameter block, lane-major
 	localBase uint64 // this activation's local depot (local-space address)
@@ -48,7 +48,7 @@ type frame struct {
 
 // r returns the 32 lanes of the register at offset off.
 func (f *frame) r(off int32) *[32]uint64 {
-	return (*[32]uint64)(f.regs[off : off+32])
+	return &f.regs[off>>5]
 }
 
 // park moves the lanes of m to the waiting set at pc.
@@ -185,7 +185,7 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	f.code = fn.Code
 	n := len(fn.init)
 	if cap(f.regs) < n {
-		f.regs = make([]uint64, n)
+		f.regs = make([][32]uint64, n)
 	}
 	f.regs = f.regs[:n]
 	copy(f.regs, fn.init)
