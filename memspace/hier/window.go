@@ -74,8 +74,12 @@ func (s *SM) resolveFills() {
 		i := sort.Search(len(s.done), func(i int) bool { return s.done[i].Group >= g })
 		return i, i < len(s.done) && s.done[i].Group == g
 	}
-	for _, f := range s.newFills {
-		if i, ok := find(f.group); ok {
+	for _, r := range s.newFills {
+		f := s.inflight.get(r.line)
+		if f == nil || f.group != r.group || f.ready != 0 {
+			continue // a later miss of the line replaced it
+		}
+		if i, ok := find(r.group); ok {
 			f.ready = s.done[i].Cycle
 		} else {
 			f.ready = 1 // nothing to wait for
@@ -105,12 +109,8 @@ func (s *SM) resolveFills() {
 		s.extra = extra[:0]
 		s.deps = s.deps[:0]
 	}
-	if len(s.inflight) > 1<<12 {
-		for line, f := range s.inflight {
-			if f.ready != 0 && f.ready <= s.now {
-				delete(s.inflight, line)
-			}
-		}
+	if s.inflight.n > 1<<12 {
+		s.inflight.prune(s.now)
 	}
 }
 
