@@ -4,11 +4,10 @@ package hier
 // open-addressed table with linear probing, its entries in one slice, so
 // that a look-up reads one or two cache lines where a Go map of pointers
 // read three (its control word, its slot, the fill) and allocated a fill
-// per miss. The SM's state leaves the host's caches between windows, so
-// each look-up is a miss.
+// per miss. Fills are dropped once they have arrived (SM.forgetArrived),
+// so that it stays about as small as what is in flight.
 type fillTable struct {
 	slots []fill // len a power of two; key 0: empty
-	spare []fill // prune's other table
 	n     int
 }
 
@@ -21,11 +20,11 @@ type fill struct {
 	mask  uint8
 }
 
-// fillRef names a fill of this window for Resolve to date: the line and
-// the group that fetched it (a later miss of the line in another group
-// replaces the fill; this one is then gone).
+// fillRef names a fill: the line and the group that fetched it (a later
+// miss of the line in another group replaces the fill; this one is then
+// gone), and once dated, when it arrives.
 type fillRef struct {
-	line, group uint64
+	line, group, ready uint64
 }
 
 func (t *fillTable) home(line uint64) int {
@@ -102,22 +101,6 @@ func (t *fillTable) grow() {
 	t.n = 0
 	for i := range old {
 		if e := &old[i]; e.key != 0 {
-			*t.put(e.key - 1) = *e
-		}
-	}
-}
-
-// prune drops the fills that have arrived by cycle now.
-func (t *fillTable) prune(now uint64) {
-	old := t.slots
-	if len(t.spare) != len(old) {
-		t.spare = make([]fill, len(old))
-	}
-	t.slots, t.spare = t.spare, old
-	clear(t.slots)
-	t.n = 0
-	for i := range old {
-		if e := &old[i]; e.key != 0 && (e.ready == 0 || e.ready > now) {
 			*t.put(e.key - 1) = *e
 		}
 	}

@@ -56,6 +56,7 @@ type SM struct {
 	// when it does).
 	inflight fillTable
 	newFills []fillRef // fills of this window, to be dated by Resolve
+	dated    []fillRef // fills dated by Resolve, until they arrive
 	deps     []groupDep
 	extra    []Completion
 }
@@ -695,7 +696,7 @@ func (s *SM) startFill(line uint64, mask uint8) {
 		return
 	}
 	f.group, f.mask, f.ready = s.group, mask, 0
-	s.newFills = append(s.newFills, fillRef{line, s.group})
+	s.newFills = append(s.newFills, fillRef{line: line, group: s.group})
 }
 
 // inFlight handles a hit on sectors of line that may still be on their

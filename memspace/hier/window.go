@@ -67,6 +67,7 @@ func (h *Hierarchy) Resolve() {
 // fill arrives) and dates the fills of this window. It runs after the
 // merge, whose completions are in group order.
 func (s *SM) resolveFills() {
+	defer s.forgetArrived()
 	if len(s.deps) == 0 && len(s.newFills) == 0 {
 		return
 	}
@@ -84,6 +85,8 @@ func (s *SM) resolveFills() {
 		} else {
 			f.ready = 1 // nothing to wait for
 		}
+		r.ready = f.ready
+		s.dated = append(s.dated, r)
 	}
 	s.newFills = s.newFills[:0]
 	if len(s.deps) > 0 {
@@ -109,9 +112,23 @@ func (s *SM) resolveFills() {
 		s.extra = extra[:0]
 		s.deps = s.deps[:0]
 	}
-	if s.inflight.n > 1<<12 {
-		s.inflight.prune(s.now)
+}
+
+// forgetArrived drops the fills that have arrived by the SM's cycle: a hit
+// on their sectors is a plain L1 hit, as it is with no fill (inFlight),
+// and a miss starts a new fill either way (startFill).
+func (s *SM) forgetArrived() {
+	kept := s.dated[:0]
+	for _, r := range s.dated {
+		if r.ready > s.now {
+			kept = append(kept, r)
+			continue
+		}
+		if f := s.inflight.get(r.line); f != nil && f.group == r.group {
+			s.inflight.del(r.line)
+		}
 	}
+	s.dated = kept
 }
 
 // mergeItem is an SM side's next buffered transaction in Resolve's merge.
