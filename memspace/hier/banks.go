@@ -116,9 +116,18 @@ func (b *banks) phase(a *memspace.Access, m uint32, wordsPerLane int, atomic boo
 func (b *banks) narrow(a *memspace.Access) bool {
 	lo, hi := ^uint64(0), uint64(0)
 	if a.Mask == ^uint32(0) {
-		for _, addr := range &a.Addr {
-			lo, hi = min(lo, addr), max(hi, addr)
+		// Four chains of comparisons, not one: each min and max waits for
+		// the one before it.
+		l0, l1, l2, l3 := a.Addr[0], a.Addr[1], a.Addr[2], a.Addr[3]
+		h0, h1, h2, h3 := l0, l1, l2, l3
+		for i := 4; i < len(a.Addr); i += 4 {
+			x := a.Addr[i : i+4 : i+4]
+			l0, h0 = min(l0, x[0]), max(h0, x[0])
+			l1, h1 = min(l1, x[1]), max(h1, x[1])
+			l2, h2 = min(l2, x[2]), max(h2, x[2])
+			l3, h3 = min(l3, x[3]), max(h3, x[3])
 		}
+		lo, hi = min(l0, l1, l2, l3), max(h0, h1, h2, h3)
 	} else {
 		for m := a.Mask; m != 0; m &= m - 1 {
 			addr := a.Addr[bits.TrailingZeros32(m)&31]

@@ -21,8 +21,8 @@ type lineSet struct {
 	last int              // index of the line touched last (a fast path)
 	sec  uint64           // the sector touched last
 	// A hash table from line to index, valid for entries of generation
-	// gen: a request touching many lines finds each in constant time and
-	// nothing is cleared between requests.
+	// gen: a request touching more than fewLines lines finds each in
+	// constant time, and nothing is cleared between requests.
 	gen   uint32
 	table [2 * maxLines]lineSlot
 }
@@ -75,25 +75,62 @@ func (s *lineSet) add(g *geometry, addr, n uint64) {
 			s.mask[s.last] |= bit
 			continue
 		}
-		h := int(line*0x9E3779B97F4A7C15>>55) & (2*maxLines - 1)
-		for s.table[h].gen == s.gen && s.table[h].line != line {
-			h = (h + 1) & (2*maxLines - 1)
-		}
-		var i int
-		if e := &s.table[h]; e.gen == s.gen {
-			i = int(e.idx)
-		} else {
-			if s.n == maxLines {
-				continue // cannot happen for accesses of at most 32 bytes per lane
-			}
-			i = s.n
-			s.line[i], s.mask[i] = line, 0
-			s.n++
-			*e = lineSlot{line: line, gen: s.gen, idx: uint16(i)}
+		i := s.index(line)
+		if i < 0 {
+			continue // cannot happen for accesses of at most 32 bytes per lane
 		}
 		s.mask[i] |= bit
 		s.last = i
 	}
+}
+
+// fewLines is how many lines a request holds before index uses the hash
+// table: up to it, the lines themselves are searched (they are in the
+// host's cache; the table's slots, an SM's own, have mostly left it since
+// the SM's last window).
+const fewLines = 8
+
+// index returns line's index in s, adding it (its mask 0) if it is new;
+// -1 when s is full.
+func (s *lineSet) index(line uint64) int {
+	if s.n <= fewLines {
+		for j := range s.n {
+			if s.line[j] == line {
+				return j
+			}
+		}
+		if s.n < fewLines {
+			s.line[s.n], s.mask[s.n] = line, 0
+			s.n++
+			return s.n - 1
+		}
+		// The request grows past fewLines: the table from here on.
+		for j := range s.n {
+			*s.slot(s.line[j]) = lineSlot{line: s.line[j], gen: s.gen, idx: uint16(j)}
+		}
+	}
+	e := s.slot(line)
+	if e.gen == s.gen {
+		return int(e.idx)
+	}
+	if s.n == maxLines {
+		return -1
+	}
+	i := s.n
+	s.line[i], s.mask[i] = line, 0
+	s.n++
+	*e = lineSlot{line: line, gen: s.gen, idx: uint16(i)}
+	return i
+}
+
+// slot returns line's slot in the hash table, or the empty one where it
+// would go.
+func (s *lineSet) slot(line uint64) *lineSlot {
+	h := int(line*0x9E3779B97F4A7C15>>55) & (2*maxLines - 1)
+	for s.table[h].gen == s.gen && s.table[h].line != line {
+		h = (h + 1) & (2*maxLines - 1)
+	}
+	return &s.table[h]
 }
 
 // sectors is the number of distinct sectors in s.

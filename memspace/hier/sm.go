@@ -54,18 +54,11 @@ type SM struct {
 	// Windowed mode: the L1 fills in flight (line → the fill), and the
 	// groups that hit sectors of a fill not yet resolved (they complete
 	// when it does).
-	inflight map[uint64]*fill
-	newFills []*fill // fills of this window, to be dated by Resolve
+	inflight fillTable
+	newFills []fillRef // fills of this window, to be dated by Resolve
+	dated    []fillRef // fills dated by Resolve, until they arrive
 	deps     []groupDep
 	extra    []Completion
-}
-
-// fill is an L1 line's sectors on their way from L2: the group whose miss
-// fetched them and, once resolved, the cycle they arrive.
-type fill struct {
-	group uint64
-	mask  uint8
-	ready uint64 // 0 until Resolve
 }
 
 // groupDep says that group waits for the fill that group on fetches, and
@@ -697,16 +690,13 @@ func (s *SM) partialWrite(a *memspace.Access, line uint64, mask uint8, key uint6
 // startFill records that the current group fetches sectors mask of line
 // into L1, or a line into the constant cache (windowed mode).
 func (s *SM) startFill(line uint64, mask uint8) {
-	if s.inflight == nil {
-		s.inflight = map[uint64]*fill{}
-	}
-	if f := s.inflight[line]; f != nil && f.ready == 0 && f.group == s.group {
+	f := s.inflight.put(line)
+	if f.ready == 0 && f.group == s.group && f.mask != 0 {
 		f.mask |= mask
 		return
 	}
-	f := &fill{group: s.group, mask: mask}
-	s.inflight[line] = f
-	s.newFills = append(s.newFills, f)
+	f.group, f.mask, f.ready = s.group, mask, 0
+	s.newFills = append(s.newFills, fillRef{line: line, group: s.group})
 }
 
 // inFlight handles a hit on sectors of line that may still be on their
@@ -715,12 +705,12 @@ func (s *SM) startFill(line uint64, mask uint8) {
 // on a resolved one that has not arrived, the returned latency covers its
 // arrival.
 func (s *SM) inFlight(line uint64, hit uint8, own uint32) uint32 {
-	f := s.inflight[line]
+	f := s.inflight.get(line)
 	if f == nil || f.mask&hit == 0 {
 		return 0
 	}
 	if f.ready != 0 && f.ready <= s.now {
-		delete(s.inflight, line) // arrived
+		s.inflight.del(line) // arrived
 		return 0
 	}
 	if f.ready == 0 {

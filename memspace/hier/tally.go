@@ -15,6 +15,10 @@ type Tally struct {
 	blocks []*Counts
 	slab   []Counts
 	pats   []Pattern // by the same index as blocks
+	// full has a bit for each index below 256 whose pattern has 32 lanes
+	// (note has nothing more to do for it): a test in the SM's own state,
+	// where reading pats missed the host's caches once per window.
+	full [4]uint64
 }
 
 // Pattern is the shape of one of an instruction's warp-wide accesses: the
@@ -41,6 +45,9 @@ func (t *Tally) note(a *memspace.Access) {
 	i := int(a.Origin.Inst) + 1
 	if i < 0 {
 		i = 0
+	}
+	if i < 256 && t.full[i>>6]&(1<<(i&63)) != 0 {
+		return
 	}
 	if i < len(t.pats) && t.pats[i].Lanes >= 32 {
 		return
@@ -86,6 +93,9 @@ func (t *Tally) note(a *memspace.Access) {
 		p.Stride = 0
 	}
 	t.pats[i] = p
+	if lanes >= 32 && i < 256 {
+		t.full[i>>6] |= 1 << (i & 63)
+	}
 }
 
 // Pattern returns the recorded pattern of instruction inst (Lanes 0 when

@@ -67,6 +67,7 @@ func (h *Hierarchy) Resolve() {
 // fill arrives) and dates the fills of this window. It runs after the
 // merge, whose completions are in group order.
 func (s *SM) resolveFills() {
+	defer s.forgetArrived()
 	if len(s.deps) == 0 && len(s.newFills) == 0 {
 		return
 	}
@@ -74,12 +75,18 @@ func (s *SM) resolveFills() {
 		i := sort.Search(len(s.done), func(i int) bool { return s.done[i].Group >= g })
 		return i, i < len(s.done) && s.done[i].Group == g
 	}
-	for _, f := range s.newFills {
-		if i, ok := find(f.group); ok {
+	for _, r := range s.newFills {
+		f := s.inflight.get(r.line)
+		if f == nil || f.group != r.group || f.ready != 0 {
+			continue // a later miss of the line replaced it
+		}
+		if i, ok := find(r.group); ok {
 			f.ready = s.done[i].Cycle
 		} else {
 			f.ready = 1 // nothing to wait for
 		}
+		r.ready = f.ready
+		s.dated = append(s.dated, r)
 	}
 	s.newFills = s.newFills[:0]
 	if len(s.deps) > 0 {
@@ -105,13 +112,23 @@ func (s *SM) resolveFills() {
 		s.extra = extra[:0]
 		s.deps = s.deps[:0]
 	}
-	if len(s.inflight) > 1<<12 {
-		for line, f := range s.inflight {
-			if f.ready != 0 && f.ready <= s.now {
-				delete(s.inflight, line)
-			}
+}
+
+// forgetArrived drops the fills that have arrived by the SM's cycle: a hit
+// on their sectors is a plain L1 hit, as it is with no fill (inFlight),
+// and a miss starts a new fill either way (startFill).
+func (s *SM) forgetArrived() {
+	kept := s.dated[:0]
+	for _, r := range s.dated {
+		if r.ready > s.now {
+			kept = append(kept, r)
+			continue
+		}
+		if f := s.inflight.get(r.line); f != nil && f.group == r.group {
+			s.inflight.del(r.line)
 		}
 	}
+	s.dated = kept
 }
 
 // mergeItem is an SM side's next buffered transaction in Resolve's merge.

@@ -170,7 +170,7 @@ func TestWindowedCold(t *testing.T) {
 	s.SetCycle(done + 1)
 	assert.Equal(t, lat.L1Hit, s.Observe(load).Latency)
 	h.Resolve()
-	assert.Empty(t, s.inflight, "arrived fills are forgotten")
+	assert.Zero(t, s.inflight.n, "arrived fills are forgotten")
 }
 
 // A kernel parameter's line that one warp's miss is still fetching into the

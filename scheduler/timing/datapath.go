@@ -89,6 +89,7 @@ func (s *sm) serveUntil(t uint64, all bool) {
 		s.writeback(w, op.in, at, op.in.sb)
 		if w.eligAt == never && w.why == op.in.sb {
 			w.next = nil // look again: its operands are on their way
+			w.unkey()
 		}
 		w.part.wake = min(w.part.wake, at)
 		s.wake = min(s.wake, at)

@@ -34,56 +34,76 @@ func (q *ring) push(leave uint64) {
 
 // part is one SM sub-partition: a warp scheduler, its pipes and queues.
 type part struct {
-	wake     uint64  // nothing to do before this cycle (see cycle)
-	warps    []*warp // resident warps, oldest first
-	dead     bool    // some warps of warps have exited
-	last     *warp   // the warp that issued last
+	wake  uint64  // nothing to do before this cycle (see cycle)
+	warps []*warp // resident warps, oldest first
+	// key[i] is a cycle before which trying warps[i] can only report that
+	// it waits until key[i] (never: it has exited), and blk[i] its block:
+	// the scan reads these instead of the warps (most tries find the warp
+	// waiting, and each warp read missed the host's caches). A warp's key
+	// is set after each try and issue of it (rekey); whatever else lets it
+	// go on earlier (a barrier's release, a memory completion, the data
+	// path's service) sets it to 0 (unkey).
+	key      []uint64
+	blk      []*cta
+	dead     bool  // some warps of warps have exited
+	last     *warp // the warp that issued last
 	pipeFree [sasscost.NumPipes]float64
 	mio, lsu ring
 	tex      ring
 }
 
-// warp is the cycle loop's state of one warp slot.
+// warp is the cycle loop's state of one warp slot. The fields the
+// sub-partition's scan and try read come first, on one cache line (warps
+// are allocated one by one, in a size class of whole lines), then those
+// look reads.
 type warp struct {
-	w    *vm.Warp
-	cta  *cta
-	part *part
-	age  uint64
-	live bool
-
-	next    *inst  // the instruction it would issue (nil: look again)
-	readyAt uint64 // its own constraint: issue gap, branch, barrier release
-	readyW  Stall
-	eligAt  uint64 // when it can issue next (never: waits for an event)
-	why     Stall  // why it waits until eligAt
-	cause   int32  // instruction whose result it waits for, or -1
-	mark    uint64 // stall cycles are attributed up to here
-	issued  uint64 // 1 + the cycle of its last issue (0: none yet)
-	waitID  int32  // instruction the stall cycles are attributed to
-
-	start     uint64 // cycle its block started
-	first     uint64 // cycle the current PTX instruction's first machine instruction issued
+	next      *inst  // the instruction it would issue (nil: look again)
+	eligAt    uint64 // when it can issue next (never: waits for an event)
+	issued    uint64 // 1 + the cycle of its last issue (0: none yet)
+	part      *part
+	idx       int32  // its index in part.warps
 	slotsLeft uint32 // machine instructions of the current PTX instruction still to issue
-	gap       uint32
-	tail      uint64 // after its last machine instruction, the warp waits this long
-	tailWhy   Stall  // for this reason (a branch's target, a memory barrier)
 	frac      uint32 // fractional slots carried (1/256)
-	gapFrac   uint32 // fractional issue gap carried (1/256)
-	lanes     uint64
-	// fline is the last instruction-cache line the warp read, fready when
-	// it arrived (fetched).
-	fline  uint32
-	fready uint64
+	live      bool
+	why       Stall // why it waits until eligAt
+	readyW    Stall
+	tailWhy   Stall  // for this reason (a branch's target, a memory barrier)
+	readyAt   uint64 // its own constraint: issue gap, branch, barrier release
+	mark      uint64 // stall cycles are attributed up to here
+
+	w *vm.Warp
+	// sbMask has a bit for each register below sbRegs that may be ready
+	// later than what look can ignore; a clear bit says its ready cycle is
+	// at most the warp's settled cycle (settle), which no look can tell
+	// from 0. look reads reg only where the bit is set (or the register is
+	// beyond sbRegs): most operands were written long ago, and reading
+	// their ready cycles missed the host's caches (the state of 132 SMs
+	// streams through them each window). sbMin is at most the ready cycle
+	// of every register with its bit set (never: none).
+	sbMin  uint64
+	sbMask [sbRegs / 64]uint64
+	reg    []regReady // when each register's pending value is ready
+	pred   []uint64
+	predSB []Stall
+	cause  int32 // instruction whose result it waits for, or -1
+	waitID int32 // instruction the stall cycles are attributed to
+	lanes  uint64
 	// imc is the register a parameter load that missed the constant cache
 	// writes, or -1: the warp issues nothing until it is ready (ImcMiss).
 	imc int32
+	// fline is the last instruction-cache line the warp read, fready when
+	// it arrived (fetched).
+	fline   uint32
+	fready  uint64
+	gap     uint32
+	gapFrac uint32 // fractional issue gap carried (1/256)
+	tail    uint64 // after its last machine instruction, the warp waits this long
+	carry   uint64
 
-	reg    []uint64 // when each register's pending value is ready
-	regSB  []Stall  // and what kind of wait that is
-	regSrc []int32  // and which instruction produces it
-	pred   []uint64
-	predSB []Stall
-	carry  uint64
+	cta   *cta
+	age   uint64
+	start uint64 // cycle its block started
+	first uint64 // cycle the current PTX instruction's first machine instruction issued
 	// async is when the copies of the warp's open cp.async group have
 	// landed (never: a load is still in flight); asyncGrp when each
 	// committed group's have, by sequence number modulo its size;
@@ -93,7 +113,22 @@ type warp struct {
 	async               uint64
 	asyncGrp            [asyncRing]uint64
 	asyncSeq, asyncDone uint32
+	// A size of whole cache lines (448 bytes, a size class of Go's
+	// allocator) keeps every warp's first line the one its scan reads.
+	_ [28]byte
 }
+
+// regReady is when a register's pending value is ready, what kind of wait
+// that is, and which instruction produces it: one entry, so that an
+// instruction's write touches one cache line per register, not three.
+type regReady struct {
+	at  uint64
+	src int32
+	sb  Stall
+}
+
+// sbRegs is how many registers a warp's sbMask covers.
+const sbRegs = 256
 
 // asyncRing is how many committed cp.async groups a warp's timing keeps
 // apart; older ones count as landed.
@@ -330,20 +365,22 @@ func (s *sm) admit(index int, start uint64) error {
 		w := s.slots[slot]
 		p := s.parts[smspOf(s.rot, i, len(s.parts))]
 		pr := s.r.prog
-		*w = warp{w: vw, cta: b, part: p, age: s.age, live: true, reg: w.reg, regSB: w.regSB, regSrc: w.regSrc, pred: w.pred, predSB: w.predSB,
+		*w = warp{w: vw, cta: b, part: p, age: s.age, live: true, reg: w.reg, pred: w.pred, predSB: w.predSB,
 			fline: noLine}
 		s.age++
-		w.reg = resize(w.reg, pr.maxRegs)
-		w.regSB = resizeS(w.regSB, pr.maxRegs)
-		w.regSrc = resizeI(w.regSrc, pr.maxRegs)
+		w.reg = resizeR(w.reg, pr.maxRegs)
 		w.pred = resize(w.pred, pr.maxPreds)
 		w.predSB = resizeS(w.predSB, pr.maxPreds)
 		w.readyAt, w.readyW = start, NoInstruction
 		w.mark, w.eligAt, w.why = start, start, NoInstruction
 		w.cause, w.waitID, w.imc = -1, -1, -1
+		w.sbMin = never
 		w.start = start
 		b.warps = append(b.warps, w)
+		w.idx = int32(len(p.warps))
 		p.warps = append(p.warps, w)
+		p.key = append(p.key, 0)
+		p.blk = append(p.blk, b)
 		p.wake = min(p.wake, start)
 		b.left++
 	}
@@ -373,11 +410,13 @@ func resizeS(a []Stall, n int) []Stall {
 	return a[:n]
 }
 
-func resizeI(a []int32, n int) []int32 {
+func resizeR(a []regReady, n int) []regReady {
 	if cap(a) < n {
-		return make([]int32, n)
+		return make([]regReady, n)
 	}
-	return a[:n]
+	a = a[:n]
+	clear(a)
+	return a
 }
 
 // account attributes the warp's cycles [mark, t) to its wait reason (until
@@ -432,10 +471,20 @@ func (s *sm) look(w *warp, t uint64) {
 		in := &s.r.prog.insts[info.ID]
 		w.next, w.waitID = in, info.ID
 		w.lanes = uint64(bits.OnesCount32(lanes))
+		// A register ready by thr changes nothing here: when the latest
+		// of the operands is ready by then, the warp's wait ends by the
+		// cycle its stall cycles are counted to (mark) and by t, whatever
+		// its reason, so it can be taken as 0 (its bit clear in sbMask).
+		if thr := min(w.mark, t); w.sbMin <= thr {
+			w.settle(thr)
+		}
 		dep, why, cause := uint64(0), Wait, int32(-1)
 		for _, r := range in.regs {
-			if v := w.reg[r]; v > dep {
-				dep, why, cause = v, w.regSB[r], w.regSrc[r]
+			if r < sbRegs && w.sbMask[r>>6]&(1<<(r&63)) == 0 {
+				continue
+			}
+			if e := &w.reg[r]; e.at > dep {
+				dep, why, cause = e.at, e.sb, e.src
 			}
 		}
 		for i, p := range in.preds {
@@ -458,7 +507,7 @@ func (s *sm) look(w *warp, t uint64) {
 			}
 		}
 		if w.imc >= 0 {
-			v := w.reg[w.imc]
+			v := w.reg[w.imc].at
 			if v > dep {
 				dep, why, cause = v, ImcMiss, -1
 			}
@@ -489,12 +538,31 @@ func (s *sm) look(w *warp, t uint64) {
 		if in.vecReg >= 0 {
 			// A load ptxas merged into the vector load before it: its
 			// value comes with that load's.
-			s.writeback(w, in, max(t, w.reg[in.vecReg]), w.regSB[in.vecReg])
+			e := w.reg[in.vecReg]
+			s.writeback(w, in, max(t, e.at), e.sb)
 		} else {
 			s.writeback(w, in, t, Wait)
 		}
 		w.next = nil
 	}
+}
+
+// settle clears the sbMask bits of the registers ready by cycle thr
+// (look's, which does not decrease over the warp's life) and sets sbMin to
+// the earliest ready cycle of the rest.
+func (w *warp) settle(thr uint64) {
+	low := uint64(never)
+	for i := range w.sbMask {
+		for m := w.sbMask[i]; m != 0; m &= m - 1 {
+			b := bits.TrailingZeros64(m)
+			if v := w.reg[i<<6|b].at; v <= thr {
+				w.sbMask[i] &^= 1 << b
+			} else {
+				low = min(low, v)
+			}
+		}
+	}
+	w.sbMin = low
 }
 
 // noLine is a warp's fline before it has read any code.
@@ -602,8 +670,12 @@ func (s *sm) step(w *warp, t uint64) error {
 func (s *sm) writeback(w *warp, in *inst, at uint64, sb Stall) {
 	id := in.info.ID
 	for _, r := range in.regs[in.nread:] {
-		w.reg[r], w.regSB[r], w.regSrc[r] = at, sb, id
+		w.reg[r] = regReady{at, id, sb}
+		if r < sbRegs {
+			w.sbMask[r>>6] |= 1 << (r & 63)
+		}
 	}
+	w.sbMin = min(w.sbMin, at)
 	for _, p := range in.preds[in.npread:] {
 		w.pred[p], w.predSB[p] = at, sb
 	}
@@ -805,7 +877,7 @@ func (s *sm) issue(w *warp, t uint64) {
 		}
 		// A parameter that missed the constant cache holds the warp
 		// (ptxas reads parameters as constant operands).
-		if r := in.paramReg; r >= 0 && w.reg[r] > start+uint64(s.r.offLat[qNone]) {
+		if r := in.paramReg; r >= 0 && w.reg[r].at > start+uint64(s.r.offLat[qNone]) {
 			w.imc = r
 		}
 	case kindPlain, kindMembar:
@@ -999,6 +1071,7 @@ func (s *sm) barrier(w *warp, t uint64) {
 		x.readyAt, x.readyW = rel, Barrier
 		x.eligAt, x.why = rel, Barrier
 		x.next = nil
+		x.unkey()
 		x.part.wake = min(x.part.wake, rel)
 	}
 	if released || w.w.State() != vm.WarpAtBarrier {
@@ -1037,6 +1110,7 @@ func (s *sm) clusterBarrier(w *warp, t uint64, before uint64) {
 				x.readyAt, x.readyW = rel, Barrier
 				x.eligAt, x.why = rel, Barrier
 				x.next = nil
+				x.unkey()
 				x.part.wake = min(x.part.wake, rel)
 			}
 		}
@@ -1059,6 +1133,7 @@ func (s *sm) rescue(t uint64) bool {
 			x.readyAt, x.readyW = t, Barrier
 			x.eligAt, x.why = t, Barrier
 			x.next = nil
+			x.unkey()
 			x.part.wake = min(x.part.wake, t)
 			found = true
 		}
@@ -1083,8 +1158,9 @@ func (s *sm) complete() {
 		w, in := pd.w, pd.in
 		at := c.Cycle
 		for _, r := range in.regs[in.nread:] {
-			if w.reg[r] == never {
-				w.reg[r] = at
+			if w.reg[r].at == never {
+				w.reg[r].at = at
+				w.sbMin = min(w.sbMin, at)
 			}
 		}
 		if in.cpAsync {
@@ -1092,12 +1168,20 @@ func (s *sm) complete() {
 		}
 		if w.live && w.eligAt == never && (w.why == in.sb || w.why == ImcMiss) {
 			w.next = nil
+			w.unkey()
 			w.part.wake = min(w.part.wake, at)
 		}
 		s.next = min(s.next, at)
 	}
 	s.pend = s.pend[:0]
 	s.pendHead = 0
+}
+
+// tryKeyed is try, then rekey.
+func (s *sm) tryKeyed(w *warp, t uint64, next *uint64) bool {
+	ok := s.try(w, t, next)
+	w.rekey()
+	return ok
 }
 
 // try reports whether warp w can issue at cycle t; otherwise it lowers
@@ -1133,6 +1217,23 @@ func (s *sm) try(w *warp, t uint64, next *uint64) bool {
 	return true
 }
 
+// rekey records in w's sub-partition when w next needs trying (part.key)
+// after a try or an issue: never once it has exited; at once when it has
+// no instruction in view (try looks again); else when it is eligible.
+func (w *warp) rekey() {
+	k := w.eligAt
+	switch {
+	case !w.live:
+		k = never
+	case w.slotsLeft == 0 && w.next == nil:
+		k = 0
+	}
+	w.part.key[w.idx] = k
+}
+
+// unkey makes w's sub-partition try w when it next runs.
+func (w *warp) unkey() { w.part.key[w.idx] = 0 }
+
 // cycle runs sub-partition p's scheduler at cycle t and returns the next
 // cycle it may have work. A sub-partition with nothing to issue before
 // p.wake is not looked at until then (events from outside its own issues
@@ -1154,34 +1255,43 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 			}
 		}
 		for i := 0; i < n; i++ {
-			if w := p.warps[(start+i)%n]; w.live && s.try(w, t, &next) {
-				pick = w
-				break
+			if w := p.warps[(start+i)%n]; w.live {
+				ok := s.try(w, t, &next)
+				w.rekey()
+				if ok {
+					pick = w
+					break
+				}
 			}
 		}
 	} else {
 		// Greedy: the last warp again if it can (gto_rr: if it issued in
 		// the cycle before); then the oldest.
 		gtorr := s.r.gtorr
-		if l := p.last; l != nil && l.live && (!gtorr || l.issued == t) && s.try(l, t, &next) {
+		if l := p.last; l != nil && l.live && (!gtorr || l.issued == t) && s.tryKeyed(l, t, &next) {
 			pick = l
 		} else if gtorr {
 			// The warps of a block are together, oldest block first: its
 			// least recently issued ready warp (testdata/perf/micro/sched:
 			// four SFU-bound warps of a block on one sub-partition finish
 			// together).
-			for i := 0; i < len(p.warps) && pick == nil; {
-				b := p.warps[i].cta
-				for ; i < len(p.warps) && p.warps[i].cta == b; i++ {
+			key, blk := p.key, p.blk
+			for i := 0; i < len(key) && pick == nil; {
+				b := blk[i]
+				for ; i < len(key) && blk[i] == b; i++ {
+					if k := key[i]; k > t {
+						next = min(next, k) // what try would report
+						continue
+					}
 					w := p.warps[i]
-					if w.live && s.try(w, t, &next) && (pick == nil || w.issued < pick.issued) {
+					if w.live && s.tryKeyed(w, t, &next) && (pick == nil || w.issued < pick.issued) {
 						pick = w
 					}
 				}
 			}
 		} else {
 			for _, w := range p.warps {
-				if w != p.last && w.live && s.try(w, t, &next) {
+				if w != p.last && w.live && s.tryKeyed(w, t, &next) {
 					pick = w
 					break
 				}
@@ -1190,17 +1300,21 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 	}
 	if pick != nil {
 		s.issue(pick, t)
+		pick.rekey()
 		next = t + 1
 	}
 	if p.dead {
-		live := p.warps[:0]
-		for _, w := range p.warps {
+		n := 0
+		for i, w := range p.warps {
 			if w.live {
-				live = append(live, w)
+				w.idx = int32(n)
+				p.warps[n], p.key[n], p.blk[n] = w, p.key[i], p.blk[i]
+				n++
 			}
 		}
-		clear(p.warps[len(live):])
-		p.warps = live
+		clear(p.warps[n:])
+		clear(p.blk[n:])
+		p.warps, p.key, p.blk = p.warps[:n], p.key[:n], p.blk[:n]
 		p.dead = false
 		if p.last != nil && !p.last.live {
 			p.last = nil
