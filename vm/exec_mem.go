@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
 )
 
 // Fault is a run-time error of a kernel, located as precisely as the
@@ -218,7 +219,7 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 	if in.Vec == 1 && (in.Space == memspace.Shared || in.Space == memspace.Global) && (acc.Size == 4 || acc.Size == 8) {
 		if in.Op == OpLd {
 			acc.Kind = memspace.Load
-			if w.view.LoadScalar(acc, f.r(in.V[0])) {
+			if w.loadSharedWords(acc, f.r(in.V[0])) || w.view.LoadScalar(acc, f.r(in.V[0])) {
 				if in.T.Signed() && acc.Size == 4 {
 					d := f.r(in.V[0])
 					for x := exec; x != 0; x &= x - 1 {
@@ -335,4 +336,18 @@ func (w *Warp) execIsspacep(in *Inst, f *frame, exec uint32) {
 	}
 	p := &f.preds[in.D]
 	*p = *p&^exec | r
+}
+
+// loadSharedWords loads a full warp's 4-byte shared words at the addresses
+// in acc (written out for the hierarchy watching it, or because the
+// register form did not apply) eight lanes at a time (warpsimd). It
+// reports false, dst possibly written, where LoadScalar must decide.
+func (w *Warp) loadSharedWords(acc *memspace.Access, dst *[32]uint64) bool {
+	sh, sb := w.view.Shared, w.view.SharedBase
+	if acc.Space != memspace.Shared || acc.Size != 4 || acc.Mask != ^uint32(0) || sb+uint64(len(sh)) > 1<<32 {
+		return false
+	}
+	// The addresses are 32-bit window addresses: their offset in sh is
+	// the low 32 bits less the base (below it wraps past the end).
+	return warpsimd.LoadWords32(dst, &acc.Addr, sh, -uint32(sb))
 }
