@@ -63,25 +63,8 @@ func benchMatmul(b *testing.B, name string, size int, bare bool) {
 	}
 	goPer := time.Since(goStart) / time.Duration(reps)
 
-	var threadInst uint64
-	var emu time.Duration
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		s, err := e.Prepare(vm.NewDevice(), 1)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		start := time.Now()
-		res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{Workers: 1, NoCounters: bare})
-		emu += time.Since(start)
-		if err != nil {
-			b.Fatal(err)
-		}
-		threadInst += res.Stats.ThreadInst
-	}
-	b.StopTimer()
+	threadInst, emu := runLaunches(b, e, bare)
 	per := emu / time.Duration(b.N)
 	b.ReportMetric(float64(threadInst)/emu.Seconds(), "thread-inst/s")
 	b.ReportMetric(float64(per)/float64(goPer), "x-native-go")
@@ -107,25 +90,31 @@ func BenchmarkTranspose4096Bare(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e = e.WithSize(4096)
-			var threadInst uint64
-			var emu time.Duration
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				s, err := e.Prepare(vm.NewDevice(), 1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.StartTimer()
-				start := time.Now()
-				res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{Workers: 1, NoCounters: true})
-				emu += time.Since(start)
-				if err != nil {
-					b.Fatal(err)
-				}
-				threadInst += res.Stats.ThreadInst
-			}
+			threadInst, emu := runLaunches(b, e.WithSize(4096), true)
 			b.ReportMetric(float64(threadInst)/emu.Seconds(), "thread-inst/s")
 		})
 	}
+}
+
+// runLaunches prepares and runs example e b.N times on one worker (bare:
+// without the memory hierarchy's counters), the preparation outside the
+// timer, and returns the thread-instructions and the time of the launches.
+func runLaunches(b *testing.B, e *Example, bare bool) (threadInst uint64, emu time.Duration) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s, err := e.Prepare(vm.NewDevice(), 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := time.Now()
+		res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{Workers: 1, NoCounters: bare})
+		emu += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		threadInst += res.Stats.ThreadInst
+	}
+	b.StopTimer()
+	return threadInst, emu
 }

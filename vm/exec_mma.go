@@ -100,14 +100,10 @@ func (w *Warp) execMma(in *Inst, f *frame, exec uint32, pc int32) error {
 	var TB [8][16]fpu.TcTerm
 	if terms {
 		for g := range A {
-			for kk := 0; kk < k; kk++ {
-				TA[g][kk] = fpu.DecodeTc(fin, A[g][kk])
-			}
+			fpu.DecodeTcRow(fin, TA[g][:k], A[g][:])
 		}
 		for j := range B {
-			for kk := 0; kk < k; kk++ {
-				TB[j][kk] = fpu.DecodeTc(fin, B[j][kk])
-			}
+			fpu.DecodeTcRow(fin, TB[j][:k], B[j][:])
 		}
 	}
 	dot := func(g, j int) uint32 {

@@ -207,14 +207,10 @@ func (w *Warp) execWgmma(in *Inst, f *frame, exec uint32, pc int32) error {
 	var TB [256][16]fpu.TcTerm
 	if terms {
 		for r := range A {
-			for kk := 0; kk < k; kk++ {
-				TA[r][kk] = fpu.DecodeTc(fin, A[r][kk])
-			}
+			fpu.DecodeTcRow(fin, TA[r][:k], A[r][:])
 		}
 		for c := 0; c < n; c++ {
-			for kk := 0; kk < k; kk++ {
-				TB[c][kk] = fpu.DecodeTc(fin, B[c][kk])
-			}
+			fpu.DecodeTcRow(fin, TB[c][:k], B[c][:])
 		}
 	}
 	dot := func(r, c int, acc uint32) uint32 {

@@ -513,14 +513,10 @@ func (w *Warp) execWmmaMma(in *Inst, f *frame, exec uint32, pc int32) error {
 		// Each element of A and B enters n or m dot products: decoded once.
 		var TA, TB [32][16]fpu.TcTerm
 		for r := 0; r < m; r++ {
-			for kk := 0; kk < k; kk++ {
-				TA[r][kk] = fpu.DecodeTc(fm, A[r][kk])
-			}
+			fpu.DecodeTcRow(fm, TA[r][:k], A[r][:])
 		}
 		for c := 0; c < n; c++ {
-			for kk := 0; kk < k; kk++ {
-				TB[c][kk] = fpu.DecodeTc(fm, B[c][kk])
-			}
+			fpu.DecodeTcRow(fm, TB[c][:k], B[c][:])
 		}
 		for r := 0; r < m; r++ {
 			for c := 0; c < n; c++ {

@@ -30,6 +30,14 @@ func DecodeTc(f MmaIn, x uint32) TcTerm {
 	return t
 }
 
+// DecodeTcRow sets dst[k] = DecodeTc(f, src[k]) for the first k = len(dst)
+// elements (at most len(src)): one row of A or column of B.
+func DecodeTcRow(f MmaIn, dst []TcTerm, src []uint32) {
+	for k := range min(len(dst), len(src)) {
+		dst[k] = DecodeTc(f, src[k])
+	}
+}
+
 // DotF32Terms is DotF32(f, a, b, c) with a[k] and b[k] also given decoded
 // (ta[k] = DecodeTc(f, a[k]), likewise tb): the same sum, bit for bit,
 // without decoding each multiplicand again in every dot product it enters.
