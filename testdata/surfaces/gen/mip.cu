@@ -462,6 +462,26 @@ static void run_gradprobe(const char* L0, int kind)
         if (kind == 26) { ax = 2; ay = 3; bx = 3; by = t4; }
         if (kind == 27) { ax = (int)(rnd() % 2047 + 1) / 256.0f; ay = (int)(rnd() % 2047) / 256.0f; bx = (int)(rnd() % 2047 + 1) / 256.0f; by = (int)(rnd() % 2047) / 256.0f; }
         if (kind == 20) { ax = ((int)(rnd() % 4095) - 2047) / 256.0f; ay = ((int)(rnd() % 4095) - 2047) / 256.0f; bx = ((int)(rnd() % 4095) - 2047) / 256.0f; by = ((int)(rnd() % 4095) - 2047) / 256.0f; }
+        // (recording 9) the diagonal's own rule: dx = dy = v/2, so that dx + dy
+        // is v exactly and dx - dy is 0 (v on grids finer than 10 bits need):
+        //   28-33: v = (X, j/1024), X = 5 + {0, 1, 3, 4, 5, 7}/128
+        //   34: v = (4 + (j%256)/128, Y_k), 16 values Y_k (k = j/256)
+        //   35: v random, X in [4, 6) on 1/128, Y in [0, X) on 1/1024
+        //   36: dx = (v + w)/2, dy = (v - w)/2: v as 35, w random, |w| < |v|/2
+        //   37: v = (X, Y) with X = 4 + (j%64)/128 and Y = 2 + (j/64)/128
+        //   38: dx = (2.5, Y), dy = (2.5, -e_k), Y = 1 + (j%512)/512, e_k = {0, 1, 2, 3, 5, 8, 13, 31}/16384:
+        //       does dx + dy's minor component Y - e_k keep e_k's bits below Y's last bit?
+        if (kind >= 28 && kind <= 37) {
+            float vx = 0, vy = 0, wx = 0, wy = 0;
+            const int xo[6] = {0, 1, 3, 4, 5, 7};
+            if (kind <= 33) { vx = 5 + xo[kind - 28] / 128.0f; vy = (float)(j % 4096) / 1024; }
+            if (kind == 34) { int q = j / 256 % 16; vx = 4 + (float)(j % 256) / 128; vy = (float)(40 + 29 * q) / 128 + (float)(q % 3) / 1024; }
+            if (kind == 35 || kind == 36) { vx = 4 + (float)(rnd() % 256) / 128; vy = (float)(rnd() % (unsigned)(vx * 1024)) / 1024; if (j & 1) { float tt = vx; vx = vy; vy = tt; } }
+            if (kind == 36) { wx = ((int)(rnd() % 2049) - 1024) / 1024.0f; wy = ((int)(rnd() % 2049) - 1024) / 1024.0f; }
+            if (kind == 37) { vx = 4 + (float)(j % 64) / 128; vy = 2 + (float)(j / 64 % 64) / 128; }
+            ax = (vx + wx) / 2; ay = (vy + wy) / 2; bx = (vx - wx) / 2; by = (vy - wy) / 2;
+        }
+        if (kind == 38) { const int es[8] = {0, 1, 2, 3, 5, 8, 13, 31}; ax = 2.5f; ay = 1 + (float)(j % 512) / 512; bx = 2.5f; by = -(float)es[j / 512 % 8] / 16384; }
         if (kind == 21) { c.push_back(frange(0, 1)); c.push_back(frange(0, 1)); }
         else { c.push_back(0.37f); c.push_back(0.61f); }
         c.push_back(ax * k / W); c.push_back(ay * k / H); c.push_back(bx * k / W); c.push_back(by * k / H);
@@ -533,6 +553,26 @@ static void run_gradprobe3d(const char* L0, int kind)
         if (kind == 8) { a[0] = 4; a[1] = u; a[2] = 1.5f; }
         if (kind == 9) { a[0] = 4 + (float)j / 4096; a[1] = 2.5f; a[2] = 1.25f; }
         if (kind == 10) for (float& x : a) x = ((int)(rnd() % 4095) - 2047) / 256.0f;
+        // (recording 9) the three-component length and the 3D diagonal:
+        //   11-14: dx = (4, Y, j/1024), Y = 4, 4 - 3/256, 3 + 3/256, 2 + 190/256
+        //   15: dx = (4, (j%1024)/256, Z_k), Z_k = 1 + 1/256, 1.5 + 2/256, 2.25 + 1/256, 3.125 + 1/256
+        //   16: dx = (X, Y, Z) random, X in [4, 5) on 1/128, Y, Z in [0, X) on 1/1024
+        //   17: dx = dy = v/2, v as 16 (the diagonal dx + dy alone)
+        //   18: dx = (v + w)/2, dy = (v - w)/2, v as 16, w random in [-1, 1]^3 on 1/1024
+        if (kind >= 11 && kind <= 14) { const float ys[4] = {4.0f, 4 - 3 / 256.0f, 3 + 3 / 256.0f, 2 + 190 / 256.0f}; a[0] = 4; a[1] = ys[kind - 11]; a[2] = u; }
+        if (kind == 15) { const float zs[4] = {1 + 1 / 256.0f, 1.5f + 2 / 256.0f, 2.25f + 1 / 256.0f, 3.125f + 1 / 256.0f}; a[0] = 4; a[1] = (float)(j % 1024) / 256; a[2] = zs[j / 1024]; }
+        if (kind >= 16 && kind <= 18) {
+            float v[3], w[3] = {0, 0, 0};
+            v[0] = 4 + (float)(rnd() % 128) / 128;
+            v[1] = (float)(rnd() % (unsigned)(v[0] * 1024)) / 1024;
+            v[2] = (float)(rnd() % (unsigned)(v[0] * 1024)) / 1024;
+            int r = rnd() % 3; float tt = v[0]; v[0] = v[r]; v[r] = tt;
+            if (kind == 18) for (float& x : w) x = ((int)(rnd() % 2049) - 1024) / 1024.0f;
+            for (int k = 0; k < 3; k++) {
+                if (kind == 16) a[k] = v[k];
+                else { a[k] = (v[k] + w[k]) / 2; b[k] = (v[k] - w[k]) / 2; }
+            }
+        }
         c.push_back(0.37f); c.push_back(0.61f); c.push_back(0.43f);
         c.push_back(a[0] / W); c.push_back(a[1] / H); c.push_back(a[2] / D);
         c.push_back(b[0] / W); c.push_back(b[1] / H); c.push_back(b[2] / D);
