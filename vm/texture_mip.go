@@ -116,9 +116,15 @@ func cubeFace(x, y, z float32) (face int, u, v float64) {
 // c, c+dx and c+dy (f32 additions), scales each by the reciprocal of its
 // largest magnitude as tex.cube does, and fetches with implicit
 // derivatives: the texture unit differences the quad's face coordinates.
-// Here the three directions are projected onto the face of c, the
-// differences scaled to texels (half the face's width per unit) and taken
-// through gradLOD's rule.
+// Where the three lanes fall on one face, their coordinates on it are
+// differenced, scaled to texels (half the face's width per unit) and taken
+// through gradLOD's rule. Where they do not, the lanes off c's face are
+// unfolded onto its plane across the shared edge (the coordinate that
+// crosses the edge is ±(2 − the lane's scaled component along c's axis):
+// its distance past the edge on its own face), and the level comes from
+// the two gradients' lengths alone, without the diagonals (recorded:
+// gradsweepcube_ll, 408 such quads of 2048; projecting them onto c's face
+// instead, or keeping the diagonals, misses most of them).
 func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
 	regs := in.RegList(f.fn)
 	p := [3]float32{float32(c[0]), float32(c[1]), float32(c[2])}
@@ -128,13 +134,46 @@ func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
 		q2[i] = p[i] + math.Float32frombits(uint32(f.r(regs[3+i])[l]))
 	}
 	face, s0, t0 := cubeProject(p, -1)
-	_, s1, t1 := cubeProject(q1, face)
-	_, s2, t2 := cubeProject(q2, face)
+	f1, _, _ := cubeFace(q1[0], q1[1], q1[2])
+	f2, _, _ := cubeFace(q2[0], q2[1], q2[2])
 	h := float64(t.dims[0]) / 2
 	var a, b [3]float64
+	if f1 == face && f2 == face {
+		_, s1, t1 := cubeProject(q1, face)
+		_, s2, t2 := cubeProject(q2, face)
+		a[0], a[1] = (s1-s0)*h, (t1-t0)*h
+		b[0], b[1] = (s2-s0)*h, (t2-t0)*h
+		return t.lodFromGrads(a, b, 2, true)
+	}
+	s1, t1 := cubeUnfold(q1, f1, face)
+	s2, t2 := cubeUnfold(q2, f2, face)
 	a[0], a[1] = (s1-s0)*h, (t1-t0)*h
 	b[0], b[1] = (s2-s0)*h, (t2-t0)*h
-	return t.lodFromGrads(a, b, 2)
+	return t.lodFromGrads(a, b, 2, false)
+}
+
+// cubeUnfold is the coordinates on face f of a direction v whose own face
+// is g (cubeFace): its projection when g is f or f's opposite (unmeasured),
+// else the face g unfolded onto f's plane across their shared edge.
+func cubeUnfold(v [3]float32, g, f int) (s, t float64) {
+	if g/2 == f/2 {
+		_, s, t = cubeProject(v, f)
+		return s, t
+	}
+	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
+	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
+	w := [3]float64{float64(nanZero(v[0] * r)), float64(nanZero(v[1] * r)), float64(nanZero(v[2] * r))}
+	sc, tc, ma := faceComps(w, f)
+	// the axes of f's s and t: z and y on the x faces, x and z on the y
+	// faces, x and y on the z faces
+	sAxis := 0
+	if f/2 == 0 {
+		sAxis = 2
+	}
+	if g/2 == sAxis {
+		return math.Copysign(2-ma, sc), tc
+	}
+	return sc, math.Copysign(2-ma, tc)
 }
 
 // cubeProject scales a direction by the reciprocal of its largest
@@ -147,25 +186,30 @@ func cubeProject(v [3]float32, f int) (face int, s, t float64) {
 	if f < 0 {
 		f, _, _ = cubeFace(v[0], v[1], v[2])
 	}
-	var sc, tc, ma float64
-	switch f {
-	case 0:
-		sc, tc, ma = -z, -y, x
-	case 1:
-		sc, tc, ma = z, -y, -x
-	case 2:
-		sc, tc, ma = x, z, y
-	case 3:
-		sc, tc, ma = x, -z, -y
-	case 4:
-		sc, tc, ma = x, -y, z
-	default:
-		sc, tc, ma = -x, -y, -z
-	}
+	sc, tc, ma := faceComps([3]float64{x, y, z}, f)
 	if ma <= 0 {
 		return f, 0, 0
 	}
 	return f, sc / ma, tc / ma
+}
+
+// faceComps is a direction's components along face f's s and t axes and
+// its major axis (the CUDA programming guide's table of cube map faces).
+func faceComps(v [3]float64, f int) (sc, tc, ma float64) {
+	x, y, z := v[0], v[1], v[2]
+	switch f {
+	case 0:
+		return -z, -y, x
+	case 1:
+		return z, -y, -x
+	case 2:
+		return x, z, y
+	case 3:
+		return x, -z, -y
+	case 4:
+		return x, -y, z
+	}
+	return -x, -y, -z
 }
 
 // fmnmx is FMNMX's maximum: a NaN operand gives the other.
@@ -221,18 +265,21 @@ func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
 		}
 		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
 	}
-	return t.lodFromGrads(a, b, nd)
+	return t.lodFromGrads(a, b, nd, true)
 }
 
 // lodFromGrads is gradLOD's rule for texel-space gradients a, b of nd
-// components.
-func (t *Texture) lodFromGrads(a, b [3]float64, nd int) int {
+// components, with their diagonals where diag is set.
+func (t *Texture) lodFromGrads(a, b [3]float64, nd int, diag bool) int {
 	var s, d [3]float64
 	for i := 0; i < nd; i++ {
 		a[i], b[i] = truncBits(a[i], 9), truncBits(b[i], 9)
 		s[i], d[i] = diagComp(a[i]+b[i]), diagComp(a[i]-b[i])
 	}
-	rho := math.Max(math.Max(gradLen(a), gradLen(b)), math.Max(diagLen(s), diagLen(d)))
+	rho := math.Max(gradLen(a), gradLen(b))
+	if diag {
+		rho = math.Max(rho, math.Max(diagLen(s), diagLen(d)))
+	}
 	if rho == 0 || rho != rho || math.IsInf(rho, 0) {
 		if math.IsInf(rho, 1) {
 			return t.lodFixed(math.Inf(1))

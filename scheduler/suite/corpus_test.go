@@ -285,8 +285,9 @@ func TestSurfacesGradLOD(t *testing.T) {
 		"gradprobe22": 8, "gradprobe23": 0, "grad3dprobe3": 0, "grad3dprobe4": 39,
 		"gradprobe24": 0, "gradprobe25": 6, "gradprobe27": 11,
 		"grad3dprobe7": 0, "grad3dprobe8": 0, "grad3dprobe10": 0,
-		// cube maps: the quads whose lanes fall on different faces differ
-		"gradcube_ll": 364, "gradsweepcube_ll": 335,
+		// cube maps: quads whose lanes fall on different faces (unfolded,
+		// no diagonals) still differ by one 1/256 at a rounding boundary
+		"gradcube_ll": 35, "gradsweepcube_ll": 37,
 	}
 	require.Len(t, results, 2*len(most))
 	exact := 0
