@@ -243,14 +243,13 @@ func abs32(x float32) float32 {
 //     fixed point (gradLen): the largest magnitude, plus
 //     ⌊(11·mid + 8·min + 4)/32⌋ in units of the middle magnitude's last bit;
 //   - the two gradients also combine through the diagonals of their
-//     parallelogram: dx ± dy (sums of the truncated components, truncated
-//     again), each component scaled by 11/16 (diagLen), and their length;
+//     parallelogram, dx ± dy (alignedAdd: the smaller component cut to one
+//     bit below the larger one's last, the sum truncated to 10 bits), whose
+//     length is taken with every weight times 11/16 (diagLen);
 //   - ρ is the largest of the four lengths; log2 ρ is the exponent plus a
 //     256-entry table indexed by the top 8 bits of the mantissa (lodLog2).
 //
-// The diagonals' rounding is fitted: bit-exact on the probes of one and
-// two gradients along the axes, a few outputs in a thousand still differ
-// for arbitrary pairs (TestSurfacesGradLOD).
+// Bit-exact on every recorded 2D and 3D probe (TestSurfacesGradLOD).
 func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
 	var a, b [3]float64
 	nd := len(dx)
@@ -274,7 +273,9 @@ func (t *Texture) lodFromGrads(a, b [3]float64, nd int, diag bool) int {
 	var s, d [3]float64
 	for i := 0; i < nd; i++ {
 		a[i], b[i] = truncBits(a[i], 9), truncBits(b[i], 9)
-		s[i], d[i] = diagComp(a[i]+b[i]), diagComp(a[i]-b[i])
+	}
+	for i := 0; i < nd; i++ {
+		s[i], d[i] = alignedAdd(a[i], b[i]), alignedAdd(a[i], -b[i])
 	}
 	rho := math.Max(gradLen(a), gradLen(b))
 	if diag {
@@ -333,35 +334,47 @@ func gradLen(v [3]float64) float64 {
 	return x + math.Ldexp(math.Floor((11*sm+8*mn+4)/32), p)
 }
 
-// diagComp is a component of a diagonal dx ± dy: the sum of truncated
-// components truncated to 10 significant bits, then scaled by 11/16
-// (⌊(11·s + 32)/16⌋ on a 13-bit significand).
-func diagComp(x float64) float64 {
-	x = truncBits(x, 9)
+// alignedAdd is a component of a diagonal: a + b with the smaller
+// magnitude truncated toward zero to half the larger one's last bit (of 10
+// significant bits), the sum truncated to 10 significant bits (recorded:
+// gradprobe38, dx + dy's minor component Y − e with e below Y's last bit,
+// keeps Y for e up to 13/32 of that bit and loses a bit at 31/32; exact
+// sums, a sum of the two truncated components, miss 134 of its 4096).
+func alignedAdd(a, b float64) float64 {
+	if math.Abs(a) < math.Abs(b) {
+		a, b = b, a
+	}
+	if a == 0 || a != a || math.IsInf(a, 0) {
+		return a + b
+	}
+	g := ulp10(a) / 2
+	return truncBits(a+math.Trunc(b/g)*g, 9)
+}
+
+// ulp10 is the last bit of x > 0 held to 10 significant bits.
+func ulp10(x float64) float64 {
+	_, e := math.Frexp(math.Abs(x))
+	return math.Ldexp(1, e-10)
+}
+
+// diagLen is the length of a diagonal dx ± dy (alignedAdd's components):
+// max + 11/32·mid + 1/4·min with each weight times 11/16, a last bit's
+// bias on each term and the first two truncated to 10 significant bits,
+// in units of each magnitude's own last bit u: 11/16·max + u/4,
+// 121/512·mid + u/16 and 11/64·min + u/16 (recorded: dx = dy sweeps over
+// every 10-bit mid, gradprobe28-34 and 37, and the random pairs: every
+// recorded 2D and 3D pair bit-exact; a bias of u/8 on mid misses 442).
+func diagLen(v [3]float64) float64 {
+	x, y, z := sortAbs(v)
 	if x == 0 || x != x || math.IsInf(x, 0) {
 		return x
 	}
-	s, p := sigBits(math.Abs(x), 12)
-	return math.Copysign(math.Ldexp(math.Floor((11*s+32)/16), p), x)
-}
-
-// diagLen is the length of a scaled diagonal (diagComp): the largest
-// magnitude truncated to 10 significant bits plus 11/32 of the middle one
-// (⌊11·mid/32⌋ on a 13-bit significand) plus 1/4 of the smallest, cut to
-// the 10-bit grid of 11/32·mid as gradLen cuts it (recorded: 3D pairs,
-// grad3dprobe4, 39 → 14 of 4096 differ with the cut).
-func diagLen(v [3]float64) float64 {
-	x, y, z := sortAbs(v)
-	r := truncBits(x, 9)
-	if y == 0 {
-		return r + z/4
+	r := truncBits(11*x/16+ulp10(x)/4, 9)
+	if y != 0 {
+		r += truncBits(121*y/512+ulp10(y)/16, 9)
 	}
-	s, p := sigBits(y, 12)
-	r += math.Ldexp(math.Floor(11*s/32), p)
 	if z != 0 {
-		_, e := math.Frexp(11 * y / 32)
-		g := math.Ldexp(1, e-10)
-		r += math.Floor(z/4/g) * g
+		r += 11*z/64 + ulp10(z)/16
 	}
 	return r
 }

@@ -277,17 +277,17 @@ func TestSurfacesGradLOD(t *testing.T) {
 	}
 	results := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 32}, nil)
 	most := map[string]int{ // differing elements at most, per case (both builds)
-		"grad1d_ll": 0, "grad2d_ll": 1, "grad2d_pp": 0, "grad3d_ll": 2,
-		"gradsweep1d_ll": 0, "gradsweep2d_ll": 2, "gradsweep2d_lp": 0, "gradsweep3d_ll": 1,
+		"grad1d_ll": 0, "grad2d_ll": 0, "grad2d_pp": 0, "grad3d_ll": 1,
+		"gradsweep1d_ll": 0, "gradsweep2d_ll": 0, "gradsweep2d_lp": 0, "gradsweep3d_ll": 0,
 		"gradprobe0": 0, "gradprobe1": 0, "gradprobe2": 0, "gradprobe3": 0, "gradprobe4": 0,
-		"gradprobe5": 0, "gradprobe6": 1, "gradprobe7": 11,
-		"gradprobe10": 0, "gradprobe12": 0, "gradprobe14": 0, "gradprobe15": 0, "gradprobe20": 8,
-		"gradprobe22": 8, "gradprobe23": 0, "grad3dprobe3": 0, "grad3dprobe4": 14,
-		"gradprobe24": 0, "gradprobe25": 6, "gradprobe27": 11,
+		"gradprobe5": 0, "gradprobe6": 0, "gradprobe7": 0,
+		"gradprobe10": 0, "gradprobe12": 0, "gradprobe14": 0, "gradprobe15": 0, "gradprobe20": 0,
+		"gradprobe22": 0, "gradprobe23": 0, "grad3dprobe3": 0, "grad3dprobe4": 0,
+		"gradprobe24": 0, "gradprobe25": 0, "gradprobe27": 0,
 		"grad3dprobe7": 0, "grad3dprobe8": 0, "grad3dprobe10": 0,
 		// cube maps: quads whose lanes fall on different faces (unfolded,
 		// no diagonals) still differ by one 1/256 at a rounding boundary
-		"gradcube_ll": 35, "gradsweepcube_ll": 37,
+		"gradcube_ll": 32, "gradsweepcube_ll": 35,
 	}
 	require.Len(t, results, 2*len(most))
 	exact := 0
