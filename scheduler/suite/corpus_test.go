@@ -285,6 +285,10 @@ func TestSurfacesGradLOD(t *testing.T) {
 		"gradprobe22": 0, "gradprobe23": 0, "grad3dprobe3": 0, "grad3dprobe4": 0,
 		"gradprobe24": 0, "gradprobe25": 0, "gradprobe27": 0,
 		"grad3dprobe7": 0, "grad3dprobe8": 0, "grad3dprobe10": 0,
+		// recording 9: the diagonal alone (dx = dy), its sums, 3D lengths
+		"gradprobe28": 0, "gradprobe29": 0, "gradprobe34": 0, "gradprobe35": 0, "gradprobe36": 0,
+		"gradprobe37": 0, "gradprobe38": 0, "grad3dprobe12": 0, "grad3dprobe13": 0,
+		"grad3dprobe15": 0, "grad3dprobe16": 0, "grad3dprobe17": 0, "grad3dprobe18": 0,
 		// cube maps: quads whose lanes fall on different faces (unfolded,
 		// no diagonals) still differ by one 1/256 at a rounding boundary
 		"gradcube_ll": 32, "gradsweepcube_ll": 35,
