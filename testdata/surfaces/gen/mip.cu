@@ -607,6 +607,48 @@ static void run_gradcube(const char* L0, Mip s, int n)
     finish(L0, c, n, 1);
 }
 
+// tex.grad probes on a constant-level mipmapped 16x16 cube map (recording
+// 10): quads whose lanes c+dx fall on another face than c.
+//   kind 0: c = (0.5, 0, 1) on +z, dx = (t, 0, 0), t = 1.5·j/4096 (c+dx crosses onto +x at t = 0.5), dy = 0
+//   kind 1: c = (0.5, 0.3, 1), dx = (t, 0, 0), dy = 0 (the parallel coordinate changes too)
+//   kind 2: c = (0.5, 0.3, 1), dx = (t, 0, 0), dy = (0, 0.0625, 0) (two gradients)
+//   kind 3: c = (0.9, 0.2, 1), dx = (0, 0, -t), t = 0.5·j/4096 (c+dx's z shrinks below its x), dy = 0
+//   kind 4: random c within 1/4 of an edge of a random face, dx random of length up to 1/2, dy = 0
+//   kind 5: as 4 with dy random too
+static void run_gradcubeprobe(const char* L0, int kind)
+{
+    Mip s = mip(4, 1, cudaFilterModeLinear, cudaFilterModeLinear);
+    cudaTextureObject_t t = mkmip(L0, s);
+    if (!t) return;
+    const int n = 4096;
+    std::vector<float> c;
+    for (int j = 0; j < n; j++) {
+        float p[3] = {0, 0, 0}, a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+        if (kind <= 2) { p[0] = 0.5f; p[1] = kind ? 0.3f : 0.0f; p[2] = 1; a[0] = 1.5f * j / 4096; }
+        if (kind == 2) b[1] = 0.0625f;
+        if (kind == 3) { p[0] = 0.9f; p[1] = 0.2f; p[2] = 1; a[2] = -0.5f * j / 4096; }
+        if (kind >= 4) {
+            int ax = rnd() % 3, sg = rnd() & 1;
+            p[ax] = sg ? -1.0f : 1.0f;
+            int e = (ax + 1 + rnd() % 2) % 3, o = 3 - ax - e;
+            p[e] = (rnd() & 1 ? 1.0f : -1.0f) * frange(0.75f, 1.0f);
+            p[o] = frange(-1, 1);
+            float m = frange(0.02f, 0.5f);
+            for (float& x : a) x = frange(-1, 1) * m;
+            if (kind == 5) for (float& x : b) x = frange(-1, 1) * m;
+        }
+        for (float x : p) c.push_back(x);
+        for (float x : a) c.push_back(x);
+        for (float x : b) c.push_back(x);
+    }
+    cudaMalloc(&g_out, n * 4);
+    float* dc = dev(c);
+#if FAM == 13
+    k_gradcube<<<n / B, B>>>(g_out, t, dc, n);
+#endif
+    finish(L0, c, n, 1);
+}
+
 // tld4 (tex2Dgather, components r and a) on a mipmapped 32x16 texture.
 static void run_tld4mip(const char* L0, Mip s)
 {
@@ -819,6 +861,7 @@ int main(int argc, char** argv)
 #elif FAM == 13
     if (grp == "gradsweepcube_ll") run_gradcube(G, mip(4, 1, L, L), 2048);
     if (grp == "gradcube_ll") run_gradcube(G, mip(4, 0, L, L), 2048);
+    if (grp.rfind("gradcubeprobe", 0) == 0) run_gradcubeprobe(G, atoi(grp.c_str() + 13));
 #elif FAM == 14
     if (grp == "tld4mip2d") run_tld4mip(G, mip(2, 0, L, L));
     if (grp == "tld4mip2d_clamp") { Mip s = mip(2, 0, L, L); s.bias = 1.5f; s.minc = 1.0f; run_tld4mip(G, s); }
