@@ -615,6 +615,9 @@ static void run_gradcube(const char* L0, Mip s, int n)
 //   kind 3: c = (0.9, 0.2, 1), dx = (0, 0, -t), t = 0.5·j/4096 (c+dx's z shrinks below its x), dy = 0
 //   kind 4: random c within 1/4 of an edge of a random face, dx random of length up to 1/2, dy = 0
 //   kind 5: as 4 with dy random too
+//   (recording 11) kind 6: c = (0.9, 0, 1), dx = (0, 0, -t)    7: c = (0.9, 0.4, 1), dx = (0, 0, -t)
+//   kind 8: c = (0.6, 0, 1), dx = (0, 0, -t·1.2)               9: c = (0.9, 0, 1), dx = (0.05, 0, -t)
+//   kind 10: c = (0.9, 0.2, 1), dx = (0, 0, -t), dy = (0, 0.0625, 0)
 static void run_gradcubeprobe(const char* L0, int kind)
 {
     Mip s = mip(4, 1, cudaFilterModeLinear, cudaFilterModeLinear);
@@ -627,7 +630,14 @@ static void run_gradcubeprobe(const char* L0, int kind)
         if (kind <= 2) { p[0] = 0.5f; p[1] = kind ? 0.3f : 0.0f; p[2] = 1; a[0] = 1.5f * j / 4096; }
         if (kind == 2) b[1] = 0.0625f;
         if (kind == 3) { p[0] = 0.9f; p[1] = 0.2f; p[2] = 1; a[2] = -0.5f * j / 4096; }
-        if (kind >= 4) {
+        if (kind >= 6) {
+            const float cx[5] = {0.9f, 0.9f, 0.6f, 0.9f, 0.9f}, cy[5] = {0, 0.4f, 0, 0, 0.2f};
+            p[0] = cx[kind - 6]; p[1] = cy[kind - 6]; p[2] = 1;
+            a[2] = -0.5f * j / 4096 * (kind == 8 ? 1.2f : 1.0f);
+            if (kind == 9) a[0] = 0.05f;
+            if (kind == 10) b[1] = 0.0625f;
+        }
+        if (kind == 4 || kind == 5) {
             int ax = rnd() % 3, sg = rnd() & 1;
             p[ax] = sg ? -1.0f : 1.0f;
             int e = (ax + 1 + rnd() % 2) % 3, o = 3 - ax - e;

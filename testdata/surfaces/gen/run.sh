@@ -60,7 +60,8 @@ mgroups=${MIP_GROUPS:-"1:lodsweep1d_ll 1:lod1d_ll 1:lod1d_pp 1:lod1d_lp_mirror
 6:grad3dprobe5 6:grad3dprobe6 6:grad3dprobe7 6:grad3dprobe8 6:grad3dprobe9 6:grad3dprobe10
 6:grad3dprobe11 6:grad3dprobe12 6:grad3dprobe13 6:grad3dprobe14 6:grad3dprobe15 6:grad3dprobe16 6:grad3dprobe17 6:grad3dprobe18
 13:gradsweepcube_ll 13:gradcube_ll
-13:gradcubeprobe0 13:gradcubeprobe1 13:gradcubeprobe2 13:gradcubeprobe3 13:gradcubeprobe4 13:gradcubeprobe5 14:tld4mip2d 14:tld4mip2d_clamp 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
+13:gradcubeprobe0 13:gradcubeprobe1 13:gradcubeprobe2 13:gradcubeprobe3 13:gradcubeprobe4 13:gradcubeprobe5
+13:gradcubeprobe6 13:gradcubeprobe7 13:gradcubeprobe8 13:gradcubeprobe9 13:gradcubeprobe10 14:tld4mip2d 14:tld4mip2d_clamp 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
 9:tld4cube 10:tld4a2d 10:tld4a2d_wrap 11:tld4acube 12:cube16_point 12:cube16_linear"}
 runv() {
 	v=$1
