@@ -317,7 +317,8 @@ func sigBits(x float64, k int) (s float64, p int) {
 // gradLen is the texture unit's length of a gradient whose components are
 // already truncated to 10 significant bits: the largest magnitude plus
 // ⌊(11·mid + 8·min + 4)/32⌋ last bits of the middle one (min in those
-// units, truncated).
+// units, truncated, and cut to an even number of them once 11/32·mid needs
+// ten bits above that last bit: min/4 lands on 11/32·mid's 10-bit grid).
 func gradLen(v [3]float64) float64 {
 	x, y, z := sortAbs(v)
 	if y == 0 {
