@@ -116,9 +116,15 @@ func cubeFace(x, y, z float32) (face int, u, v float64) {
 // c, c+dx and c+dy (f32 additions), scales each by the reciprocal of its
 // largest magnitude as tex.cube does, and fetches with implicit
 // derivatives: the texture unit differences the quad's face coordinates.
-// Here the three directions are projected onto the face of c, the
-// differences scaled to texels (half the face's width per unit) and taken
-// through gradLOD's rule.
+// Where the three lanes fall on one face, their coordinates on it are
+// differenced, scaled to texels (half the face's width per unit) and taken
+// through gradLOD's rule. Where they do not, the lanes off c's face are
+// unfolded onto its plane across the shared edge (the coordinate that
+// crosses the edge is ±(2 − the lane's scaled component along c's axis):
+// its distance past the edge on its own face), and the level comes from
+// the two gradients' lengths alone, without the diagonals (recorded:
+// gradsweepcube_ll, 408 such quads of 2048; projecting them onto c's face
+// instead, or keeping the diagonals, misses most of them).
 func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
 	regs := in.RegList(f.fn)
 	p := [3]float32{float32(c[0]), float32(c[1]), float32(c[2])}
@@ -128,13 +134,46 @@ func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
 		q2[i] = p[i] + math.Float32frombits(uint32(f.r(regs[3+i])[l]))
 	}
 	face, s0, t0 := cubeProject(p, -1)
-	_, s1, t1 := cubeProject(q1, face)
-	_, s2, t2 := cubeProject(q2, face)
+	f1, _, _ := cubeFace(q1[0], q1[1], q1[2])
+	f2, _, _ := cubeFace(q2[0], q2[1], q2[2])
 	h := float64(t.dims[0]) / 2
 	var a, b [3]float64
+	if f1 == face && f2 == face {
+		_, s1, t1 := cubeProject(q1, face)
+		_, s2, t2 := cubeProject(q2, face)
+		a[0], a[1] = (s1-s0)*h, (t1-t0)*h
+		b[0], b[1] = (s2-s0)*h, (t2-t0)*h
+		return t.lodFromGrads(a, b, 2, true)
+	}
+	s1, t1 := cubeUnfold(q1, f1, face)
+	s2, t2 := cubeUnfold(q2, f2, face)
 	a[0], a[1] = (s1-s0)*h, (t1-t0)*h
 	b[0], b[1] = (s2-s0)*h, (t2-t0)*h
-	return t.lodFromGrads(a, b, 2)
+	return t.lodFromGrads(a, b, 2, false)
+}
+
+// cubeUnfold is the coordinates on face f of a direction v whose own face
+// is g (cubeFace): its projection when g is f or f's opposite (unmeasured),
+// else the face g unfolded onto f's plane across their shared edge.
+func cubeUnfold(v [3]float32, g, f int) (s, t float64) {
+	if g/2 == f/2 {
+		_, s, t = cubeProject(v, f)
+		return s, t
+	}
+	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
+	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
+	w := [3]float64{float64(nanZero(v[0] * r)), float64(nanZero(v[1] * r)), float64(nanZero(v[2] * r))}
+	sc, tc, ma := faceComps(w, f)
+	// the axes of f's s and t: z and y on the x faces, x and z on the y
+	// faces, x and y on the z faces
+	sAxis := 0
+	if f/2 == 0 {
+		sAxis = 2
+	}
+	if g/2 == sAxis {
+		return math.Copysign(2-ma, sc), tc
+	}
+	return sc, math.Copysign(2-ma, tc)
 }
 
 // cubeProject scales a direction by the reciprocal of its largest
@@ -147,25 +186,30 @@ func cubeProject(v [3]float32, f int) (face int, s, t float64) {
 	if f < 0 {
 		f, _, _ = cubeFace(v[0], v[1], v[2])
 	}
-	var sc, tc, ma float64
-	switch f {
-	case 0:
-		sc, tc, ma = -z, -y, x
-	case 1:
-		sc, tc, ma = z, -y, -x
-	case 2:
-		sc, tc, ma = x, z, y
-	case 3:
-		sc, tc, ma = x, -z, -y
-	case 4:
-		sc, tc, ma = x, -y, z
-	default:
-		sc, tc, ma = -x, -y, -z
-	}
+	sc, tc, ma := faceComps([3]float64{x, y, z}, f)
 	if ma <= 0 {
 		return f, 0, 0
 	}
 	return f, sc / ma, tc / ma
+}
+
+// faceComps is a direction's components along face f's s and t axes and
+// its major axis (the CUDA programming guide's table of cube map faces).
+func faceComps(v [3]float64, f int) (sc, tc, ma float64) {
+	x, y, z := v[0], v[1], v[2]
+	switch f {
+	case 0:
+		return -z, -y, x
+	case 1:
+		return z, -y, -x
+	case 2:
+		return x, z, y
+	case 3:
+		return x, -z, -y
+	case 4:
+		return x, -y, z
+	}
+	return -x, -y, -z
 }
 
 // fmnmx is FMNMX's maximum: a NaN operand gives the other.
@@ -199,14 +243,13 @@ func abs32(x float32) float32 {
 //     fixed point (gradLen): the largest magnitude, plus
 //     ⌊(11·mid + 8·min + 4)/32⌋ in units of the middle magnitude's last bit;
 //   - the two gradients also combine through the diagonals of their
-//     parallelogram: dx ± dy (sums of the truncated components, truncated
-//     again), each component scaled by 11/16 (diagLen), and their length;
+//     parallelogram, dx ± dy (alignedAdd: the smaller component cut to one
+//     bit below the larger one's last, the sum truncated to 10 bits), whose
+//     length is taken with every weight times 11/16 (diagLen);
 //   - ρ is the largest of the four lengths; log2 ρ is the exponent plus a
 //     256-entry table indexed by the top 8 bits of the mantissa (lodLog2).
 //
-// The diagonals' rounding is fitted: bit-exact on the probes of one and
-// two gradients along the axes, a few outputs in a thousand still differ
-// for arbitrary pairs (TestSurfacesGradLOD).
+// Bit-exact on every recorded 2D and 3D probe (TestSurfacesGradLOD).
 func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
 	var a, b [3]float64
 	nd := len(dx)
@@ -221,18 +264,23 @@ func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
 		}
 		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
 	}
-	return t.lodFromGrads(a, b, nd)
+	return t.lodFromGrads(a, b, nd, true)
 }
 
 // lodFromGrads is gradLOD's rule for texel-space gradients a, b of nd
-// components.
-func (t *Texture) lodFromGrads(a, b [3]float64, nd int) int {
+// components, with their diagonals where diag is set.
+func (t *Texture) lodFromGrads(a, b [3]float64, nd int, diag bool) int {
 	var s, d [3]float64
 	for i := 0; i < nd; i++ {
 		a[i], b[i] = truncBits(a[i], 9), truncBits(b[i], 9)
-		s[i], d[i] = diagComp(a[i]+b[i]), diagComp(a[i]-b[i])
 	}
-	rho := math.Max(math.Max(gradLen(a), gradLen(b)), math.Max(diagLen(s), diagLen(d)))
+	for i := 0; i < nd; i++ {
+		s[i], d[i] = alignedAdd(a[i], b[i]), alignedAdd(a[i], -b[i])
+	}
+	rho := math.Max(gradLen(a), gradLen(b))
+	if diag {
+		rho = math.Max(rho, math.Max(diagLen(s), diagLen(d)))
+	}
 	if rho == 0 || rho != rho || math.IsInf(rho, 0) {
 		if math.IsInf(rho, 1) {
 			return t.lodFixed(math.Inf(1))
@@ -269,7 +317,8 @@ func sigBits(x float64, k int) (s float64, p int) {
 // gradLen is the texture unit's length of a gradient whose components are
 // already truncated to 10 significant bits: the largest magnitude plus
 // ⌊(11·mid + 8·min + 4)/32⌋ last bits of the middle one (min in those
-// units, truncated).
+// units, truncated, and cut to an even number of them once 11/32·mid needs
+// ten bits above that last bit: min/4 lands on 11/32·mid's 10-bit grid).
 func gradLen(v [3]float64) float64 {
 	x, y, z := sortAbs(v)
 	if y == 0 {
@@ -277,30 +326,56 @@ func gradLen(v [3]float64) float64 {
 	}
 	sm, p := sigBits(y, 9)
 	mn := math.Floor(math.Ldexp(z, -p))
+	if 11*sm >= 32*256 {
+		// 11/32·mid is 256 or more of mid's last bits: min/4 is aligned to
+		// its 10-bit grid, half a last bit (recorded: grad3dprobe3/10,
+		// random single 3D vectors, all bit-exact only so)
+		mn = 2 * math.Floor(mn/2)
+	}
 	return x + math.Ldexp(math.Floor((11*sm+8*mn+4)/32), p)
 }
 
-// diagComp is a component of a diagonal dx ± dy: the sum of truncated
-// components truncated to 10 significant bits, then scaled by 11/16
-// (⌊(11·s + 32)/16⌋ on a 13-bit significand).
-func diagComp(x float64) float64 {
-	x = truncBits(x, 9)
+// alignedAdd is a component of a diagonal: a + b with the smaller
+// magnitude truncated toward zero to half the larger one's last bit (of 10
+// significant bits), the sum truncated to 10 significant bits (recorded:
+// gradprobe38, dx + dy's minor component Y − e with e below Y's last bit,
+// keeps Y for e up to 13/32 of that bit and loses a bit at 31/32; exact
+// sums, a sum of the two truncated components, miss 134 of its 4096).
+func alignedAdd(a, b float64) float64 {
+	if math.Abs(a) < math.Abs(b) {
+		a, b = b, a
+	}
+	if a == 0 || a != a || math.IsInf(a, 0) {
+		return a + b
+	}
+	g := ulp10(a) / 2
+	return truncBits(a+math.Trunc(b/g)*g, 9)
+}
+
+// ulp10 is the last bit of x > 0 held to 10 significant bits.
+func ulp10(x float64) float64 {
+	_, e := math.Frexp(math.Abs(x))
+	return math.Ldexp(1, e-10)
+}
+
+// diagLen is the length of a diagonal dx ± dy (alignedAdd's components):
+// max + 11/32·mid + 1/4·min with each weight times 11/16, a last bit's
+// bias on each term and the first two truncated to 10 significant bits,
+// in units of each magnitude's own last bit u: 11/16·max + u/4,
+// 121/512·mid + u/16 and 11/64·min + u/16 (recorded: dx = dy sweeps over
+// every 10-bit mid, gradprobe28-34 and 37, and the random pairs: every
+// recorded 2D and 3D pair bit-exact; a bias of u/8 on mid misses 442).
+func diagLen(v [3]float64) float64 {
+	x, y, z := sortAbs(v)
 	if x == 0 || x != x || math.IsInf(x, 0) {
 		return x
 	}
-	s, p := sigBits(math.Abs(x), 12)
-	return math.Copysign(math.Ldexp(math.Floor((11*s+32)/16), p), x)
-}
-
-// diagLen is the length of a scaled diagonal (diagComp): the largest
-// magnitude truncated to 10 significant bits plus 11/32 of the middle one
-// (⌊11·mid/32⌋ on a 13-bit significand) plus 1/4 of the smallest.
-func diagLen(v [3]float64) float64 {
-	x, y, z := sortAbs(v)
-	r := truncBits(x, 9) + z/4
+	r := truncBits(11*x/16+ulp10(x)/4, 9)
 	if y != 0 {
-		s, p := sigBits(y, 12)
-		r += math.Ldexp(math.Floor(11*s/32), p)
+		r += truncBits(121*y/512+ulp10(y)/16, 9)
+	}
+	if z != 0 {
+		r += 11*z/64 + ulp10(z)/16
 	}
 	return r
 }

@@ -277,16 +277,27 @@ func TestSurfacesGradLOD(t *testing.T) {
 	}
 	results := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 32}, nil)
 	most := map[string]int{ // differing elements at most, per case (both builds)
-		"grad1d_ll": 0, "grad2d_ll": 1, "grad2d_pp": 0, "grad3d_ll": 6,
-		"gradsweep1d_ll": 0, "gradsweep2d_ll": 2, "gradsweep2d_lp": 0, "gradsweep3d_ll": 7,
+		"grad1d_ll": 0, "grad2d_ll": 0, "grad2d_pp": 0, "grad3d_ll": 1,
+		"gradsweep1d_ll": 0, "gradsweep2d_ll": 0, "gradsweep2d_lp": 0, "gradsweep3d_ll": 0,
 		"gradprobe0": 0, "gradprobe1": 0, "gradprobe2": 0, "gradprobe3": 0, "gradprobe4": 0,
-		"gradprobe5": 0, "gradprobe6": 1, "gradprobe7": 11,
-		"gradprobe10": 0, "gradprobe12": 0, "gradprobe14": 0, "gradprobe15": 0, "gradprobe20": 8,
-		"gradprobe22": 8, "gradprobe23": 0, "grad3dprobe3": 35, "grad3dprobe4": 63,
-		"gradprobe24": 0, "gradprobe25": 6, "gradprobe27": 11,
-		"grad3dprobe7": 0, "grad3dprobe8": 0, "grad3dprobe10": 41,
-		// cube maps: the quads whose lanes fall on different faces differ
-		"gradcube_ll": 364, "gradsweepcube_ll": 335,
+		"gradprobe5": 0, "gradprobe6": 0, "gradprobe7": 0,
+		"gradprobe10": 0, "gradprobe12": 0, "gradprobe14": 0, "gradprobe15": 0, "gradprobe20": 0,
+		"gradprobe22": 0, "gradprobe23": 0, "grad3dprobe3": 0, "grad3dprobe4": 0,
+		"gradprobe24": 0, "gradprobe25": 0, "gradprobe27": 0,
+		"grad3dprobe7": 0, "grad3dprobe8": 0, "grad3dprobe10": 0,
+		// recording 9: the diagonal alone (dx = dy), its sums, 3D lengths
+		"gradprobe28": 0, "gradprobe29": 0, "gradprobe34": 0, "gradprobe35": 0, "gradprobe36": 0,
+		"gradprobe37": 0, "gradprobe38": 0, "grad3dprobe12": 0, "grad3dprobe13": 0,
+		"grad3dprobe15": 0, "grad3dprobe16": 0, "grad3dprobe17": 0, "grad3dprobe18": 0,
+		// recording 10: held-out inputs (SEED=2), cube quads across an edge
+		"gradprobe36_heldout": 0, "grad3dprobe18_heldout": 0, "grad3d_ll_heldout": 2,
+		"gradcubeprobe0": 0, "gradcubeprobe1": 0, "gradcubeprobe2": 0,
+		// cube maps: quads whose lanes fall on different faces (unfolded,
+		// no diagonals) still differ by one 1/256 at a rounding boundary
+		"gradcube_ll": 32, "gradsweepcube_ll": 35, "gradsweepcube_ll_heldout": 42,
+		// c+dx crossing onto the face of c's x by shrinking c's z: the
+		// unfolded lane's level is up to 2/256 lower than modelled
+		"gradcubeprobe3": 649,
 	}
 	require.Len(t, results, 2*len(most))
 	exact := 0

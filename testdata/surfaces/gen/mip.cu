@@ -462,6 +462,26 @@ static void run_gradprobe(const char* L0, int kind)
         if (kind == 26) { ax = 2; ay = 3; bx = 3; by = t4; }
         if (kind == 27) { ax = (int)(rnd() % 2047 + 1) / 256.0f; ay = (int)(rnd() % 2047) / 256.0f; bx = (int)(rnd() % 2047 + 1) / 256.0f; by = (int)(rnd() % 2047) / 256.0f; }
         if (kind == 20) { ax = ((int)(rnd() % 4095) - 2047) / 256.0f; ay = ((int)(rnd() % 4095) - 2047) / 256.0f; bx = ((int)(rnd() % 4095) - 2047) / 256.0f; by = ((int)(rnd() % 4095) - 2047) / 256.0f; }
+        // (recording 9) the diagonal's own rule: dx = dy = v/2, so that dx + dy
+        // is v exactly and dx - dy is 0 (v on grids finer than 10 bits need):
+        //   28-33: v = (X, j/1024), X = 5 + {0, 1, 3, 4, 5, 7}/128
+        //   34: v = (4 + (j%256)/128, Y_k), 16 values Y_k (k = j/256)
+        //   35: v random, X in [4, 6) on 1/128, Y in [0, X) on 1/1024
+        //   36: dx = (v + w)/2, dy = (v - w)/2: v as 35, w random, |w| < |v|/2
+        //   37: v = (X, Y) with X = 4 + (j%64)/128 and Y = 2 + (j/64)/128
+        //   38: dx = (2.5, Y), dy = (2.5, -e_k), Y = 1 + (j%512)/512, e_k = {0, 1, 2, 3, 5, 8, 13, 31}/16384:
+        //       does dx + dy's minor component Y - e_k keep e_k's bits below Y's last bit?
+        if (kind >= 28 && kind <= 37) {
+            float vx = 0, vy = 0, wx = 0, wy = 0;
+            const int xo[6] = {0, 1, 3, 4, 5, 7};
+            if (kind <= 33) { vx = 5 + xo[kind - 28] / 128.0f; vy = (float)(j % 4096) / 1024; }
+            if (kind == 34) { int q = j / 256 % 16; vx = 4 + (float)(j % 256) / 128; vy = (float)(40 + 29 * q) / 128 + (float)(q % 3) / 1024; }
+            if (kind == 35 || kind == 36) { vx = 4 + (float)(rnd() % 256) / 128; vy = (float)(rnd() % (unsigned)(vx * 1024)) / 1024; if (j & 1) { float tt = vx; vx = vy; vy = tt; } }
+            if (kind == 36) { wx = ((int)(rnd() % 2049) - 1024) / 1024.0f; wy = ((int)(rnd() % 2049) - 1024) / 1024.0f; }
+            if (kind == 37) { vx = 4 + (float)(j % 64) / 128; vy = 2 + (float)(j / 64 % 64) / 128; }
+            ax = (vx + wx) / 2; ay = (vy + wy) / 2; bx = (vx - wx) / 2; by = (vy - wy) / 2;
+        }
+        if (kind == 38) { const int es[8] = {0, 1, 2, 3, 5, 8, 13, 31}; ax = 2.5f; ay = 1 + (float)(j % 512) / 512; bx = 2.5f; by = -(float)es[j / 512 % 8] / 16384; }
         if (kind == 21) { c.push_back(frange(0, 1)); c.push_back(frange(0, 1)); }
         else { c.push_back(0.37f); c.push_back(0.61f); }
         c.push_back(ax * k / W); c.push_back(ay * k / H); c.push_back(bx * k / W); c.push_back(by * k / H);
@@ -533,6 +553,26 @@ static void run_gradprobe3d(const char* L0, int kind)
         if (kind == 8) { a[0] = 4; a[1] = u; a[2] = 1.5f; }
         if (kind == 9) { a[0] = 4 + (float)j / 4096; a[1] = 2.5f; a[2] = 1.25f; }
         if (kind == 10) for (float& x : a) x = ((int)(rnd() % 4095) - 2047) / 256.0f;
+        // (recording 9) the three-component length and the 3D diagonal:
+        //   11-14: dx = (4, Y, j/1024), Y = 4, 4 - 3/256, 3 + 3/256, 2 + 190/256
+        //   15: dx = (4, (j%1024)/256, Z_k), Z_k = 1 + 1/256, 1.5 + 2/256, 2.25 + 1/256, 3.125 + 1/256
+        //   16: dx = (X, Y, Z) random, X in [4, 5) on 1/128, Y, Z in [0, X) on 1/1024
+        //   17: dx = dy = v/2, v as 16 (the diagonal dx + dy alone)
+        //   18: dx = (v + w)/2, dy = (v - w)/2, v as 16, w random in [-1, 1]^3 on 1/1024
+        if (kind >= 11 && kind <= 14) { const float ys[4] = {4.0f, 4 - 3 / 256.0f, 3 + 3 / 256.0f, 2 + 190 / 256.0f}; a[0] = 4; a[1] = ys[kind - 11]; a[2] = u; }
+        if (kind == 15) { const float zs[4] = {1 + 1 / 256.0f, 1.5f + 2 / 256.0f, 2.25f + 1 / 256.0f, 3.125f + 1 / 256.0f}; a[0] = 4; a[1] = (float)(j % 1024) / 256; a[2] = zs[j / 1024]; }
+        if (kind >= 16 && kind <= 18) {
+            float v[3], w[3] = {0, 0, 0};
+            v[0] = 4 + (float)(rnd() % 128) / 128;
+            v[1] = (float)(rnd() % (unsigned)(v[0] * 1024)) / 1024;
+            v[2] = (float)(rnd() % (unsigned)(v[0] * 1024)) / 1024;
+            int r = rnd() % 3; float tt = v[0]; v[0] = v[r]; v[r] = tt;
+            if (kind == 18) for (float& x : w) x = ((int)(rnd() % 2049) - 1024) / 1024.0f;
+            for (int k = 0; k < 3; k++) {
+                if (kind == 16) a[k] = v[k];
+                else { a[k] = (v[k] + w[k]) / 2; b[k] = (v[k] - w[k]) / 2; }
+            }
+        }
         c.push_back(0.37f); c.push_back(0.61f); c.push_back(0.43f);
         c.push_back(a[0] / W); c.push_back(a[1] / H); c.push_back(a[2] / D);
         c.push_back(b[0] / W); c.push_back(b[1] / H); c.push_back(b[2] / D);
@@ -558,6 +598,58 @@ static void run_gradcube(const char* L0, Mip s, int n)
         float m = exp2f(frange(-7, 0));
         for (float x : v) c.push_back(x);
         for (int k = 0; k < 6; k++) c.push_back(frange(-1, 1) * m * ((i % 3 == 1 && k >= 3) ? 0.0f : 1.0f));
+    }
+    cudaMalloc(&g_out, n * 4);
+    float* dc = dev(c);
+#if FAM == 13
+    k_gradcube<<<n / B, B>>>(g_out, t, dc, n);
+#endif
+    finish(L0, c, n, 1);
+}
+
+// tex.grad probes on a constant-level mipmapped 16x16 cube map (recording
+// 10): quads whose lanes c+dx fall on another face than c.
+//   kind 0: c = (0.5, 0, 1) on +z, dx = (t, 0, 0), t = 1.5·j/4096 (c+dx crosses onto +x at t = 0.5), dy = 0
+//   kind 1: c = (0.5, 0.3, 1), dx = (t, 0, 0), dy = 0 (the parallel coordinate changes too)
+//   kind 2: c = (0.5, 0.3, 1), dx = (t, 0, 0), dy = (0, 0.0625, 0) (two gradients)
+//   kind 3: c = (0.9, 0.2, 1), dx = (0, 0, -t), t = 0.5·j/4096 (c+dx's z shrinks below its x), dy = 0
+//   kind 4: random c within 1/4 of an edge of a random face, dx random of length up to 1/2, dy = 0
+//   kind 5: as 4 with dy random too
+//   (recording 11) kind 6: c = (0.9, 0, 1), dx = (0, 0, -t)    7: c = (0.9, 0.4, 1), dx = (0, 0, -t)
+//   kind 8: c = (0.6, 0, 1), dx = (0, 0, -t·1.2)               9: c = (0.9, 0, 1), dx = (0.05, 0, -t)
+//   kind 10: c = (0.9, 0.2, 1), dx = (0, 0, -t), dy = (0, 0.0625, 0)
+static void run_gradcubeprobe(const char* L0, int kind)
+{
+    Mip s = mip(4, 1, cudaFilterModeLinear, cudaFilterModeLinear);
+    cudaTextureObject_t t = mkmip(L0, s);
+    if (!t) return;
+    const int n = 4096;
+    std::vector<float> c;
+    for (int j = 0; j < n; j++) {
+        float p[3] = {0, 0, 0}, a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+        if (kind <= 2) { p[0] = 0.5f; p[1] = kind ? 0.3f : 0.0f; p[2] = 1; a[0] = 1.5f * j / 4096; }
+        if (kind == 2) b[1] = 0.0625f;
+        if (kind == 3) { p[0] = 0.9f; p[1] = 0.2f; p[2] = 1; a[2] = -0.5f * j / 4096; }
+        if (kind >= 6) {
+            const float cx[5] = {0.9f, 0.9f, 0.6f, 0.9f, 0.9f}, cy[5] = {0, 0.4f, 0, 0, 0.2f};
+            p[0] = cx[kind - 6]; p[1] = cy[kind - 6]; p[2] = 1;
+            a[2] = -0.5f * j / 4096 * (kind == 8 ? 1.2f : 1.0f);
+            if (kind == 9) a[0] = 0.05f;
+            if (kind == 10) b[1] = 0.0625f;
+        }
+        if (kind == 4 || kind == 5) {
+            int ax = rnd() % 3, sg = rnd() & 1;
+            p[ax] = sg ? -1.0f : 1.0f;
+            int e = (ax + 1 + rnd() % 2) % 3, o = 3 - ax - e;
+            p[e] = (rnd() & 1 ? 1.0f : -1.0f) * frange(0.75f, 1.0f);
+            p[o] = frange(-1, 1);
+            float m = frange(0.02f, 0.5f);
+            for (float& x : a) x = frange(-1, 1) * m;
+            if (kind == 5) for (float& x : b) x = frange(-1, 1) * m;
+        }
+        for (float x : p) c.push_back(x);
+        for (float x : a) c.push_back(x);
+        for (float x : b) c.push_back(x);
     }
     cudaMalloc(&g_out, n * 4);
     float* dc = dev(c);
@@ -779,6 +871,7 @@ int main(int argc, char** argv)
 #elif FAM == 13
     if (grp == "gradsweepcube_ll") run_gradcube(G, mip(4, 1, L, L), 2048);
     if (grp == "gradcube_ll") run_gradcube(G, mip(4, 0, L, L), 2048);
+    if (grp.rfind("gradcubeprobe", 0) == 0) run_gradcubeprobe(G, atoi(grp.c_str() + 13));
 #elif FAM == 14
     if (grp == "tld4mip2d") run_tld4mip(G, mip(2, 0, L, L));
     if (grp == "tld4mip2d_clamp") { Mip s = mip(2, 0, L, L); s.bias = 1.5f; s.minc = 1.0f; run_tld4mip(G, s); }

@@ -55,8 +55,13 @@ mgroups=${MIP_GROUPS:-"1:lodsweep1d_ll 1:lod1d_ll 1:lod1d_pp 1:lod1d_lp_mirror
 5:gradprobe10 5:gradprobe11 5:gradprobe12 5:gradprobe13 5:gradprobe14 5:gradprobe15 5:gradprobe16 5:gradprobe17
 5:gradprobe18 5:gradprobe19 5:gradprobe20 5:gradprobe21 5:gradprobe22 5:gradprobe23
 5:gradprobe24 5:gradprobe25 5:gradprobe26 5:gradprobe27
+5:gradprobe28 5:gradprobe29 5:gradprobe30 5:gradprobe31 5:gradprobe32 5:gradprobe33 5:gradprobe34 5:gradprobe35 5:gradprobe36 5:gradprobe37 5:gradprobe38
 6:gradsweep3d_ll 6:grad3d_ll 6:grad3dprobe0 6:grad3dprobe1 6:grad3dprobe2 6:grad3dprobe3 6:grad3dprobe4
-6:grad3dprobe5 6:grad3dprobe6 6:grad3dprobe7 6:grad3dprobe8 6:grad3dprobe9 6:grad3dprobe10 13:gradsweepcube_ll 13:gradcube_ll 14:tld4mip2d 14:tld4mip2d_clamp 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
+6:grad3dprobe5 6:grad3dprobe6 6:grad3dprobe7 6:grad3dprobe8 6:grad3dprobe9 6:grad3dprobe10
+6:grad3dprobe11 6:grad3dprobe12 6:grad3dprobe13 6:grad3dprobe14 6:grad3dprobe15 6:grad3dprobe16 6:grad3dprobe17 6:grad3dprobe18
+13:gradsweepcube_ll 13:gradcube_ll
+13:gradcubeprobe0 13:gradcubeprobe1 13:gradcubeprobe2 13:gradcubeprobe3 13:gradcubeprobe4 13:gradcubeprobe5
+13:gradcubeprobe6 13:gradcubeprobe7 13:gradcubeprobe8 13:gradcubeprobe9 13:gradcubeprobe10 14:tld4mip2d 14:tld4mip2d_clamp 7:lodsweepcube_ll 7:lodcube_ll 7:lodcube_pp 8:lod2dl_ll
 9:tld4cube 10:tld4a2d 10:tld4a2d_wrap 11:tld4acube 12:cube16_point 12:cube16_linear"}
 runv() {
 	v=$1
