@@ -297,7 +297,8 @@ func TestSurfacesGradLOD(t *testing.T) {
 		"gradcube_ll": 32, "gradsweepcube_ll": 35, "gradsweepcube_ll_heldout": 42,
 		// c+dx crossing onto the face of c's x by shrinking c's z: the
 		// unfolded lane's level is up to 2/256 lower than modelled
-		"gradcubeprobe3": 649,
+		"gradcubeprobe3": 649, "gradcubeprobe6": 659, // (6: the same with no parallel offset)
+		"gradcubeprobe8": 0, // c = (0.6, 0, 1): crossing the same way, bit-exact
 	}
 	require.Len(t, results, 2*len(most))
 	exact := 0
