@@ -88,35 +88,39 @@ func wmmaPos(sh WmmaShape, kind int, e MmaElem, t, i, s int) (int, int) {
 	return g + 8*(i>>1&1), 2*q + i&1 + 8*(i>>2)
 }
 
-// wmmaAccess loads or stores one fragment for every lane.
-func (w *Warp) wmmaAccess(in *Inst, f *frame, pc int32, regs []int32, load bool) error {
+// wmmaLayout is how a wmma.load/store's fragment lies in memory: the
+// matrix (0 A, 1 B, 2 C or D), the element type, its bits, elements per
+// register, the elements of a row (the default stride: K for A, N for B
+// and C/D in row-major; M, K and M in column-major) and whether the layout
+// is column-major.
+func (in *Inst) wmmaLayout() (mat int, e MmaElem, bitsPer uint64, per int, rowLen uint64, col bool) {
 	wf := in.Wmma()
-	kind := min(wf.Kind, 2)
-	e := wf.Elem
-	bitsPer := uint64(e.Bits())
-	per := 1
+	mat = int(min(wf.Kind, 2))
+	e = wf.Elem
+	bitsPer = uint64(e.Bits())
+	per = 1
 	if bitsPer < 32 {
 		per = 32 / int(bitsPer)
 	}
 	m, n, k := wf.Shape.MNK()
-	rowLen := uint64(k) // the elements of a row of A (.row) ...
-	switch kind {
-	case 1:
-		rowLen = uint64(n)
-	case 2:
+	rowLen = uint64(k)
+	if mat != 0 {
 		rowLen = uint64(n)
 	}
-	col := in.Flags&FTrans != 0
+	col = in.Flags&FTrans != 0
 	if col {
-		switch kind {
-		case 0:
-			rowLen = uint64(m)
-		case 1:
+		rowLen = uint64(m)
+		if mat == 1 {
 			rowLen = uint64(k)
-		default:
-			rowLen = uint64(m)
 		}
 	}
+	return mat, e, bitsPer, per, rowLen, col
+}
+
+// wmmaAccess loads or stores one fragment for every lane.
+func (w *Warp) wmmaAccess(in *Inst, f *frame, pc int32, regs []int32, load bool) error {
+	wf := in.Wmma()
+	kind, e, bitsPer, per, rowLen, col := in.wmmaLayout()
 	for t := 0; t < 32; t++ {
 		stride := rowLen
 		if in.B != NoReg {
@@ -302,25 +306,7 @@ func (in *Inst) WmmaMachineOps(nregs int) (mem, movm int) {
 // the matrix's width).
 func (in *Inst) wmmaPlan(nregs int, base, stride *[32]uint64, hasStride bool, emit wmmaEmit) {
 	wf := in.Wmma()
-	mat := min(wf.Kind, 2)
-	e := wf.Elem
-	bitsPer := uint64(e.Bits())
-	per := 1
-	if bitsPer < 32 {
-		per = 32 / int(bitsPer)
-	}
-	m, n, k := wf.Shape.MNK()
-	rowLen := uint64(k)
-	if mat != 0 {
-		rowLen = uint64(n)
-	}
-	col := in.Flags&FTrans != 0
-	if col {
-		rowLen = uint64(m)
-		if mat == 1 {
-			rowLen = uint64(k)
-		}
-	}
+	mat, e, bitsPer, per, rowLen, col := in.wmmaLayout()
 	if !hasStride {
 		for t := range stride {
 			stride[t] = rowLen

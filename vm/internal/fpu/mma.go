@@ -123,10 +123,20 @@ func tcDot(f MmaIn, a, b []uint32, cm uint64, cl, ce int32, cneg bool, cnan, cpi
 		return 4, 0, 0
 	}
 	sc = E - mmaKeep // weight of the last bit kept
-	for i := 0; i < nt; i++ {
+	return 0, alignedSum(m[:nt], e[:nt], neg[:nt], sc), sc
+}
+
+// alignedSum is the tensor core's one-step sum of terms m[i]·2^e[i] (sign
+// neg[i]) aligned on weight 2^sc: each term shifted to that weight, the
+// bits below it truncated toward zero (sign and magnitude), the results
+// added exactly. The shifts left are small (at most 15 here and 13 in
+// DotFP8WG), so no term overflows.
+func alignedSum(m []uint64, e []int32, neg []bool, sc int32) int64 {
+	var sum int64
+	for i := range m {
 		var v uint64
 		if sh := e[i] - sc; sh >= 0 {
-			v = m[i] << uint(sh) // sh <= 15: below 2^28
+			v = m[i] << uint(sh)
 		} else if sh > -64 {
 			v = m[i] >> uint(-sh)
 		}
@@ -136,7 +146,7 @@ func tcDot(f MmaIn, a, b []uint32, cm uint64, cl, ce int32, cneg bool, cnan, cpi
 			sum += int64(v)
 		}
 	}
-	return 0, sum, sc
+	return sum
 }
 
 // decodeC32 decodes an f32 accumulator for tcDot.

@@ -159,20 +159,7 @@ func DotFP8WG(a5, b5 bool, a, b []uint32, c uint32, f16 bool) uint32 {
 		return 0
 	}
 	sc := E - wgFP8Keep // weight of the last bit kept
-	var sum int64
-	for i := 0; i < nt; i++ {
-		var v uint64
-		if sh := lsb[i] - sc; sh >= 0 {
-			v = m[i] << uint(sh) // sh <= 13: below 2^22
-		} else if sh > -64 {
-			v = m[i] >> uint(-sh)
-		}
-		if neg[i] {
-			sum -= int64(v)
-		} else {
-			sum += int64(v)
-		}
-	}
+	sum := alignedSum(m[:nt], lsb[:nt], neg[:nt], sc)
 	if f16 {
 		return uint32(mmaRoundN16(sum, sc))
 	}
