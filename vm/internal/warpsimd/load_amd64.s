@@ -1,5 +1,16 @@
 #include "textflag.h"
 
+// iota4 is 0, 4, ... 28: the offsets of eight consecutive words.
+DATA ·iota4<>+0(SB)/4, $0
+DATA ·iota4<>+4(SB)/4, $4
+DATA ·iota4<>+8(SB)/4, $8
+DATA ·iota4<>+12(SB)/4, $12
+DATA ·iota4<>+16(SB)/4, $16
+DATA ·iota4<>+20(SB)/4, $20
+DATA ·iota4<>+24(SB)/4, $24
+DATA ·iota4<>+28(SB)/4, $28
+GLOBL ·iota4<>(SB), RODATA|NOPTR, $32
+
 // func loadWords32AVX2(d, a *[32]uint64, mem *byte, k, last uint32) bool
 //
 // Per group of eight lanes: the offsets (low halves of a, VSHUFPS and
@@ -19,6 +30,7 @@ TEXT ·loadWords32AVX2(SB), NOSPLIT, $0-33
 	MOVL $3, AX
 	VMOVD AX, X13
 	VPBROADCASTD X13, Y13
+	VMOVDQU ·iota4<>(SB), Y12
 	MOVQ $4, BX
 
 ldloop:
@@ -34,9 +46,32 @@ ldloop:
 	JCC fail // CF = 0: some lane's offset is past last
 	VPTEST Y13, Y0
 	JNE fail // ZF = 0: some lane's offset is misaligned
+	// Lane 0's offset, in R8 and in every lane of Y7. Eight consecutive
+	// words (offsets o, o+4, ... o+28) are one load, eight equal offsets
+	// one broadcast; only other groups are gathered. Every lane's offset
+	// passed the checks above, so both read inside mem.
+	VMOVD X0, R8
+	VPBROADCASTD X0, Y7
+	VPADDD Y12, Y7, Y8
+	VPCMPEQD Y0, Y8, Y8
 	VPCMPEQD Y3, Y3, Y3
+	VPTEST Y3, Y8
+	JCS contig // CF = 1: every lane is lane 0's offset + 4·lane
+	VPCMPEQD Y0, Y7, Y7
+	VPTEST Y3, Y7
+	JCS bcast // CF = 1: every lane reads lane 0's word
 	VPXOR Y4, Y4, Y4
 	VPGATHERDD Y3, (DX)(Y0*1), Y4
+	JMP widen
+
+contig:
+	VMOVDQU (DX)(R8*1), Y4
+	JMP widen
+
+bcast:
+	VPBROADCASTD (DX)(R8*1), Y4
+
+widen:
 	VPMOVZXDQ X4, Y5
 	VEXTRACTI128 $1, Y4, X6
 	VPMOVZXDQ X6, Y6

@@ -9,7 +9,8 @@ import (
 
 // TestLoadWords32MatchesGo: the gathered loads give the Go loop's words,
 // and refuse what it refuses: a misaligned lane, a lane one word past the
-// end, an offset that wraps below zero.
+// end, an offset that wraps below zero; over groups of eight lanes that are
+// scattered, consecutive words, one word, or one lane off either.
 func TestLoadWords32MatchesGo(t *testing.T) {
 	r := rand.New(rand.NewPCG(14, 15))
 	mem := make([]byte, 4096)
@@ -19,8 +20,25 @@ func TestLoadWords32MatchesGo(t *testing.T) {
 	const base = 0x400 // the window's base: k = imm - base
 	for it := range 20000 {
 		var a [32]uint64
-		for l := range 32 {
-			a[l] = uint64(base+4*r.IntN(1024-8)) | uint64(r.Uint32())<<32 // high halves ignored
+		for g := 0; g < 32; g += 8 {
+			// Each group of eight lanes scattered, consecutive words
+			// (one load), one word (one broadcast), or nearly either.
+			w0 := r.IntN(1024 - 17) // a run of eight, one lane past it, and imm below 8 words
+			for l := g; l < g+8; l++ {
+				w := r.IntN(1024 - 8)
+				switch it / 5 % 5 {
+				case 1:
+					w = w0 + l - g
+				case 2:
+					w = w0
+				case 3, 4:
+					w = w0 + (l-g)*(it/5%5-3)
+					if l == g+r.IntN(8) {
+						w++ // one lane breaks the run
+					}
+				}
+				a[l] = uint64(base+4*w) | uint64(r.Uint32())<<32 // high halves ignored
+			}
 		}
 		imm := uint32(4 * r.IntN(8))
 		bad := it % 5
