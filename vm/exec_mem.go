@@ -234,7 +234,7 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 			}
 		} else {
 			acc.Kind = memspace.Store
-			if w.view.StoreScalar(acc, f.r(in.V[0])) {
+			if w.storeSharedWords(acc, f.r(in.V[0])) || w.view.StoreScalar(acc, f.r(in.V[0])) {
 				if w.watch {
 					w.vbuf[0] = f.r(in.V[0])[:]
 					acc.Values, acc.Elems = &w.vbuf, 1
@@ -350,4 +350,16 @@ func (w *Warp) loadSharedWords(acc *memspace.Access, dst *[32]uint64) bool {
 	// The addresses are 32-bit window addresses: their offset in sh is
 	// the low 32 bits less the base (below it wraps past the end).
 	return warpsimd.LoadWords32(dst, &acc.Addr, sh, -uint32(sb))
+}
+
+// storeSharedWords is loadSharedWords for a store: a full warp's 4-byte
+// shared words from src, at the addresses in acc, in one pass where each
+// group of eight lanes writes eight consecutive words (warpsimd). It
+// reports false, having written nothing, where StoreScalar must decide.
+func (w *Warp) storeSharedWords(acc *memspace.Access, src *[32]uint64) bool {
+	sh, sb := w.view.Shared, w.view.SharedBase
+	if acc.Space != memspace.Shared || acc.Size != 4 || acc.Mask != ^uint32(0) || sb+uint64(len(sh)) > 1<<32 {
+		return false
+	}
+	return warpsimd.StoreWords32(sh, &acc.Addr, src, -uint32(sb))
 }

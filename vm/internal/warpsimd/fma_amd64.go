@@ -25,3 +25,10 @@ func cmp32AVX2(a, b *[32]uint64, flip uint32) (lt, eq uint32)
 //
 //go:noescape
 func loadWords32AVX2(d, a *[32]uint64, mem *byte, k, last uint32) bool
+
+// storeWords32AVX2 is StoreWords32 eight lanes at a time (load_amd64.s):
+// every group is checked (in range, aligned, eight consecutive words)
+// before any is stored.
+//
+//go:noescape
+func storeWords32AVX2(mem *byte, a, s *[32]uint64, k, last uint32) bool

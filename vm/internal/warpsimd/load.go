@@ -30,3 +30,35 @@ func loadWords32Go(d, a *[32]uint64, mem []byte, k uint32) bool {
 	}
 	return true
 }
+
+// StoreWords32 stores, for all 32 lanes, the low 32 bits of s[l] as a
+// little-endian word at offset uint32(a[l]) + k (modulo 2^32) of mem: a
+// full warp's st.{shared,...}.b32 [a+imm]. It reports false, having
+// written nothing, when an offset is not a multiple of 4 or a word would
+// end past mem, and also whenever it cannot store the warp in one pass:
+// with AVX2, unless each group of eight lanes writes eight consecutive
+// words (a row of a tile). The caller then takes its general path. mem
+// must be shorter than 2^31 bytes.
+func StoreWords32(mem []byte, a, s *[32]uint64, k uint32) bool {
+	if len(mem) < 4 || uint64(len(mem)) >= 1<<31 {
+		return false
+	}
+	if hasFMA {
+		return storeWords32AVX2(&mem[0], a, s, k, uint32(len(mem)-4))
+	}
+	return storeWords32Go(mem, a, s, k)
+}
+
+func storeWords32Go(mem []byte, a, s *[32]uint64, k uint32) bool {
+	last := uint32(len(mem) - 4)
+	for l := range 32 {
+		if p := uint32(a[l]) + k; p&3 != 0 || p > last {
+			return false
+		}
+	}
+	for l := range 32 { // in lane order: of two lanes at one word, the higher one's stays
+		p := uint32(a[l]) + k
+		binary.LittleEndian.PutUint32(mem[p:p+4], uint32(s[l]))
+	}
+	return true
+}

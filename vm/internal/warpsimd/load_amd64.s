@@ -89,3 +89,72 @@ fail:
 	VZEROUPPER
 	MOVB $0, ret+32(FP)
 	RET
+
+// func storeWords32AVX2(mem *byte, a, s *[32]uint64, k, last uint32) bool
+//
+// First pass: each group of eight lanes' offsets (as in loadWords32AVX2)
+// checked in range, aligned, and eight consecutive words; any failure
+// returns false with nothing written. Second pass: each group's low halves
+// of s (VSHUFPS and VPERMQ into lane order) stored with one VMOVDQU at
+// its lane 0's offset.
+TEXT ·storeWords32AVX2(SB), NOSPLIT, $0-33
+	MOVQ mem+0(FP), DX
+	MOVQ a+8(FP), SI
+	MOVQ s+16(FP), DI
+	MOVL k+24(FP), AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+	MOVL last+28(FP), AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14
+	MOVL $3, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13
+	VMOVDQU ·iota4<>(SB), Y12
+	VPCMPEQD Y3, Y3, Y3
+	MOVQ SI, R9
+	MOVQ $4, BX
+
+stcheck:
+	VMOVDQU 0(R9), Y0
+	VMOVDQU 32(R9), Y1
+	VSHUFPS $0x88, Y1, Y0, Y0
+	VPERMQ $0xD8, Y0, Y0
+	VPADDD Y15, Y0, Y0
+	VPMAXUD Y14, Y0, Y2
+	VPCMPEQD Y14, Y2, Y2
+	VPTEST Y3, Y2
+	JCC stfail // some lane's offset is past last
+	VPTEST Y13, Y0
+	JNE stfail // some lane's offset is misaligned
+	VPBROADCASTD X0, Y7
+	VPADDD Y12, Y7, Y8
+	VPCMPEQD Y0, Y8, Y8
+	VPTEST Y3, Y8
+	JCC stfail // the group's words are not consecutive
+	ADDQ $64, R9
+	DECQ BX
+	JNZ stcheck
+
+	MOVQ $4, BX
+
+ststore:
+	MOVL 0(SI), R8
+	ADDL k+24(FP), R8
+	VMOVDQU 0(DI), Y0
+	VMOVDQU 32(DI), Y1
+	VSHUFPS $0x88, Y1, Y0, Y0
+	VPERMQ $0xD8, Y0, Y0
+	VMOVDQU Y0, (DX)(R8*1)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ BX
+	JNZ ststore
+	VZEROUPPER
+	MOVB $1, ret+32(FP)
+	RET
+
+stfail:
+	VZEROUPPER
+	MOVB $0, ret+32(FP)
+	RET

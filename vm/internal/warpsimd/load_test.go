@@ -66,3 +66,62 @@ func TestLoadWords32MatchesGo(t *testing.T) {
 	var a, d [32]uint64
 	require.False(t, LoadWords32(&d, &a, make([]byte, 3), 0), "shorter than a word")
 }
+
+// TestStoreWords32MatchesGo: where the warp is stored, the memory is what
+// the Go loop (lanes in order) leaves; where it is refused, nothing is
+// written; a warp the Go loop refuses is refused. Groups of eight lanes
+// are consecutive words (a tile's row), overlapping other groups, or one
+// lane off.
+func TestStoreWords32MatchesGo(t *testing.T) {
+	r := rand.New(rand.NewPCG(16, 17))
+	const base = 0x400
+	orig := make([]byte, 4096)
+	for i := range orig {
+		orig[i] = byte(i * 7)
+	}
+	stored := 0
+	for it := range 20000 {
+		var a, s [32]uint64
+		for g := 0; g < 32; g += 8 {
+			w0 := r.IntN(1024 - 17)
+			if it%7 == 1 && g > 0 {
+				w0 = int(uint32(a[g-8])-base)/4 + r.IntN(3) // overlapping the group before
+			}
+			for l := g; l < g+8; l++ {
+				w := w0 + l - g
+				if it%7 == 2 && l == g+r.IntN(8) {
+					w += 1 + r.IntN(3) // breaks the run
+				}
+				a[l] = uint64(base+4*w) | uint64(r.Uint32())<<32
+				s[l] = r.Uint64()
+			}
+		}
+		imm := uint32(4 * r.IntN(8))
+		lane := r.IntN(32)
+		switch it % 7 {
+		case 3:
+			a[lane] += 2
+		case 4:
+			a[lane] = base + 4096 - uint64(imm)
+		case 5:
+			a[lane] = base - 4 - uint64(imm)
+		}
+		k := imm - base
+		mem := append([]byte(nil), orig...)
+		goMem := append([]byte(nil), orig...)
+		ok := StoreWords32(mem, &a, &s, k)
+		okGo := storeWords32Go(goMem, &a, &s, k)
+		if !okGo {
+			require.False(t, ok, "it %d: the Go loop refuses", it)
+		}
+		if ok {
+			stored++
+			require.Equal(t, goMem, mem, "it %d", it)
+		} else {
+			require.Equal(t, orig, mem, "it %d: refused but written", it)
+		}
+	}
+	require.Greater(t, stored, 5000)
+	var a, s [32]uint64
+	require.False(t, StoreWords32(make([]byte, 3), &a, &s, 0), "shorter than a word")
+}
