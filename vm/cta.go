@@ -111,9 +111,13 @@ func (c *CTA) tryComplete(id int) bool {
 			}
 		}
 		f.blocked &^= held
+		// The held lanes wait at their own PCs (already in f.pc): park
+		// them there, all at once.
+		f.waiting |= held
 		for x := held; x != 0; x &= x - 1 {
-			l := bits.TrailingZeros32(x)
-			f.park(1<<l, f.pc[l])
+			if p := f.pc[bits.TrailingZeros32(x)]; p < f.nextWait {
+				f.nextWait = p
+			}
 		}
 	}
 	return true
