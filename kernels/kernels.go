@@ -331,13 +331,29 @@ func f16bits(x float32) uint16 {
 // cache-friendly i-k-j order (a row of b at a time) the issue names, in
 // float32: each C element is summed over k in the kernels' order, so the
 // result is the i-j-k loop's, bit for bit.
+//
+// The row loop does four elements a step. The plain one-element loop ran
+// 4.5 ms or 8.5 ms at 256² depending only on where the linker happened to
+// place it (the same source, in test binaries built at neighbouring
+// commits), which made the emulator's ratio to native jump between
+// builds; four a step runs at the fast figure in every build measured
+// (2026-11-28, docs/performance.md).
 func MatmulGo(c, a, b []float32, n int) {
 	for i := 0; i < n; i++ {
 		ci := c[i*n : i*n+n]
 		clear(ci)
 		for k := 0; k < n; k++ {
 			aik, bk := a[i*n+k], b[k*n:k*n+n]
-			for j := range ci {
+			bk = bk[:len(ci)]
+			j := 0
+			for ; j+4 <= len(ci); j += 4 {
+				c4, b4 := ci[j:j+4:j+4], bk[j:j+4:j+4]
+				c4[0] += aik * b4[0]
+				c4[1] += aik * b4[1]
+				c4[2] += aik * b4[2]
+				c4[3] += aik * b4[3]
+			}
+			for ; j < len(ci); j++ {
 				ci[j] += aik * bk[j]
 			}
 		}
