@@ -320,6 +320,10 @@ func (m *Module) Kernel(name string) (*Kernel, error) {
 		return nil, err
 	}
 	k.linkCalls()
+	for _, f := range k.Funcs {
+		f.ident = identityLayout(f)
+		f.lay = computeLayout(f)
+	}
 	m.kernels[name] = k
 	return k, nil
 }

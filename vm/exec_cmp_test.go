@@ -24,7 +24,7 @@ func TestCompareLanesMatchesCmpInt(t *testing.T) {
 	for _, typ := range types {
 		for c := CmpEq; c <= CmpHs; c++ {
 			for _, exec := range []uint32{^uint32(0), 0x0000ffff, 0x80000001, 0} {
-				f := &frame{regs: make([][32]uint64, 2)}
+				f := &frame{regs: make([][32]uint64, 2), slot: []int32{0, 1}}
 				a, b := f.r(0), f.r(32)
 				for l := range 32 {
 					a[l], b[l] = val(), val()

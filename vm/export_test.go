@@ -19,6 +19,14 @@ func (w *Warp) FrameForTest() (regs []uint64, preds []uint32) {
 // CarryReg is the register index of the carry flag.
 const CarryReg = int(ccReg / 32)
 
+// WithoutLayout gives every register a slot of its own (layout.go) in
+// kernels lowered until the returned function is called: for tests that
+// inspect or poison the register file by register index (FrameForTest).
+func WithoutLayout() (restore func()) {
+	noLayout = true
+	return func() { noLayout = false }
+}
+
 // WithoutContraction turns lowering's mul + add contraction off until the
 // returned function is called: for measuring which results depend on it.
 func WithoutContraction() (restore func()) {
@@ -32,4 +40,10 @@ func WithoutContraction() (restore func()) {
 func ComputedApproximations() (restore func()) {
 	computedOnly = true
 	return func() { computedOnly = false }
+}
+
+// LayoutSlots returns the frame slots f's registers take and how many
+// registers it has (layout.go).
+func (f *Func) LayoutSlots() (slots, regs int) {
+	return f.frameLayout().slots, len(f.init)
 }

@@ -49,6 +49,7 @@ func TestOperandSets(t *testing.T) {
 	// Which registers an approximate instruction uses does not depend on
 	// which approximation computes it; decoding the SFU tables costs seconds.
 	t.Cleanup(vm.ComputedApproximations())
+	t.Cleanup(vm.WithoutLayout()) // the test reads and poisons registers by index
 	t.Run("conformance", func(t *testing.T) {
 		t.Parallel()
 		cov := checkCorpus(t, "../testdata/conformance/cases")

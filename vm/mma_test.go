@@ -215,6 +215,7 @@ func TestMmaErrors(t *testing.T) {
 // class of its own), ten registers read (A, B, C) and four written (D); and
 // the dynamic operand-set check over the recorded mma vectors.
 func TestMmaInstInfo(t *testing.T) {
+	t.Cleanup(vm.WithoutLayout()) // checkCorpus reads and poisons registers by index
 	dev := vm.NewDevice()
 	m, err := dev.LoadModule("t.ptx", []byte(header+mmaKernel("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, {%r14, %r15}, {%r20, %r21, %r22, %r23};")))
 	require.NoError(t, err)

@@ -161,7 +161,10 @@ type Func struct {
 	NumRegs int32 // registers, including constants and special registers
 	NumPred int32
 	init    [][32]uint64 // register file template: constants filled in
-	sregs   []sregUse
+	// lay is where the registers live in a frame (layout.go), computed
+	// for Code when the kernel is linked; ident is one slot per register.
+	lay, ident *layout
+	sregs      []sregUse
 	// sharedSyms are the registers holding shared variables' addresses
 	sharedSyms []sharedSymUse
 	// Per-lane function parameter block (callee params, return values and

@@ -27,7 +27,8 @@ const noPC = math.MaxInt32
 type frame struct {
 	fn        *Func
 	code      []Inst
-	regs      [][32]uint64 // by register index (an operand's offset / 32)
+	regs      [][32]uint64 // by slot (layout.go)
+	slot      []int32      // the slot of each register index (an operand's offset / 32)
 	preds     []uint32
 	params    []byte // per-lane function parameter block, lane-major
 	localBase uint64 // this activation's local depot (local-space address)
@@ -48,7 +49,7 @@ type frame struct {
 
 // r returns the 32 lanes of the register at offset off.
 func (f *frame) r(off int32) *[32]uint64 {
-	return &f.regs[off>>5]
+	return &f.regs[f.slot[off>>5]]
 }
 
 // park moves the lanes of m to the waiting set at pc.
@@ -183,12 +184,14 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	w.depth++
 	f.fn = fn
 	f.code = fn.Code
-	n := len(fn.init)
+	lay := fn.frameLayout()
+	n := len(lay.init)
 	if cap(f.regs) < n {
 		f.regs = make([][32]uint64, n)
 	}
 	f.regs = f.regs[:n]
-	copy(f.regs, fn.init)
+	copy(f.regs, lay.init)
+	f.slot = lay.slot
 	for _, u := range fn.sregs {
 		*f.r(u.reg) = w.sregs[u.id]
 	}

@@ -152,6 +152,7 @@ func schedule(k *vm.Kernel, prog *program, registers int, scale float64) (*vm.Ke
 		for pc := range nf.Info {
 			nk.Insts[nf.Info[pc].ID] = &nf.Info[pc]
 		}
+		nf.Relayout() // the registers' storage for the reordered code
 		vec = mergeLoads(nf, vec)
 	}
 	return &nk, folded, vec
