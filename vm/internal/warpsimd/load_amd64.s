@@ -11,41 +11,52 @@ DATA ·iota4<>+24(SB)/4, $24
 DATA ·iota4<>+28(SB)/4, $28
 GLOBL ·iota4<>(SB), RODATA|NOPTR, $32
 
+// SETUP broadcasts k (Y15), last (Y14), the alignment mask 3 (Y13) and
+// iota4 (Y12) from the arguments at kOff and lastOff.
+#define SETUP(kOff, lastOff) \
+	MOVL kOff(FP), AX \
+	VMOVD AX, X15 \
+	VPBROADCASTD X15, Y15 \
+	MOVL lastOff(FP), AX \
+	VMOVD AX, X14 \
+	VPBROADCASTD X14, Y14 \
+	MOVL $3, AX \
+	VMOVD AX, X13 \
+	VPBROADCASTD X13, Y13 \
+	VMOVDQU ·iota4<>(SB), Y12
+
+// OFFSETS puts the eight lanes' offsets at ptr (the low halves of eight
+// uint64, VSHUFPS and VPERMQ into lane order, plus k) in Y0 and jumps to
+// bad unless each is aligned and at most last (max(p, last) == last,
+// unsigned). It leaves Y3 all ones.
+#define OFFSETS(ptr, bad) \
+	VMOVDQU 0(ptr), Y0 \
+	VMOVDQU 32(ptr), Y1 \
+	VSHUFPS $0x88, Y1, Y0, Y0 \
+	VPERMQ $0xD8, Y0, Y0 \
+	VPADDD Y15, Y0, Y0 \
+	VPMAXUD Y14, Y0, Y2 \
+	VPCMPEQD Y14, Y2, Y2 \
+	VPCMPEQD Y3, Y3, Y3 \
+	VPTEST Y3, Y2 \
+	JCC bad \
+	VPTEST Y13, Y0 \
+	JNE bad
+
 // func loadWords32AVX2(d, a *[32]uint64, mem *byte, k, last uint32) bool
 //
-// Per group of eight lanes: the offsets (low halves of a, VSHUFPS and
-// VPERMQ into lane order, plus k) are checked — aligned, and at most last
-// (max(p, last) == last, unsigned) — and only then gathered from mem; the
-// words are zero-extended into d. A failed check returns false at once.
+// Per group of eight lanes: the offsets are checked (OFFSETS) and only
+// then read from mem; the words are zero-extended into d. A failed check
+// returns false at once.
 TEXT ·loadWords32AVX2(SB), NOSPLIT, $0-33
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ mem+16(FP), DX
-	MOVL k+24(FP), AX
-	VMOVD AX, X15
-	VPBROADCASTD X15, Y15
-	MOVL last+28(FP), AX
-	VMOVD AX, X14
-	VPBROADCASTD X14, Y14
-	MOVL $3, AX
-	VMOVD AX, X13
-	VPBROADCASTD X13, Y13
-	VMOVDQU ·iota4<>(SB), Y12
+	SETUP(k+24, last+28)
 	MOVQ $4, BX
 
 ldloop:
-	VMOVDQU 0(SI), Y0
-	VMOVDQU 32(SI), Y1
-	VSHUFPS $0x88, Y1, Y0, Y0
-	VPERMQ $0xD8, Y0, Y0
-	VPADDD Y15, Y0, Y0
-	VPMAXUD Y14, Y0, Y2
-	VPCMPEQD Y14, Y2, Y2
-	VPCMPEQD Y3, Y3, Y3
-	VPTEST Y3, Y2
-	JCC fail // CF = 0: some lane's offset is past last
-	VPTEST Y13, Y0
-	JNE fail // ZF = 0: some lane's offset is misaligned
+	OFFSETS(SI, fail)
 	// Lane 0's offset, in R8 and in every lane of Y7. Eight consecutive
 	// words (offsets o, o+4, ... o+28) are one load, eight equal offsets
 	// one broadcast; only other groups are gathered. Every lane's offset
@@ -54,7 +65,6 @@ ldloop:
 	VPBROADCASTD X0, Y7
 	VPADDD Y12, Y7, Y8
 	VPCMPEQD Y0, Y8, Y8
-	VPCMPEQD Y3, Y3, Y3
 	VPTEST Y3, Y8
 	JCS contig // CF = 1: every lane is lane 0's offset + 4·lane
 	VPCMPEQD Y0, Y7, Y7
@@ -92,8 +102,8 @@ fail:
 
 // func storeWords32AVX2(mem *byte, a, s *[32]uint64, k, last uint32) bool
 //
-// First pass: each group of eight lanes' offsets (as in loadWords32AVX2)
-// checked in range, aligned, and eight consecutive words; any failure
+// First pass: each group of eight lanes' offsets checked (OFFSETS) and
+// eight consecutive words; any failure
 // returns false with nothing written. Second pass: each group's low halves
 // of s (VSHUFPS and VPERMQ into lane order) stored with one VMOVDQU at
 // its lane 0's offset.
@@ -101,32 +111,12 @@ TEXT ·storeWords32AVX2(SB), NOSPLIT, $0-33
 	MOVQ mem+0(FP), DX
 	MOVQ a+8(FP), SI
 	MOVQ s+16(FP), DI
-	MOVL k+24(FP), AX
-	VMOVD AX, X15
-	VPBROADCASTD X15, Y15
-	MOVL last+28(FP), AX
-	VMOVD AX, X14
-	VPBROADCASTD X14, Y14
-	MOVL $3, AX
-	VMOVD AX, X13
-	VPBROADCASTD X13, Y13
-	VMOVDQU ·iota4<>(SB), Y12
-	VPCMPEQD Y3, Y3, Y3
+	SETUP(k+24, last+28)
 	MOVQ SI, R9
 	MOVQ $4, BX
 
 stcheck:
-	VMOVDQU 0(R9), Y0
-	VMOVDQU 32(R9), Y1
-	VSHUFPS $0x88, Y1, Y0, Y0
-	VPERMQ $0xD8, Y0, Y0
-	VPADDD Y15, Y0, Y0
-	VPMAXUD Y14, Y0, Y2
-	VPCMPEQD Y14, Y2, Y2
-	VPTEST Y3, Y2
-	JCC stfail // some lane's offset is past last
-	VPTEST Y13, Y0
-	JNE stfail // some lane's offset is misaligned
+	OFFSETS(R9, stfail)
 	VPBROADCASTD X0, Y7
 	VPADDD Y12, Y7, Y8
 	VPCMPEQD Y0, Y8, Y8
