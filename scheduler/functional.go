@@ -25,7 +25,12 @@ const Quantum = 32
 
 // Options control a functional run.
 type Options struct {
-	// Workers is the number of host goroutines running SMs (0: GOMAXPROCS).
+	// Workers is the number of host goroutines running SMs (0: GOMAXPROCS,
+	// or 1 for a kernel whose blocks interact through global atomics,
+	// vm.Kernel.BlocksInteract: its results would otherwise depend on
+	// thread timing; more than 1 for such a kernel runs its blocks in
+	// parallel, and its order-dependent results vary from run to run, as
+	// they do on the GPU).
 	Workers int
 	// MaxInst stops the launch after this many warp instructions (0: no limit).
 	MaxInst int64
@@ -160,6 +165,9 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+		if l.Kernel.BlocksInteract() {
+			workers = 1 // in order: results that do not depend on thread timing
+		}
 	}
 	workers = max(1, min(workers, groups, nclusters))
 	perWave := max(1, occ.BlocksPerSM)

@@ -450,3 +450,64 @@ func TestTimedMaxInstCountsPTX(t *testing.T) {
 	budgetIsExact(t, scheduler.RunTimed, hammockSrc, "hammock", grid, block, 1, need,
 		func(i int) uint32 { return uint32(40 + 120*(1-(i/64)%2)) })
 }
+
+// orderSrc adds 0.1·(global thread id) to a float at out[0] with
+// atom.global.add.f32 (a sum that depends on the order the adds land in)
+// and stores each thread's ticket from atom.global.add.u32 on out[1] at
+// out[2+id] (the order itself).
+const orderSrc = `
+.visible .entry order(.param .u64 p0)
+{
+	.reg .b32 %r<8>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<6>;
+	ld.param.u64 	%rd1, [p0];
+	cvta.to.global.u64 	%rd1, %rd1;
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %ntid.x;
+	mov.u32 	%r3, %tid.x;
+	mad.lo.s32 	%r4, %r1, %r2, %r3;
+	cvt.rn.f32.u32 	%f1, %r4;
+	mul.f32 	%f2, %f1, 0f3DCCCCCD;
+	atom.global.add.f32 	%f3, [%rd1], %f2;
+	atom.global.add.u32 	%r5, [%rd1+4], 1;
+	mul.wide.u32 	%rd2, %r4, 4;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.u32 	[%rd3+8], %r5;
+	ret;
+}`
+
+// TestBlocksThatInteractRunInOrder: a kernel whose blocks interact
+// through global atomics gives the same float sum and the same tickets on
+// every run with the default worker count, in both modes, as on one
+// worker (and so the same cycles in timing mode).
+func TestBlocksThatInteractRunInOrder(t *testing.T) {
+	grid, block := [3]uint32{64, 1, 1}, [3]uint32{128, 1, 1}
+	n := 2 + 64*128
+	for _, mode := range []struct {
+		name string
+		run  func(context.Context, *vm.Launch, *scheduler.Profile, scheduler.Options) (*scheduler.Result, error)
+	}{{"functional", scheduler.RunFunctional}, {"timing", scheduler.RunTimed}} {
+		t.Run(mode.name, func(t *testing.T) {
+			var want []uint32
+			var wantCycles uint64
+			for i, w := range []int{1, 0, 0, 0} {
+				l, dev, buf := launch(t, orderSrc, "order", grid, block, uint64(4*n))
+				require.True(t, l.Kernel.BlocksInteract())
+				res, err := mode.run(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w})
+				require.NoError(t, err)
+				got := readU32s(t, dev, buf, n)
+				var cycles uint64
+				if res.Timing != nil {
+					cycles = res.Timing.Cycles
+				}
+				if i == 0 {
+					want, wantCycles = got, cycles
+					continue
+				}
+				require.Equal(t, want, got, "run %d with the default workers", i)
+				require.Equal(t, wantCycles, cycles, "run %d with the default workers", i)
+			}
+		})
+	}
+}

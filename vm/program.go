@@ -226,6 +226,24 @@ type Kernel struct {
 	sregsUsed uint64
 }
 
+// BlocksInteract reports whether the kernel's blocks can change one
+// another's results through atomics in global memory: an atom or red
+// whose state space is global or generic (one that may be global). Their
+// results then depend on the order the blocks' atomics reach memory: the
+// final sum of a float atomicAdd, the values atomics return, and the
+// work of a compare-and-swap loop. A scheduler that runs blocks on several
+// host goroutines would make those depend on thread timing (a cluster's
+// blocks run together on one goroutine, so .shared::cluster atomics do
+// not count).
+func (k *Kernel) BlocksInteract() bool {
+	for _, info := range k.Insts {
+		if info.Inst().Op == OpAtom && (info.Space == memspace.Global || info.Space == memspace.Generic) {
+			return true
+		}
+	}
+	return false
+}
+
 // Debug reports whether the kernel's module was compiled for debugging
 // (nvcc -G: ".target ... debug"), whose machine code ptxas does not
 // optimise.

@@ -32,7 +32,7 @@ Examples:
   ptxrun compare naive.json tiled.json
   ptxrun compare matmul_naive matmul_tiled --mode timing`, stderr)
 	gpuName := gpuFlag(fs)
-	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
+	workers := fs.Int("workers", 0, workersUsage)
 	maxInst := fs.Int64("max-inst", 1<<32, "stop a run after `N` warp instructions (0: no limit)")
 	regsA := fs.Int("regs-a", 0, "registers per thread of A for the occupancy figures (0: the spec's, else declared)")
 	regsB := fs.Int("regs-b", 0, "registers per thread of B (0: the spec's, else declared)")

@@ -21,7 +21,7 @@ tiled and tensor-core (wmma) matrix multiply, naive, shared and padded
 transpose) on inputs they generate, checks every output against a Go
 reference, and prints what ran.`, stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
+	workers := fs.Int("workers", 0, workersUsage)
 	seed := fs.Uint64("seed", 1, "input seed")
 	gpuName := gpuFlag(fs)
 	pos, err := parseFlags(fs, args, stdout)

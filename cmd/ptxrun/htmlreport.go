@@ -69,7 +69,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	regs := regsFlag(fs)
 	regsA := fs.Int("regs-a", 0, "with --compare: registers per thread of A (0: --regs, the spec's, else declared)")
 	regsB := fs.Int("regs-b", 0, "with --compare: registers per thread of B (0: --regs, the spec's, else declared)")
-	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
+	workers := fs.Int("workers", 0, workersUsage)
 	maxInst := fs.Int64("max-inst", 1<<32, "stop a run after `N` warp instructions (0: no limit)")
 	anyTarget := fs.Bool("any-target", false, "run PTX whose .target the GPU cannot run (newer than it), with the GPU's limits")
 	size := fs.Int("size", 0, "bundled kernels: the problem size `N` (matrix side; 0: the kernel's own)")

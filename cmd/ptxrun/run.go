@@ -81,6 +81,9 @@ Examples:
       --arg C=f32[65536] --arg A=f32[65536]:rand --arg B=f32[65536]:rand --arg n=u32:256 --out out/
   ptxrun run spec.json --out out/ --npy`
 
+// workersUsage is the --workers flag of the commands that run launches.
+const workersUsage = "host goroutines running SMs (0: all cores; one for a kernel with atomics in global memory, whose results would otherwise depend on thread timing: more than one then makes a float atomicAdd's sum or the values atomics return vary from run to run, as on the GPU)"
+
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", runUsage, stderr)
 	out := fs.String("out", "", "write each output buffer to `DIR`/<name>.bin (or .npy)")
@@ -91,7 +94,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	report := fs.Bool("report", false, "print a report: the launch; in timing mode the cycles, occupancy, stall reasons and the lines and instructions where warps stall; the memory summary, the top instructions by sectors, excess sectors and bank conflicts with their PTX and CUDA lines and a diagnosis (with --json: the report as JSON)")
 	size := fs.Int("size", 0, "bundled kernels: the problem size `N` (matrix side; 0: the kernel's own)")
 	anyTarget := fs.Bool("any-target", false, "run PTX whose .target the GPU cannot run (newer than it), with the GPU's limits")
-	workers := fs.Int("workers", 0, "host goroutines running SMs (0: all cores)")
+	workers := fs.Int("workers", 0, workersUsage)
 	maxInst := fs.Int64("max-inst", 1<<32, "stop after `N` warp instructions, so that a kernel that never ends is reported (0: no limit)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	strict := fs.Bool("strict", false, "make behaviour the PTX ISA leaves undefined a fault (warp-synchronous member masks naming exited lanes, shuffles reading inactive lanes)")

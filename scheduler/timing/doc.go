@@ -55,7 +55,9 @@
 // and the blocks that ended make room for new ones. A warp waiting on L2
 // data cannot issue before the window ends anyway, so nothing is lost, and
 // cycles, counters and traces do not depend on the number of goroutines
-// (for kernels whose blocks do not race with one another). Idle cycles are
+// (for kernels whose blocks do not race with one another; a kernel whose
+// blocks interact through global atomics runs on one goroutine unless
+// Options.Workers asks for more). Idle cycles are
 // skipped: a sub-partition with nothing to issue sleeps until its next
 // event, an SM with nothing to do until the next window with work.
 //

@@ -25,8 +25,14 @@ type Options struct {
 	// occupancy's): the list scheduler keeps the registers it has live
 	// within them, or within 32 when that is more (0: 32), as ptxas does.
 	Registers int
-	// Workers is the number of host goroutines SMs run on (0: GOMAXPROCS).
-	// Results do not depend on it (for kernels whose blocks do not race).
+	// Workers is the number of host goroutines SMs run on (0: GOMAXPROCS,
+	// or 1 for a kernel whose blocks interact through global atomics,
+	// vm.Kernel.BlocksInteract, whose SMs' atomics would otherwise reach
+	// memory in an order that depends on thread timing). Results do not
+	// depend on it for kernels whose blocks do not race; more than 1 for a
+	// kernel whose blocks interact makes order-dependent results (a float
+	// atomicAdd's sum, values atomics return, a compare-and-swap loop's
+	// retries and so its cycles) vary from run to run.
 	Workers int
 	// MaxInst stops the launch after this many warp instructions (0: none).
 	MaxInst int64
@@ -261,6 +267,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+		if l.Kernel.BlocksInteract() {
+			workers = 1 // SMs' atomics in a fixed order: see Options.Workers
+		}
 	}
 	workers = max(1, min(workers, groups, n))
 	tallies := make([]*tally, workers)
