@@ -16,10 +16,11 @@ import "math/bits"
 // needs.
 //
 // The layout is storage only: instructions keep their virtual register
-// offsets, InstInfo lists them, and the timing model's scoreboard, the
-// register-pressure estimate and reports see the code as written. The
-// frame maps an offset to its slot (frame.r); nothing else reads the
-// register file.
+// offsets, InstInfo lists them, and the register-pressure estimate and
+// reports see the code as written. The frame maps an offset to its slot
+// (frame.r); nothing else reads the register file. The timing model keeps
+// its scoreboard by slot (Func.Slot): registers that share one are never
+// live at once, so its waits are the same.
 //
 // Which registers share:
 //   - Only those every instruction that names them reads or writes lane by
@@ -38,6 +39,9 @@ import "math/bits"
 //     live after the instruction, and every register an instruction writes
 //     interferes with every other register it reads or writes: no lane
 //     loop ever has a destination that is another operand's storage.
+//   - A register written where nothing reads it after (a vector load's
+//     unused element) keeps a slot of its own: its write may still be in
+//     flight when another register's lands there.
 //   - Greedy colouring in register order.
 //
 // Only kernel entries are laid out (a callee's return values are read by
@@ -80,6 +84,24 @@ func (f *Func) frameLayout() *layout {
 		return l
 	}
 	return f.ident
+}
+
+// Slot returns the frame slot register r (an index, as InstInfo lists
+// registers) is stored in; registers that share a slot are never live at
+// once on any thread's path.
+func (f *Func) Slot(r int32) int32 {
+	if l := f.frameLayout(); l != nil && r >= 0 && int(r) < len(l.slot) {
+		return l.slot[r]
+	}
+	return r
+}
+
+// Slots returns how many slots a frame of f has.
+func (f *Func) Slots() int {
+	if l := f.frameLayout(); l != nil {
+		return l.slots
+	}
+	return int(f.NumRegs)
 }
 
 // Relayout computes the storage layout for f's code as it is now. A
@@ -236,8 +258,13 @@ func computeLayout(f *Func) *layout {
 		}
 	}
 	// Interference: each register written interferes with what is live
-	// after the instruction and with the instruction's other operands.
+	// after the instruction and with the instruction's other operands. A
+	// register some instruction writes and nothing reads after (a vector
+	// load's unused element) keeps a colour of its own: its write may
+	// still be in flight when another register's would land (a timing
+	// model's scoreboard keeps pending writes by slot).
 	adj := make([]uint64, m*words)
+	dead := make([]bool, m)
 	edge := func(a, b int32) {
 		if a != b {
 			adj[int(a)*words+int(b>>6)] |= 1 << (b & 63)
@@ -250,6 +277,11 @@ func computeLayout(f *Func) *layout {
 			in := live[int(s)*words : int(s)*words+words]
 			for i := range out {
 				out[i] |= in[i]
+			}
+		}
+		for _, r := range writes[pc].Regs {
+			if d := dense[r]; d >= 0 && out[d>>6]&(1<<(d&63)) == 0 {
+				dead[d] = true
 			}
 		}
 		for _, r := range reads[pc].Regs {
@@ -273,9 +305,15 @@ func computeLayout(f *Func) *layout {
 	// Greedy colouring in register order.
 	color := make([]int32, m)
 	used := make([]bool, m+1)
+	own := make([]bool, m+1) // colours of dead-written registers
 	ncolors := int32(0)
 	for v := range m {
-		clear(used[:ncolors+1])
+		if dead[v] {
+			color[v], own[ncolors] = ncolors, true
+			ncolors++
+			continue
+		}
+		copy(used[:ncolors+1], own[:ncolors+1])
 		row := adj[v*words : v*words+words]
 		for i, w := range row {
 			for ; w != 0; w &= w - 1 {

@@ -147,7 +147,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 	uni := map[*vm.Func]*uniformity{}
 	for _, f := range k.Funcs {
 		ro[f] = sasscost.NewFacts(f)
-		p.maxRegs = max(p.maxRegs, int(f.NumRegs))
+		p.maxRegs = max(p.maxRegs, f.Slots())
 		p.maxPreds = max(p.maxPreds, int(f.NumPred))
 	}
 	debug := sasscost.Debug(k)
@@ -260,7 +260,13 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		}
 		in.cpAsync = info.Inst().Op == vm.OpCpAsync
 		in.asyncCommit = info.Inst().Op == vm.OpCpAsyncCommit
-		in.regs = append(append([]int32(nil), info.Reads.Regs...), info.Writes.Regs...)
+		// The scoreboard is kept by the frame slot a register is stored
+		// in (vm's layout: registers that share one are never live at
+		// once), so that a warp's is as small as its frame.
+		in.regs = make([]int32, 0, len(info.Reads.Regs)+len(info.Writes.Regs))
+		for _, r := range append(info.Reads.Regs[:len(info.Reads.Regs):len(info.Reads.Regs)], info.Writes.Regs...) {
+			in.regs = append(in.regs, info.Func.Slot(r))
+		}
 		in.nread = len(info.Reads.Regs)
 		in.preds = append(append([]int32(nil), info.Reads.Preds...), info.Writes.Preds...)
 		in.npread = len(info.Reads.Preds)
@@ -368,6 +374,6 @@ func (p *program) poolShared() {
 func (p *program) merge(id, lead, reg int32) {
 	p.insts[lead].vecN = max(p.insts[lead].vecN, 1) + 1
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true, vecReg: reg, guard: -1, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
+	*in = inst{info: in.info, form: in.form, folded: true, vecReg: in.info.Func.Slot(reg), guard: -1, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
 		line: in.line, lineEnd: in.lineEnd}
 }
