@@ -16,6 +16,10 @@
 //   - exec*.go, approx.go, fp8.go, video.go: interpretation, one switch per
 //     warp instruction over lane-contiguous registers (video.go: the scalar
 //     video instructions, lowered and executed as ptxas expands them).
+//   - layout.go: where registers live in a frame: virtual registers that
+//     are never live at once share a slot (Func.Slot), computed once per
+//     kernel (and again for a timing model's reordered copy, Relayout).
+//     Storage only: instructions and InstInfo keep the virtual registers.
 //   - limits.go: the limits a launch runs within besides the hardware's: the
 //     per-thread stack of recursive kernels (cudaLimitStackSize) and the
 //     instruction budget's error, which names the loop the warp was in.
