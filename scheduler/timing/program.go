@@ -147,7 +147,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 	uni := map[*vm.Func]*uniformity{}
 	for _, f := range k.Funcs {
 		ro[f] = sasscost.NewFacts(f)
-		p.maxRegs = max(p.maxRegs, f.Slots())
+		p.maxRegs = max(p.maxRegs, sbSize(f))
 		p.maxPreds = max(p.maxPreds, int(f.NumPred))
 	}
 	debug := sasscost.Debug(k)
@@ -265,7 +265,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		// once), so that a warp's is as small as its frame.
 		in.regs = make([]int32, 0, len(info.Reads.Regs)+len(info.Writes.Regs))
 		for _, r := range append(info.Reads.Regs[:len(info.Reads.Regs):len(info.Reads.Regs)], info.Writes.Regs...) {
-			in.regs = append(in.regs, info.Func.Slot(r))
+			in.regs = append(in.regs, sbIndex(info.Func, r))
 		}
 		in.nread = len(info.Reads.Regs)
 		in.preds = append(append([]int32(nil), info.Reads.Preds...), info.Writes.Preds...)
@@ -368,12 +368,33 @@ func (p *program) poolShared() {
 	}
 }
 
+// scoreboardBySlot keeps a warp's scoreboard by the frame slot a register
+// is stored in (vm.Func.Slot) rather than by virtual register: the same
+// waits in a smaller table (TestScoreboardBySlot holds the two equal).
+var scoreboardBySlot = true
+
+// sbIndex is register r's entry in a warp's scoreboard.
+func sbIndex(f *vm.Func, r int32) int32 {
+	if scoreboardBySlot {
+		return f.Slot(r)
+	}
+	return r
+}
+
+// sbSize is how many scoreboard entries a frame of f needs.
+func sbSize(f *vm.Func) int {
+	if scoreboardBySlot {
+		return f.Slots()
+	}
+	return int(f.NumRegs)
+}
+
 // merge makes instruction id a load merged into the vector load that
 // writes register reg (mergeLoads): it issues nothing, takes no queue or
 // data-path slot, and its value is ready with reg's.
 func (p *program) merge(id, lead, reg int32) {
 	p.insts[lead].vecN = max(p.insts[lead].vecN, 1) + 1
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true, vecReg: in.info.Func.Slot(reg), guard: -1, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
+	*in = inst{info: in.info, form: in.form, folded: true, vecReg: sbIndex(in.info.Func, reg), guard: -1, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
 		line: in.line, lineEnd: in.lineEnd}
 }
