@@ -231,7 +231,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		case migrates(opt.Apertures):
 		case l.ClusterSize() > 1:
 		default:
-			sp = newSpatial(prof, opt.Sample.Slice, l.NumCTAs(), occ)
+			sp = newSpatial(prof, opt.Sample.Slice, l.NumCTAs(), occ, l.DeviceBytes())
 		}
 	}
 	mem := &prof.Memory

@@ -36,12 +36,19 @@ type spatial struct {
 	blocks int
 	scale  float64 // the GPU's SMs over the slice's
 	mem    hier.Config
-	ratio  float64 // the slice's share of the L2 and DRAM
+	ratio  float64 // the slice's share of the L2's capacity
+	// wholeL2: the launch's device memory fits in the GPU's L2, and the
+	// slice has all of its capacity (its share of the bandwidth only).
+	wholeL2 bool
 }
 
-// newSlice returns the slice of prof at one SM in frac for a grid of n
-// blocks of occ per SM, or nil when the GPU is too small to slice.
-func newSpatial(prof *gpu.Profile, frac, n, occ int) *spatial {
+// newSpatial returns the slice of prof at one SM in frac for a grid of n
+// blocks of occ per SM, or nil when the GPU is too small to slice. A
+// launch whose device memory (footprint bytes) fits in the GPU's L2 gets
+// the whole L2's capacity over the slice's slices: on the GPU nothing it
+// touches is evicted, and data every block reads (a matrix multiply's
+// operands) would not fit in the slice's share.
+func newSpatial(prof *gpu.Profile, frac, n, occ int, footprint uint64) *spatial {
 	if frac <= 0 {
 		frac = DefaultSliceFraction
 	}
@@ -59,7 +66,14 @@ func newSpatial(prof *gpu.Profile, frac, n, occ int) *spatial {
 		return nil
 	}
 	m.SMs = sms
-	m.L2.SizeBytes = m.L2.SizeBytes / m.L2.Slices * sl
+	whole := footprint <= uint64(m.L2.SizeBytes)
+	if whole {
+		unit := sl * max(1, m.L2.Ways) * max(1, m.LineBytes)
+		m.L2.SizeBytes = m.L2.SizeBytes / unit * unit
+	} else {
+		m.L2.SizeBytes = m.L2.SizeBytes / m.L2.Slices * sl
+	}
+	capacity := float64(m.L2.SizeBytes) / float64(prof.Memory.L2.SizeBytes)
 	m.L2.Slices = sl
 	m.DRAM.Channels = max(1, int(math.Round(float64(m.DRAM.Channels)*r)))
 	m.DRAM.BytesPerCycle *= float64(sms) / float64(prof.SMs)
@@ -67,5 +81,5 @@ func newSpatial(prof *gpu.Profile, frac, n, occ int) *spatial {
 	if blocks < MinSampleWaves*sms*occ {
 		return nil
 	}
-	return &spatial{sms: sms, blocks: blocks, scale: float64(prof.SMs) / float64(sms), mem: m, ratio: r}
+	return &spatial{sms: sms, blocks: blocks, scale: float64(prof.SMs) / float64(sms), mem: m, ratio: capacity, wholeL2: whole}
 }
