@@ -114,6 +114,19 @@ func (l *Launch) InstExecuted() int64 { return l.instTotal.Load() }
 // instructions, as a functional run does.
 func (l *Launch) Recount(n int64) { l.instTotal.Add(n) }
 
+// DeviceBytes is the device memory allocated on the launch's device (its
+// buffers, symbols and parameters): at most what the launch can touch.
+func (l *Launch) DeviceBytes() uint64 {
+	if l.Module == nil || l.Module.dev == nil {
+		return 0
+	}
+	var n uint64
+	for _, a := range l.Module.dev.Mem.Allocations() {
+		n += a.Size
+	}
+	return n
+}
+
 // Release frees the launch's parameter buffer.
 func (l *Launch) Release() {
 	if l.params != nil {

@@ -50,9 +50,11 @@ of its cycles extrapolated, with an error bound. The blocks left out run
 functionally when outputs are asked for (--out, a bundled kernel's
 check: outputs exact) and not at all otherwise (outputs incomplete).
 --sample off simulates every block; exact or skip samples any launch of
-4 waves or more. Every figure but the cycles then counts the detailed
-blocks only, under ptxvm__detailed__ names in --metrics and --json
-(docs/sampling.md).
+4 waves or more, and runs it on a slice of the GPU (one SM in 8 with the
+matching share of the L2 and DRAM, the grid's first blocks in the same
+number of waves), sampling that slice's waves. Every figure but the
+cycles then counts the detailed blocks only, under ptxvm__detailed__
+names in --metrics and --json (docs/sampling.md).
 
 The memory hierarchy's counters are computed only when something shows
 them (--metrics, --report, --json, timing mode): a plain run is faster.

@@ -229,23 +229,44 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)
 	}
 	shared := int(l.Kernel.DynamicBase - vm.SharedReserved + l.DynSmem)
-	h, err := hier.New(&prof.Memory, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
+	// A sampled launch runs on a slice of the GPU (spatial.go) when asked
+	// (not the automatic sampling) and the launch is large enough.
+	var sp *spatial
+	if opt.Sample.Mode != SampleOff && opt.Sample.MinInst == 0 {
+		switch {
+		case migrates(opt.Apertures):
+		case l.ClusterSize() > 1:
+		default:
+			sp = newSpatial(prof, opt.Sample.Slice, l.NumCTAs(), occ, l.DeviceBytes())
+		}
+	}
+	mem := &prof.Memory
+	dirty := opt.DirtyL2
+	if sp != nil {
+		mem = &sp.mem
+		cfg.CTADispatchCycles *= sp.scale
+		dirty = uint64(float64(dirty) * sp.ratio)
+	}
+	h, err := hier.New(mem, hier.Launch{SharedPerCTA: shared, Occupancy: occ}, hier.Windowed)
 	if err != nil {
 		return nil, err
 	}
 	h.Memory().Params(l.Kernel.ParamSize)
-	if opt.DirtyL2 > 0 {
+	if dirty > 0 {
 		base := uint64(dirtyBase)
 		if opt.DirtyBase != 0 {
 			base = opt.DirtyBase
 		}
-		h.Memory().Dirty(base, opt.DirtyL2)
+		h.Memory().Dirty(base, dirty)
 	}
 	if err := h.Memory().SetApertures(opt.Apertures); err != nil {
 		return nil, err
 	}
 	nsm := prof.SMs
 	l.NumSMs = nsm
+	if sp != nil {
+		nsm = sp.sms
+	}
 	l.MaxInst = 0
 	if opt.MaxInst > 0 {
 		l.MaxInst = l.InstExecuted() + opt.MaxInst
@@ -264,6 +285,10 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		return nil, fmt.Errorf("kernel %s: clusters of %d blocks need %d SMs; the %s has %d", l.Kernel.Name, k, k, prof.Name, nsm)
 	}
 	n := l.NumCTAs() / k // units
+	all := n
+	if sp != nil {
+		n = sp.blocks
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -324,7 +349,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	}
 	var smp *sampler
 	if k == 1 {
-		smp = newSampler(opt.Sample, l, h, prof.Memory.L2.SizeBytes, prof.Memory.SectorBytes, n, len(sms)*occ, start0)
+		smp = newSampler(opt.Sample, l, h, mem.L2.SizeBytes, mem.SectorBytes, n, len(sms)*occ, start0, all, prof.SMs, sp)
 	} else if opt.Sample.Mode != SampleOff && n >= MinSampleWaves*len(sms)/k*occ {
 		res.NotSampled = "not sampled: a launch with clusters runs in full (sampling places blocks, not clusters)"
 	}

@@ -70,6 +70,13 @@ type Sample struct {
 	// first wave (warming the L2, the instruction caches and DRAM), must
 	// agree within Tolerance (0: DefaultMeasureWaves; at least 2).
 	MeasureWaves int
+	// Slice: the launch runs on a slice of the GPU, one SM in Slice with
+	// the matching share of the L2 and DRAM, and only the first blocks of
+	// the grid, as many as keep its waves (spatial.go); the wave sampling
+	// then runs on the slice. 0: DefaultSliceFraction; 1: the whole GPU.
+	// Only when MinInst is 0 (the automatic sampling decides from the
+	// first waves, too late to choose the GPU the launch runs on).
+	Slice int
 }
 
 // Sampling defaults.
@@ -120,6 +127,12 @@ type Sampling struct {
 	// occupancy); Waves the grid's waves.
 	WaveBlocks int     `json:"wave_blocks"`
 	Waves      float64 `json:"waves"`
+	// SMs is the GPU's SMs; SliceSMs those of the slice the detailed part
+	// ran on (equal when the launch was not sliced), SliceBlocks the
+	// blocks the slice's grid had (its first blocks; Blocks if not sliced).
+	SMs         int `json:"sms"`
+	SliceSMs    int `json:"slice_sms"`
+	SliceBlocks int `json:"slice_blocks"`
 	// WaveTimes are the detailed waves' times in cycles, the first (the
 	// warm-up) included: wave j ends when (j+1)·WaveBlocks blocks have
 	// retired. MeasuredWaves is how many of the last of them the per-wave
@@ -140,7 +153,8 @@ type Sampling struct {
 	DetailedCycles uint64 `json:"detailed_cycles"`
 	// Cycles is the estimate (Result.Cycles); Error its error bound in
 	// cycles: per extrapolated wave, the change between the last two
-	// measured waves plus 2% of WaveCycles.
+	// measured waves plus 2% of WaveCycles; on a slice, plus 3% of the
+	// estimate.
 	Cycles uint64 `json:"cycles"`
 	Error  uint64 `json:"error_cycles"`
 	// ProjectedInst is the launch's warp instructions projected from the
@@ -163,6 +177,9 @@ func (s *Sampling) OutputsComplete() bool { return s == nil || s.Skipped == 0 }
 // Describe is one line on how the figures were obtained.
 func (s *Sampling) Describe() string {
 	what := fmt.Sprintf("%d of %d blocks (%.1f of %.1f waves) simulated in detail", s.Detailed, s.Blocks, float64(s.Detailed)/float64(s.WaveBlocks), s.Waves)
+	if s.SliceSMs < s.SMs {
+		what = fmt.Sprintf("%d of %d blocks simulated in detail on a slice of %d of the %d SMs (the grid's first %d blocks, %.1f of their %.1f waves)", s.Detailed, s.Blocks, s.SliceSMs, s.SMs, s.SliceBlocks, float64(s.Detailed)/float64(s.WaveBlocks), s.Waves)
+	}
 	switch s.Mode {
 	case SampleExact:
 		what += fmt.Sprintf(", %d run functionally (outputs exact)", s.Functional)
@@ -172,6 +189,9 @@ func (s *Sampling) Describe() string {
 	how := fmt.Sprintf("the mean of %d measured waves that agree", s.MeasuredWaves)
 	if !s.Stable {
 		how = "the last detailed wave's: " + s.Unstable
+	}
+	if s.ExtrapolatedWaves == 0 {
+		return fmt.Sprintf("%s; no wave extrapolated (%s)", what, s.Unstable)
 	}
 	return fmt.Sprintf("%s; %d waves extrapolated at %.0f cycles each (%s)", what, s.ExtrapolatedWaves, s.WaveCycles, how)
 }
@@ -193,10 +213,14 @@ type sampler struct {
 	cfg     Sample
 	l       *vm.Launch
 	n, wave int
-	start   uint64
-	retired int
-	marks   []uint64 // marks[j]: the cycle (j+1)·wave blocks had retired by
-	limit   int      // blocks dispatched at most (n until decided)
+	// all is the grid's blocks; sp the slice of the GPU the run is on
+	// (nil: the whole GPU, all = n), sms the GPU's SMs.
+	all, sms int
+	sp       *spatial
+	start    uint64
+	retired  int
+	marks    []uint64 // marks[j]: the cycle (j+1)·wave blocks had retired by
+	limit    int      // blocks dispatched at most (n until decided)
 	// The L2's warm state: h's counters give the bytes the launch has
 	// brought into the L2 (fill: sectors read from DRAM and sectors
 	// written) at each wave's end; warm is the first wave by whose end
@@ -215,8 +239,8 @@ type sampler struct {
 	info       *Sampling
 }
 
-func newSampler(cfg Sample, l *vm.Launch, h *hier.Hierarchy, l2Bytes, sectorBytes, n, wave int, start uint64) *sampler {
-	if cfg.Mode == SampleOff || wave <= 0 || n < MinSampleWaves*wave {
+func newSampler(cfg Sample, l *vm.Launch, h *hier.Hierarchy, l2Bytes, sectorBytes, n, wave int, start uint64, all, sms int, sp *spatial) *sampler {
+	if cfg.Mode == SampleOff || wave <= 0 || n < MinSampleWaves*wave && sp == nil {
 		return nil
 	}
 	if cfg.Tolerance <= 0 {
@@ -226,7 +250,7 @@ func newSampler(cfg Sample, l *vm.Launch, h *hier.Hierarchy, l2Bytes, sectorByte
 		cfg.MeasureWaves = DefaultMeasureWaves
 	}
 	cfg.MeasureWaves = max(cfg.MeasureWaves, 2)
-	return &sampler{cfg: cfg, l: l, n: n, wave: wave, start: start, limit: n, h: h, l2: float64(l2Bytes) / float64(max(sectorBytes, 1)), warm: -1}
+	return &sampler{cfg: cfg, l: l, n: n, wave: wave, all: all, sms: sms, sp: sp, start: start, limit: n, h: h, l2: float64(l2Bytes) / float64(max(sectorBytes, 1)), warm: -1}
 }
 
 // retire counts a block that retired at cycle at (in order).
@@ -294,7 +318,10 @@ func (p *sampler) decide(next int) int {
 		}
 	}
 	if !stable {
-		if next < p.n/2 || len(ts) < 3 {
+		// The three waves of the fallback come after the warm-up wave
+		// (a launch of under 8 waves reaches half its grid before it has
+		// three more: it waits for them).
+		if next < p.n/2 || len(ts) < 4 {
 			return p.limit
 		}
 		// Half the grid and no stable time. If the last three waves
@@ -306,10 +333,13 @@ func (p *sampler) decide(next int) int {
 		lo, hi := float64(min(meas[0], meas[1], meas[2])), float64(max(meas[0], meas[1], meas[2]))
 		if hi-lo > fallbackSpread*hi {
 			p.decided = true
-			if p.cfg.MinInst > 0 && float64(p.l.InstExecuted())*float64(p.n)/float64(max(next, 1)) <= float64(p.cfg.MinInst) {
+			if p.cfg.MinInst > 0 && float64(p.l.InstExecuted())*float64(p.all)/float64(max(next, 1)) <= float64(p.cfg.MinInst) {
 				return p.limit
 			}
 			p.notSampled = fmt.Sprintf("not sampled: the per-wave time had not settled by half the grid (the last three waves took %d, %d and %d cycles)", meas[0], meas[1], meas[2])
+			if p.sp != nil {
+				p.notSampled = fmt.Sprintf("the per-wave time had not settled by half the slice's grid (the last three waves took %d, %d and %d cycles)", meas[0], meas[1], meas[2])
+			}
 			return p.limit
 		}
 		meas = meas[1:]
@@ -319,9 +349,12 @@ func (p *sampler) decide(next int) int {
 	left := (p.n - next) / p.wave
 	d := p.n - left*p.wave
 	p.decided = true
-	projected := float64(p.l.InstExecuted()) * float64(p.n) / float64(max(next, 1))
+	projected := float64(p.l.InstExecuted()) * float64(p.all) / float64(max(next, 1))
 	if left < 1 {
 		p.notSampled = "not sampled: less than a wave was left when the per-wave time was known"
+		if p.sp != nil {
+			p.notSampled = "less than a wave was left when the per-wave time was known"
+		}
 		return p.limit
 	}
 	if p.cfg.MinInst > 0 && projected <= float64(p.cfg.MinInst) {
@@ -341,9 +374,9 @@ func (p *sampler) decide(next int) int {
 	m := float64(left)
 	bound := m * (math.Abs(last-prev) + errFloor*mean)
 	p.limit = d
-	p.info = &Sampling{Mode: p.cfg.Mode, ModeName: p.cfg.Mode.String(), Blocks: p.n, Detailed: d, WaveBlocks: p.wave,
-		Waves: float64(p.n) / float64(p.wave), MeasuredWaves: len(meas), WaveCycles: mean, Stable: stable,
-		ExtrapolatedWaves: left, ProjectedInst: projected}
+	p.info = p.newInfo(d)
+	p.info.MeasuredWaves, p.info.WaveCycles, p.info.Stable = len(meas), mean, stable
+	p.info.ExtrapolatedWaves, p.info.ProjectedInst = left, projected
 	if !stable {
 		p.info.Unstable = "the per-wave time was not stable by half the grid"
 		if p.filling && p.warm < 0 {
@@ -351,12 +384,22 @@ func (p *sampler) decide(next int) int {
 		}
 	}
 	p.info.Error = uint64(math.Ceil(bound))
-	if p.cfg.Mode == SampleExact {
-		p.info.Functional = p.n - d
-	} else {
-		p.info.Skipped = p.n - d
-	}
 	return p.limit
+}
+
+// newInfo is the Sampling of a run whose first d blocks ran in detail.
+func (p *sampler) newInfo(d int) *Sampling {
+	s := &Sampling{Mode: p.cfg.Mode, ModeName: p.cfg.Mode.String(), Blocks: p.all, Detailed: d, WaveBlocks: p.wave,
+		Waves: float64(p.n) / float64(p.wave), SMs: p.sms, SliceSMs: p.sms, SliceBlocks: p.n}
+	if p.sp != nil {
+		s.SliceSMs = p.sp.sms
+	}
+	if p.cfg.Mode == SampleExact {
+		s.Functional = p.all - d
+	} else {
+		s.Skipped = p.all - d
+	}
+	return s
 }
 
 // finish turns the detailed run's result into the launch's estimate and,
@@ -367,6 +410,16 @@ func (p *sampler) finish(ctx context.Context, res *Result, orig *vm.Kernel, occ,
 		return nil
 	}
 	res.NotSampled = p.notSampled
+	if p.info == nil && p.sp != nil {
+		// The slice ran all its blocks: its cycles are the estimate.
+		p.info = p.newInfo(p.n)
+		p.info.Unstable = "the slice's blocks all ran in detail"
+		if p.notSampled != "" {
+			p.info.Unstable += ": " + p.notSampled
+		}
+		p.info.ProjectedInst = float64(p.l.InstExecuted()) * float64(p.all) / float64(max(p.n, 1))
+		res.NotSampled = ""
+	}
 	if p.info == nil {
 		return nil
 	}
@@ -377,11 +430,14 @@ func (p *sampler) finish(ctx context.Context, res *Result, orig *vm.Kernel, occ,
 	res.Cycles += add
 	res.Busy += add
 	s.Cycles = res.Cycles
+	if p.sp != nil {
+		s.Error += uint64(math.Ceil(errSlice * float64(s.Cycles)))
+	}
 	res.Sampling = s
 	if s.Functional == 0 {
 		return nil
 	}
-	st, err := runRest(ctx, p.l, orig, s.Detailed, p.n, occ, workers, done)
+	st, err := runRest(ctx, p.l, orig, s.Detailed, p.all, occ, workers, done)
 	res.Stats.Add(st)
 	return err
 }

@@ -53,7 +53,9 @@ func sampledRun(t *testing.T, l *ncu.Launch, s timing.Sample, workers int) (*sch
 
 // Sampling the waves of a multi-wave corpus launch (the Jacobi step,
 // 15.5 waves of the H100) gives the full simulation's cycles within 3%,
-// with at least a quarter of the blocks not in detail; the blocks left out
+// with at least a quarter of the blocks not in detail, on the whole GPU
+// (Slice 1) and on a slice of 17 of its 132 SMs (the default: under a
+// tenth of the blocks in detail); the blocks left out
 // run functionally in SampleExact mode (outputs and PTX instruction counts
 // those of the full run) and not at all in SampleSkip mode (said by the
 // Sampling). (The shared transpose at 4096² gives +0.9%, settling after
@@ -66,22 +68,33 @@ func TestSampledCyclesMatchFull(t *testing.T) {
 	l := corpusLaunch(t, launch)
 	full, fullOut := sampledRun(t, l, timing.Sample{}, 0)
 	for _, tc := range []struct {
-		launch string
-		mode   timing.SampleMode
+		mode  timing.SampleMode
+		slice int
 	}{
-		{launch, timing.SampleExact},
-		{launch, timing.SampleSkip},
+		{timing.SampleExact, 1},
+		{timing.SampleSkip, 1},
+		{timing.SampleExact, 0},
+		{timing.SampleSkip, 0},
 	} {
-		t.Run(tc.mode.String(), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/slice%d", tc.mode, tc.slice), func(t *testing.T) {
 			require.Nil(t, full.Timing.Sampling, "a run without sampling is not sampled")
-			res, out := sampledRun(t, l, timing.Sample{Mode: tc.mode}, 0)
+			res, out := sampledRun(t, l, timing.Sample{Mode: tc.mode, Slice: tc.slice}, 0)
 			s := res.Timing.Sampling
 			require.NotNil(t, s, "a 15-wave launch is sampled")
+			if tc.slice == 1 {
+				assert.Equal(t, s.SMs, s.SliceSMs, "the whole GPU")
+				assert.Equal(t, s.Blocks, s.SliceBlocks)
+			} else {
+				assert.Equal(t, 132, s.SMs)
+				assert.Equal(t, 17, s.SliceSMs, "one SM in 8, at whole L2 slices: 10 of 80")
+				assert.Equal(t, 16384*17/132, s.SliceBlocks, "the grid's first blocks in as many waves (rounded)")
+				assert.Less(t, s.Detailed, s.Blocks/10, "under a tenth of the blocks in detail")
+			}
 			e := (float64(res.Timing.Cycles) - float64(full.Timing.Cycles)) / float64(full.Timing.Cycles)
 			assert.LessOrEqual(t, math.Abs(e), 0.03, "sampled %d cycles against %d in full (%+.2f%%; bound ±%.2f%%)", res.Timing.Cycles, full.Timing.Cycles, 100*e, s.ErrorPct())
 			assert.LessOrEqual(t, s.Detailed, 3*s.Blocks/4, "at least a quarter of the blocks not in detail")
 			assert.Equal(t, s.Blocks, s.Detailed+s.Functional+s.Skipped)
-			assert.Zero(t, (s.Blocks-s.Detailed)%s.WaveBlocks, "a whole number of waves left out")
+			assert.Zero(t, (s.SliceBlocks-s.Detailed)%s.WaveBlocks, "a whole number of the slice's waves left out")
 			assert.Equal(t, s.Cycles, res.Timing.Cycles)
 			assert.Equal(t, s.DetailedCycles+uint64(math.Round(float64(s.ExtrapolatedWaves)*s.WaveCycles)), s.Cycles)
 			assert.Positive(t, s.Error)
@@ -110,19 +123,25 @@ func TestSampledCyclesMatchFull(t *testing.T) {
 	}
 }
 
-// A sampled run decides the same on any number of host goroutines.
+// A sampled run decides the same on any number of host goroutines, on
+// the whole GPU and on a slice of it.
 func TestSampledDeterministic(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs a corpus launch twice")
+		t.Skip("runs a corpus launch four times")
 	}
 	l := corpusLaunch(t, "apps/G/adam_big")
-	var got []timing.Sampling
-	for _, w := range []int{1, 2} {
-		res, _ := sampledRun(t, l, timing.Sample{Mode: timing.SampleSkip}, w)
-		require.NotNil(t, res.Timing.Sampling)
-		got = append(got, *res.Timing.Sampling)
+	for _, slice := range []int{1, 0} {
+		var got []timing.Sampling
+		var cycles []uint64
+		for _, w := range []int{1, 2} {
+			res, _ := sampledRun(t, l, timing.Sample{Mode: timing.SampleSkip, Slice: slice}, w)
+			require.NotNil(t, res.Timing.Sampling)
+			got = append(got, *res.Timing.Sampling)
+			cycles = append(cycles, res.Timing.Cycles)
+		}
+		assert.Equal(t, got[0], got[1], "slice %d: 1 and 2 workers", slice)
+		assert.Equal(t, cycles[0], cycles[1], "slice %d: 1 and 2 workers", slice)
 	}
-	assert.Equal(t, got[0], got[1], "1 and 2 workers")
 }
 
 // Sampling leaves launches alone that are too small (under
@@ -142,7 +161,7 @@ func TestSampleThresholds(t *testing.T) {
 	}{
 		{"one wave", "perf/calib.O3/matmul_tiled_256", timing.Sample{Mode: timing.SampleSkip}, ""},
 		{"under MinInst", "apps/G/adam_big", timing.Sample{Mode: timing.SampleSkip, MinInst: timing.AutoSampleInst}, ""},
-		{"erratic waves", "perf/calib.O3/transpose_padded_3072", timing.Sample{Mode: timing.SampleSkip}, "not sampled: the per-wave time had not settled by half the grid"},
+		{"erratic waves", "perf/calib.O3/transpose_padded_3072", timing.Sample{Mode: timing.SampleSkip, Slice: 1}, "not sampled: the per-wave time had not settled by half the grid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, _ := sampledRun(t, corpusLaunch(t, tc.launch), tc.s, 0)

@@ -31,6 +31,7 @@ func cmdSample(args []string) error {
 	mode := fs.String("mode", "skip", "sampling mode: skip or exact")
 	tol := fs.Float64("tolerance", 0, "per-wave stability tolerance (0: timing.DefaultSampleTolerance)")
 	measure := fs.Int("measure", 0, "measured waves that must agree (0: timing.DefaultMeasureWaves)")
+	slice := fs.Int("slice", 0, "simulate one SM in this many, with the matching share of the L2 and DRAM (0: timing.DefaultSliceFraction; 1: the whole GPU, wave sampling only)")
 	fullOnly := fs.Bool("list", false, "only list the launches selected")
 	jobs := fs.Int("j", 1, "launches measured at once (each on one host goroutine)")
 	verbose := fs.Bool("v", false, "print each sampled run's per-wave times (stderr)")
@@ -70,11 +71,11 @@ func cmdSample(args []string) error {
 		}
 		return nil
 	}
-	cfg := timing.Sample{Mode: sm, Tolerance: *tol, MeasureWaves: *measure}
+	cfg := timing.Sample{Mode: sm, Tolerance: *tol, MeasureWaves: *measure, Slice: *slice}
 	fmt.Println("| launch | waves | full cycles | sampled cycles | error | bound | detailed blocks | full s | sampled s | speedup |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	var errs, speed []float64
-	held, sampled := 0, 0
+	held, sampled, within5, tenfold := 0, 0, 0, 0
 	var fullT, sampT time.Duration
 	type pair struct {
 		full, smp *timing.Result
@@ -96,7 +97,7 @@ func cmdSample(args []string) error {
 			}
 			r.smp, r.st, r.err = runTimed(l, p, cfg)
 			if *verbose && r.err == nil && r.smp.Sampling != nil {
-				fmt.Fprintf(os.Stderr, "%s: waves %v\n", l.Name(), r.smp.Sampling.WaveTimes)
+				fmt.Fprintf(os.Stderr, "%s: waves %v; %s\n", l.Name(), r.smp.Sampling.WaveTimes, r.smp.Sampling.Describe())
 			}
 		}()
 	}
@@ -121,6 +122,12 @@ func cmdSample(args []string) error {
 		}
 		sp := ft.Seconds() / st.Seconds()
 		speed = append(speed, sp)
+		if math.Abs(e) <= 0.05 {
+			within5++
+		}
+		if sp >= 10 {
+			tenfold++
+		}
 		fullT += ft
 		sampT += st
 		fmt.Printf("| %s | %.1f | %d | %d | %+.2f%% | ±%.2f%% | %d / %d | %.1f | %.1f | %.1f× |\n", l.Name(), w, full.Cycles, smp.Cycles, 100*e, s.ErrorPct(),
@@ -131,8 +138,8 @@ func cmdSample(args []string) error {
 	}
 	sort.Float64s(errs)
 	sort.Float64s(speed)
-	fmt.Printf("\n%d launches sampled: mean |error| %.2f%%, median %.2f%%, max %.2f%%; |error| within the bound: %d of %d; speedup median %.1f×, min %.1f×, max %.1f×, total host time %.1fs full against %.1fs sampled (%.1f×)\n",
-		sampled, 100*mean(errs), 100*errs[len(errs)/2], 100*errs[len(errs)-1], held, sampled, speed[len(speed)/2], speed[0], speed[len(speed)-1],
+	fmt.Printf("\n%d launches sampled: mean |error| %.2f%%, median %.2f%%, max %.2f%%; within 5%%: %d of %d; |error| within the bound: %d of %d; speedup median %.1f×, min %.1f×, max %.1f×, at least 10×: %d of %d; total host time %.1fs full against %.1fs sampled (%.1f×)\n",
+		sampled, 100*mean(errs), 100*errs[len(errs)/2], 100*errs[len(errs)-1], within5, sampled, held, sampled, speed[len(speed)/2], speed[0], speed[len(speed)-1], tenfold, sampled,
 		fullT.Seconds(), sampT.Seconds(), fullT.Seconds()/sampT.Seconds())
 	return nil
 }

@@ -1,0 +1,85 @@
+package timing
+
+import (
+	"math"
+
+	"github.com/ptxvm/ptxvm/memspace/hier"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+)
+
+// DefaultSliceFraction is the part of the GPU a sampled run simulates
+// (Sample.Slice): one SM in 8, with the matching share of the L2 and of
+// DRAM.
+const DefaultSliceFraction = 8
+
+// MinSliceSMs is the fewest SMs a slice may have; a GPU too small to give
+// that many at the fraction asked is not sliced.
+const MinSliceSMs = 4
+
+// errSlice is the part of the slice's cycles the error bound adds for
+// simulating a slice of the GPU rather than the whole: a slice's per-SM
+// share of the L2 and of DRAM is rounded to whole slices and channels, and
+// its L2 and DRAM queues see fewer, burstier clients (measured on the
+// corpus: docs/sampling.md).
+const errSlice = 0.03
+
+// spatial is a spatial sample of the GPU (sample.go): sms of the profile's
+// SMs, the share r = slices/profile's slices of the L2 (whole slices, the
+// same size each) and r of DRAM's bandwidth and channels, the block
+// scheduler dispatching at r of its rate, running the first blocks of the
+// grid, as many as keep the launch's waves: round(n·sms/SMs). Each of its
+// SMs then sees what an SM of the whole GPU sees (the same blocks per SM,
+// the same share of the L2's capacity, bandwidth and fill), and the
+// slice's cycles are the launch's estimate.
+type spatial struct {
+	sms    int
+	blocks int
+	scale  float64 // the GPU's SMs over the slice's
+	mem    hier.Config
+	ratio  float64 // the slice's share of the L2's capacity
+	// wholeL2: the launch's device memory fits in the GPU's L2, and the
+	// slice has all of its capacity (its share of the bandwidth only).
+	wholeL2 bool
+}
+
+// newSpatial returns the slice of prof at one SM in frac for a grid of n
+// blocks of occ per SM, or nil when the GPU is too small to slice. A
+// launch whose device memory (footprint bytes) fits in the GPU's L2 gets
+// the whole L2's capacity over the slice's slices: on the GPU nothing it
+// touches is evicted, and data every block reads (a matrix multiply's
+// operands) would not fit in the slice's share.
+func newSpatial(prof *gpu.Profile, frac, n, occ int, footprint uint64) *spatial {
+	if frac <= 0 {
+		frac = DefaultSliceFraction
+	}
+	if frac == 1 {
+		return nil
+	}
+	m := prof.Memory
+	parts := max(1, m.L2.Partitions)
+	// Whole slices, as many in each partition.
+	sl := int(math.Round(float64(m.L2.Slices)/float64(frac*parts))) * parts
+	sl = max(sl, parts)
+	r := float64(sl) / float64(m.L2.Slices)
+	sms := int(math.Round(float64(prof.SMs) * r))
+	if sms < MinSliceSMs || sms >= prof.SMs || m.L2.Slices <= sl {
+		return nil
+	}
+	m.SMs = sms
+	whole := footprint <= uint64(m.L2.SizeBytes)
+	if whole {
+		unit := sl * max(1, m.L2.Ways) * max(1, m.LineBytes)
+		m.L2.SizeBytes = m.L2.SizeBytes / unit * unit
+	} else {
+		m.L2.SizeBytes = m.L2.SizeBytes / m.L2.Slices * sl
+	}
+	capacity := float64(m.L2.SizeBytes) / float64(prof.Memory.L2.SizeBytes)
+	m.L2.Slices = sl
+	m.DRAM.Channels = max(1, int(math.Round(float64(m.DRAM.Channels)*r)))
+	m.DRAM.BytesPerCycle *= float64(sms) / float64(prof.SMs)
+	blocks := int(math.Round(float64(n) * float64(sms) / float64(prof.SMs)))
+	if blocks < MinSampleWaves*sms*occ {
+		return nil
+	}
+	return &spatial{sms: sms, blocks: blocks, scale: float64(prof.SMs) / float64(sms), mem: m, ratio: capacity, wholeL2: whole}
+}
