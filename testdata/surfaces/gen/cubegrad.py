@@ -3,8 +3,11 @@
 (ptxvm's vm/texture_mip.go: cubeGradLOD, lodFromGrads), for checking rules
 for the unfolded coordinate against recorded outputs (gen/mip.cu's
 gradcubeprobe*, gradcube_ll/gradsweepcube_ll on constant levels).
-MUFU.RCP comes from a table dumped by ptxvm (rcp_table)."""
-import math, os, struct, subprocess, sys, tempfile
+MUFU.RCP comes from ptxvm's tables (vm/rcp_dump_test.go, through go test).
+Usage: cubegrad.py LAUNCHDIR... (recorded launches of constant-level cube
+maps: coords.bin, out.bin and ../launches.<group>.txt): prints, per launch,
+the quads that straddle faces and how many levels each rule misses."""
+import math, os, re, struct, subprocess, sys, tempfile
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -27,8 +30,8 @@ def rcp_table(vals):
         d = tempfile.mkdtemp()
         fi, fo = os.path.join(d, 'in'), os.path.join(d, 'out')
         open(fi, 'wb').write(struct.pack('<%dI' % len(need), *need))
-        env = dict(os.environ, H28_RCP_IN=fi, H28_RCP_OUT=fo)
-        subprocess.run(['go', 'test', './vm/', '-run', 'TestH28DumpRcp', '-count=1'], cwd=ROOT, env=env, check=True,
+        env = dict(os.environ, PTXVM_RCP_IN=fi, PTXVM_RCP_OUT=fo)
+        subprocess.run(['go', 'test', './vm/', '-run', 'TestDumpRcp', '-count=1'], cwd=ROOT, env=env, check=True,
                        stdout=subprocess.DEVNULL)
         out = struct.unpack('<%dI' % len(need), open(fo, 'rb').read())
         for a, b in zip(need, out):
@@ -135,25 +138,40 @@ def project(v, f=None):
         return f, 0.0, 0.0
     return f, sc / ma, tc / ma
 
-def unfold_exact(v, g, f, info):
-    return 2 - info['ma']
-
-def unfold(v, g, f, ucoord=unfold_exact):
-    """coordinates on face f of lane v whose face is g."""
+def lane_grad(q, g, f, s0, t0, h, rule):
+    """texel-space gradient from c (face f, at s0, t0) to lane q (own face g);
+    None for a lane on the opposite face. rule: 'edge10' (the rule: c's and
+    the lane's distances to the shared edge, each truncated to 10 significant
+    bits, summed), 'exact' (2 - ma, unfolded exactly), 'grid12' (2 - ma
+    truncated to 2^-12, the earlier fit)."""
+    if g == f:
+        _, s, t = project(q, f)
+        return [(s - s0) * h, (t - t0) * h, 0]
     if g // 2 == f // 2:
-        _, s, t = project(v, f)
-        return s, t
-    w, m, r = scaled(v)
+        if rule == 'edge10':
+            return None
+        _, s, t = project(q, f)
+        return [(s - s0) * h, (t - t0) * h, 0]
+    w, m, r = scaled(q)
     w = [float(x) for x in w]
     sc, tc, ma = comps(w, f)
     s_axis = 2 if f // 2 == 0 else 0
-    info = dict(ma=ma, m=m, r=r, v=v, w=w, sc=sc, tc=tc, g=g, f=f)
-    u = ucoord(v, g, f, info)
     if g // 2 == s_axis:
-        return math.copysign(u, sc), tc
-    return sc, math.copysign(u, tc)
+        across, along, c0, p0, perp_s = sc, tc, s0, t0, True
+    else:
+        across, along, c0, p0, perp_s = tc, sc, t0, s0, False
+    sg = math.copysign(1, across)
+    if rule == 'edge10':
+        d = sg * (trunc_bits(1 - ma, 9) + trunc_bits(1 - sg * c0, 9)) * h
+    elif rule == 'grid12':
+        d = (sg * math.floor((2 - ma) * 4096) / 4096 - c0) * h
+    else:
+        d = (sg * (2 - ma) - c0) * h
+    e = (along - p0) * h
+    return [d, e, 0] if perp_s else [e, d, 0]
 
-def cube_lod(p, dx, dy, W, bias, levels, ucoord=unfold_exact, diag_cross=False):
+def cube_lod(p, dx, dy, W, bias, levels, rule='edge10'):
+    """(level of detail in 1/256, whether the quad straddles faces)."""
     p = [f32(x) for x in p]
     q1 = [p[i] + f32(dx[i]) for i in range(3)]
     q2 = [p[i] + f32(dy[i]) for i in range(3)]
@@ -165,9 +183,11 @@ def cube_lod(p, dx, dy, W, bias, levels, ucoord=unfold_exact, diag_cross=False):
         _, s1, t1 = project(q1, face)
         _, s2, t2 = project(q2, face)
         return lod_from_grads([(s1 - s0) * h, (t1 - t0) * h, 0], [(s2 - s0) * h, (t2 - t0) * h, 0], True, bias, levels), False
-    s1, t1 = unfold(q1, f1, face, ucoord)
-    s2, t2 = unfold(q2, f2, face, ucoord)
-    return lod_from_grads([(s1 - s0) * h, (t1 - t0) * h, 0], [(s2 - s0) * h, (t2 - t0) * h, 0], diag_cross, bias, levels), True
+    a = lane_grad(q1, f1, face, s0, t0, h, rule)
+    b = lane_grad(q2, f2, face, s0, t0, h, rule)
+    if a is None or b is None:
+        return lod_fixed(math.inf, bias, levels), True
+    return lod_from_grads(a, b, False, bias, levels), True
 
 def load(d):
     """a recorded launch dir (coords.bin, out.bin, launches line) → (coords [n,9] f32, out L in 1/256, params)."""
@@ -183,13 +203,36 @@ def rcp_prepare(c):
             vals.append(max(abs(q[0]), abs(q[1]), abs(q[2])))
     rcp_table(vals)
 
-def compare(c, out, W, bias, levels, ucoord=unfold_exact, diag_cross=False, verbose=0):
+def compare(c, out, W, bias, levels, rule='edge10'):
+    """(differing, straddling, [(index, recorded L, modelled L, straddles)])"""
     L = np.round(out.astype(np.float64) * 256).astype(int)
     bad, cross, rows = 0, 0, []
     for i, row in enumerate(c):
-        lod, cr = cube_lod(row[0:3], row[3:6], row[6:9], W, bias, levels, ucoord, diag_cross)
+        lod, cr = cube_lod(row[0:3], row[3:6], row[6:9], W, bias, levels, rule)
         cross += cr
         if lod != L[i]:
             bad += 1
             rows.append((i, L[i], lod, cr))
     return bad, cross, rows
+
+def params(d):
+    """face width, bias, levels of a recorded launch (its launches.<group>.txt)."""
+    g = os.path.basename(d.rstrip('/'))
+    txt = open(os.path.join(os.path.dirname(d.rstrip('/')), 'launches.%s.txt' % g)).read()
+    if 'content=constant' not in txt:
+        return None
+    m = re.search(r'size=(\d+)x\d+x\d+ levels=(\d+) .*bias=(\S+)', txt)
+    return int(m.group(1)), float(m.group(3)), int(m.group(2))
+
+if __name__ == '__main__':
+    rules = ['edge10', 'exact', 'grid12']
+    print('launch  samples  straddling  differing(%s)' % ', '.join(rules))
+    for d in sys.argv[1:]:
+        pr = params(d)
+        if pr is None:
+            print(d, 'random content: run ptxvm on it instead')
+            continue
+        c, o = load(d)
+        rcp_prepare(c)
+        res = [compare(c, o, *pr, rule=r) for r in rules]
+        print(d, len(c), res[0][1], [r[0] for r in res])
