@@ -534,10 +534,17 @@ static void run_grad(const char* L0, Mip s, int n, int randpos)
 static void run_gradprobe3d(const char* L0, int kind)
 {
     Mip s = mip(3, 1, cudaFilterModeLinear, cudaFilterModeLinear);
+    // (recording 13, branch h28) kinds 19-21: gradients of exact powers of
+    // two (and zero) in texels at random positions in [-0.2, 1.2)^3, on
+    // 16x16x4, 64x32x8 and 8x16x64 textures: the lanes' f32 sums c+dx
+    // round, the recorded levels say how the texture unit differences them
+    if (kind == 20) { s.w0 = 64; s.h0 = 32; s.d0 = 8; s.levels = 7; s.maxc = 6; }
+    if (kind == 21) { s.w0 = 8; s.h0 = 16; s.d0 = 64; s.levels = 7; s.maxc = 6; }
     cudaTextureObject_t t = mkmip(L0, s);
     if (!t) return;
     const int n = 4096;
-    const float W = 16, H = 16, D = 4;
+    const float W = (float)s.w0, H = (float)s.h0, D = (float)s.d0;
+    float pos[3] = {0.37f, 0.61f, 0.43f};
     std::vector<float> c;
     for (int j = 0; j < n; j++) {
         float a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
@@ -573,7 +580,16 @@ static void run_gradprobe3d(const char* L0, int kind)
                 else { a[k] = (v[k] + w[k]) / 2; b[k] = (v[k] - w[k]) / 2; }
             }
         }
-        c.push_back(0.37f); c.push_back(0.61f); c.push_back(0.43f);
+        if (kind >= 19 && kind <= 21) {
+            for (float& x : pos) x = frange(-0.2f, 1.2f);
+            for (int k = 0; k < 3; k++) {
+                int e = (int)(rnd() % 6) - 2;   // 2^-2 .. 2^3 texels, or zero
+                a[k] = (rnd() % 5 == 0) ? 0.0f : ((rnd() & 1) ? -1.0f : 1.0f) * exp2f((float)e);
+                e = (int)(rnd() % 6) - 2;
+                b[k] = (j % 2 == 0 || rnd() % 5 == 0) ? 0.0f : ((rnd() & 1) ? -1.0f : 1.0f) * exp2f((float)e);
+            }
+        }
+        c.push_back(pos[0]); c.push_back(pos[1]); c.push_back(pos[2]);
         c.push_back(a[0] / W); c.push_back(a[1] / H); c.push_back(a[2] / D);
         c.push_back(b[0] / W); c.push_back(b[1] / H); c.push_back(b[2] / D);
     }
@@ -633,11 +649,15 @@ static void run_gradcube(const char* L0, Mip s, int n)
 //   kind 21, 22: as 11 and 20 (components up to 1/16) on a 256x256 cube map without bias
 //   kind 23: c = (1 - e, 0, 1), dx = (0, 0, -T'), T' = 2^-7 + j·2^-15 (a longer sweep; bias 3)
 //   kind 24: c = (x0, 0, 1), x0 = 1 - 2^-6 - j·2^-18 swept, dx = (0, 0, -2^-5) fixed
+//   (recording 13) kind 25: random c on a random face, dx (and dy for two in three)
+//   random, components up to 2^-6..1; no bias    26: the same on a 64x64 cube map
 static void run_gradcubeprobe(const char* L0, int kind)
 {
     Mip s = mip(4, 1, cudaFilterModeLinear, cudaFilterModeLinear);
     if (kind >= 11) s.bias = kind == 23 ? 3 : 6;
     if (kind == 21 || kind == 22) { s.w0 = s.h0 = 256; s.levels = 9; s.maxc = 8; s.bias = 0; }
+    if (kind == 25) s.bias = 0;
+    if (kind == 26) { s.w0 = s.h0 = 64; s.levels = 7; s.maxc = 6; s.bias = 0; }
     cudaTextureObject_t t = mkmip(L0, s);
     if (!t) return;
     const int n = 4096;
@@ -663,6 +683,13 @@ static void run_gradcubeprobe(const char* L0, int kind)
             float m = kind == 22 ? 1.0f / 16 : 1.0f / 48;
             for (float& x : a) x = frange(-1, 1) * m;
             if (rnd() & 1) for (float& x : b) x = frange(-1, 1) * m;
+        }
+        if (kind == 25 || kind == 26) {   // (recording 13) random c, dx, dy up to 1 per component: every kind of straddle
+            for (float& x : p) x = frange(-1, 1);
+            p[rnd() % 3] = (rnd() & 1) ? 1.0f : -1.0f;
+            float m = exp2f(frange(-6, 0));
+            for (float& x : a) x = frange(-1, 1) * m;
+            if (j % 3) for (float& x : b) x = frange(-1, 1) * m;
         }
         if (kind == 23) { p[0] = 1 - e; p[2] = 1; a[2] = -(e + (float)j / 32768); }
         if (kind == 24) { p[0] = 1 - 1.0f / 64 - (float)j / 262144; p[2] = 1; a[2] = -1.0f / 32; }
