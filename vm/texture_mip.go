@@ -132,14 +132,14 @@ func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
 		q1[i] = p[i] + math.Float32frombits(uint32(f.r(regs[i])[l]))
 		q2[i] = p[i] + math.Float32frombits(uint32(f.r(regs[3+i])[l]))
 	}
-	face, s0, t0 := cubeProject(p, -1)
+	face, s0, t0 := cubeCoords(p)
 	f1, _, _ := cubeFace(q1[0], q1[1], q1[2])
 	f2, _, _ := cubeFace(q2[0], q2[1], q2[2])
 	h := float64(t.dims[0]) / 2
 	if f1 == face && f2 == face {
 		var a, b [3]float64
-		_, s1, t1 := cubeProject(q1, face)
-		_, s2, t2 := cubeProject(q2, face)
+		_, s1, t1 := cubeCoords(q1)
+		_, s2, t2 := cubeCoords(q2)
 		a[0], a[1] = (s1-s0)*h, (t1-t0)*h
 		b[0], b[1] = (s2-s0)*h, (t2-t0)*h
 		return t.lodFromGrads(a, b, 2, true)
@@ -168,7 +168,7 @@ func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
 // reads the largest level allowed (gradsweepcube_ll, two recorded quads).
 func cubeLaneGrad(v [3]float32, g, f int, s0, t0, h float64) (a [3]float64, ok bool) {
 	if g == f {
-		_, s, t := cubeProject(v, f)
+		_, s, t := cubeCoords(v)
 		return [3]float64{(s - s0) * h, (t - t0) * h}, true
 	}
 	if g/2 == f/2 {
@@ -197,21 +197,19 @@ func cubeLaneGrad(v [3]float32, g, f int, s0, t0, h float64) (a [3]float64, ok b
 	return [3]float64{e, d}, true
 }
 
-// cubeProject scales a direction by the reciprocal of its largest
-// magnitude (as cubeFace does) and returns its coordinates sc/|ma|, tc/|ma|
-// on face f, or on its own major face when f < 0.
-func cubeProject(v [3]float32, f int) (face int, s, t float64) {
+// cubeCoords is a direction's face and its coordinates on it, as the
+// texture unit takes them for a quad's derivatives: the components scaled
+// by the reciprocal of the largest magnitude (as cubeFace does) along the
+// face's s and t axes, not divided by the scaled major component (which
+// may be a rounding below 1: recorded, a lane of gradcubeprobe22's
+// held-out inputs whose major component scales to 1 − 2^-24).
+func cubeCoords(v [3]float32) (face int, s, t float64) {
 	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
 	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
 	x, y, z := float64(nanZero(v[0]*r)), float64(nanZero(v[1]*r)), float64(nanZero(v[2]*r))
-	if f < 0 {
-		f, _, _ = cubeFace(v[0], v[1], v[2])
-	}
-	sc, tc, ma := faceComps([3]float64{x, y, z}, f)
-	if ma <= 0 {
-		return f, 0, 0
-	}
-	return f, sc / ma, tc / ma
+	face, _, _ = cubeFace(v[0], v[1], v[2])
+	s, t, _ = faceComps([3]float64{x, y, z}, face)
+	return face, s, t
 }
 
 // faceComps is a direction's components along face f's s and t axes and

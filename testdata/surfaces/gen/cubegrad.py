@@ -130,10 +130,16 @@ def face_of(w):
     return 0 if w[0] >= 0 else 1
 
 def project(v, f=None):
+    """face and coordinates: on the direction's own face (f None or that
+    face) its scaled components, not divided by the scaled major one (the
+    rule); on another face f, sc/ma and tc/ma (the older rules only)."""
     w, m, r = scaled(v)
+    own = face_of(w)
     if f is None:
-        f = face_of(w)
+        f = own
     sc, tc, ma = comps([float(x) for x in w], f)
+    if f == own:
+        return f, sc, tc
     if ma <= 0:
         return f, 0.0, 0.0
     return f, sc / ma, tc / ma
