@@ -298,6 +298,12 @@ func TestSurfacesGradLOD(t *testing.T) {
 		// by shrinking c's z, from c = (0.9, y, 1) and (0.6, 0, 1)
 		"gradcube_ll": 0, "gradsweepcube_ll": 0, "gradsweepcube_ll_heldout": 0,
 		"gradcubeprobe3": 0, "gradcubeprobe6": 0, "gradcubeprobe8": 0,
+		// recording 12 (branch h28): cube quads across an edge with a bias
+		// of 6 (12: c and dx scaled by 0.7; 20: random near the edges;
+		// 24: c's distance to the edge swept), 3D gradients at random
+		// positions on constant levels, and held-out inputs (SEED=3)
+		"gradcubeprobe12": 0, "gradcubeprobe20": 0, "gradcubeprobe24": 0, "grad3dconst_ll": 0,
+		"gradcubeprobe20_heldout3": 0, "gradcube_ll_heldout3": 0, "grad3dconst_ll_heldout3": 0, "grad3d_ll_heldout3": 0,
 	}
 	require.Len(t, results, 2*len(most))
 	exact := 0
