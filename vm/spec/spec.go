@@ -358,8 +358,9 @@ func (s *Spec) check() error {
 		}
 		if t.MaxAnisotropy > 1 {
 			// (recorded on the H200: with maxAnisotropy 4 or 16, tex.grad
-			// picks other levels than isotropic filtering does, even for
-			// isotropic gradients; not worked out)
+			// returns other values than isotropic filtering does, even for
+			// isotropic gradients, and with 16 tex.level blends two levels
+			// with other weights: docs/semantics.md)
 			return fmt.Errorf("textures[%d] (%s): max_anisotropy %d: anisotropic filtering is not modelled; ptxvm filters isotropically (max_anisotropy 0 or 1)", i, t.Name, t.MaxAnisotropy)
 		}
 	}
