@@ -277,10 +277,11 @@ func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
 		if nd == 3 {
 			// the driver's quad: the lanes' coordinates c+dx, c+dy are f32
 			// sums (recorded: gradients on a 1/256 grid, grad3dprobe10),
-			// held by the texture unit to one bit below the last bit of the
-			// largest of them (quadFixed)
-			l0, l1, l2 := quadFixed(float32(c[i]), float32(c[i])+dx[i], float32(c[i])+dy[i])
-			a[i], b[i] = (l1-l0)*n, (l2-l0)*n
+			// each pair held by the texture unit to one bit below the last
+			// bit of the larger (pairFixed)
+			l0, l1 := pairFixed(float32(c[i]), float32(c[i])+dx[i])
+			m0, l2 := pairFixed(float32(c[i]), float32(c[i])+dy[i])
+			a[i], b[i] = (l1-l0)*n, (l2-m0)*n
 			continue
 		}
 		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
@@ -288,26 +289,27 @@ func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
 	return t.lodFromGrads(a, b, nd, true)
 }
 
-// quadFixed is a quad's coordinates (one dimension) as the texture unit
-// differences them for implicit derivatives: in a block fixed point whose
-// last bit is half the f32 last bit of the largest magnitude among them,
-// each truncated toward zero (recorded: 3D gradients of exact powers of
-// two at random positions, grad3d_ll and grad3dconst_ll, where the f32
-// sums c+dx round: the GPU's level follows the rounded sum where it lies
-// half a last bit off and the exact gradient where it lies a quarter or
-// three eighths off; this rule is bit-exact on all 78,336 recorded 3D
-// levels of detail and 4,608 more random-texture fetches, and on held-out
-// inputs; f32 sums alone miss 15 of them. A fit: equivalent variants,
-// e.g. a block of the pair c, c+dx rather than the three lanes, fit as
-// well; gen/grad3d.py checks it on the raw recordings).
-func quadFixed(l0, l1, l2 float32) (float64, float64, float64) {
-	m := math.Max(math.Abs(float64(l0)), math.Max(math.Abs(float64(l1)), math.Abs(float64(l2))))
+// pairFixed is two quad lanes' coordinates (c and c+dx, or c and c+dy;
+// one dimension) as the texture unit differences them for implicit
+// derivatives: in a block fixed point whose last bit is half the f32 last
+// bit of the larger magnitude of the two, each truncated toward zero
+// (recorded: 3D gradients of exact powers of two at random positions,
+// grad3d_ll, grad3dconst_ll and grad3dprobe19-21 on three texture sizes,
+// where the f32 sums c+dx round: the GPU's level follows the rounded sum
+// where it lies half a last bit off and the exact gradient where it lies
+// a quarter or 3/8 of one away. A fit, bit-exact on all 183,296 levels
+// of detail of the 39 recorded constant-level 3D launches at O3, held-out
+// inputs included, and on grad3d_ll's random-texture fetches; f32 sums
+// alone miss 725 of those levels, one block over the three lanes c, c+dx,
+// c+dy 42; gen/grad3d.py checks it on the raw recordings).
+func pairFixed(l0, l1 float32) (float64, float64) {
+	m := math.Max(math.Abs(float64(l0)), math.Abs(float64(l1)))
 	if m == 0 || math.IsInf(m, 0) || m != m {
-		return float64(l0), float64(l1), float64(l2)
+		return float64(l0), float64(l1)
 	}
 	_, e := math.Frexp(m)
 	u := math.Ldexp(1, e-25)
-	return math.Trunc(float64(l0)/u) * u, math.Trunc(float64(l1)/u) * u, math.Trunc(float64(l2)/u) * u
+	return math.Trunc(float64(l0)/u) * u, math.Trunc(float64(l1)/u) * u
 }
 
 // lodFromGrads is gradLOD's rule for texel-space gradients a, b of nd

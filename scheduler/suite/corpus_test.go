@@ -304,6 +304,12 @@ func TestSurfacesGradLOD(t *testing.T) {
 		// positions on constant levels, and held-out inputs (SEED=3)
 		"gradcubeprobe12": 0, "gradcubeprobe20": 0, "gradcubeprobe24": 0, "grad3dconst_ll": 0,
 		"gradcubeprobe20_heldout3": 0, "gradcube_ll_heldout3": 0, "grad3dconst_ll_heldout3": 0, "grad3d_ll_heldout3": 0,
+		// recording 13 (branch h28): 3D gradients of exact powers of two at
+		// random positions on 16x16x4, 64x32x8 and 8x16x64 textures; random
+		// cube quads on 16 and 64 faces; and held-out inputs (SEED=6)
+		"grad3dprobe19": 0, "grad3dprobe20": 0, "grad3dprobe21": 0, "gradcubeprobe25": 0, "gradcubeprobe26": 0,
+		"grad3dprobe19_heldout6": 0, "grad3dprobe20_heldout6": 0, "grad3dprobe21_heldout6": 0,
+		"gradcubeprobe25_heldout6": 0, "gradcubeprobe26_heldout6": 0,
 	}
 	require.Len(t, results, 2*len(most))
 	exact := 0

@@ -4,9 +4,9 @@ launches of constant-level 3D textures (gen/mip.cu's grad3dprobe*,
 grad3dconst_ll, gradsweep3d_ll: coords.bin of (c, dx, dy) per sample,
 out.bin = the level of detail, ../launches.<group>.txt) against two rules
 for the driver's quad c, c+dx, c+dy (f32 sums): 'f32' differences the sums
-exactly; 'block' (ptxvm's, vm/texture_mip.go quadFixed) first truncates
-each lane toward zero to one bit below the f32 last bit of the largest
-magnitude among the three; 'pair' does so for c and each lane apart. numpy; the length rule is cubegrad.py's."""
+exactly; 'pair' (ptxvm's, vm/texture_mip.go pairFixed) first truncates c
+and the lane toward zero to one bit below the f32 last bit of the larger
+magnitude of the two; 'block' does so for the three lanes together. numpy; the length rule is cubegrad.py's."""
 import math, os, re, sys
 import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
