@@ -118,13 +118,12 @@ func cubeFace(x, y, z float32) (face int, u, v float64) {
 // derivatives: the texture unit differences the quad's face coordinates.
 // Where the three lanes fall on one face, their coordinates on it are
 // differenced, scaled to texels (half the face's width per unit) and taken
-// through gradLOD's rule. Where they do not, the lanes off c's face are
-// unfolded onto its plane across the shared edge (the coordinate that
-// crosses the edge is ±(2 − the lane's scaled component along c's axis):
-// its distance past the edge on its own face), and the level comes from
-// the two gradients' lengths alone, without the diagonals (recorded:
-// gradsweepcube_ll, 408 such quads of 2048; projecting them onto c's face
-// instead, or keeping the diagonals, misses most of them).
+// through gradLOD's rule. Where they do not, each lane is taken onto c's
+// face (cubeLaneGrad) and the level comes from the two gradients' lengths
+// alone, without the diagonals; a lane on the face opposite c's gives the
+// largest level allowed (recorded: gradcubeprobe0-10, gradsweepcube_ll and
+// its held-out inputs; projecting the lanes onto c's face instead, or
+// keeping the diagonals, misses most of the quads that straddle faces).
 func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
 	regs := in.RegList(f.fn)
 	p := [3]float32{float32(c[0]), float32(c[1]), float32(c[2])}
@@ -133,69 +132,84 @@ func (t *Texture) cubeGradLOD(c [3]float64, in *Inst, f *frame, l int) int {
 		q1[i] = p[i] + math.Float32frombits(uint32(f.r(regs[i])[l]))
 		q2[i] = p[i] + math.Float32frombits(uint32(f.r(regs[3+i])[l]))
 	}
-	face, s0, t0 := cubeProject(p, -1)
+	face, s0, t0 := cubeCoords(p)
 	f1, _, _ := cubeFace(q1[0], q1[1], q1[2])
 	f2, _, _ := cubeFace(q2[0], q2[1], q2[2])
 	h := float64(t.dims[0]) / 2
-	var a, b [3]float64
 	if f1 == face && f2 == face {
-		_, s1, t1 := cubeProject(q1, face)
-		_, s2, t2 := cubeProject(q2, face)
+		var a, b [3]float64
+		_, s1, t1 := cubeCoords(q1)
+		_, s2, t2 := cubeCoords(q2)
 		a[0], a[1] = (s1-s0)*h, (t1-t0)*h
 		b[0], b[1] = (s2-s0)*h, (t2-t0)*h
 		return t.lodFromGrads(a, b, 2, true)
 	}
-	s1, t1 := cubeUnfold(q1, f1, face)
-	s2, t2 := cubeUnfold(q2, f2, face)
-	a[0], a[1] = (s1-s0)*h, (t1-t0)*h
-	b[0], b[1] = (s2-s0)*h, (t2-t0)*h
+	a, ok1 := cubeLaneGrad(q1, f1, face, s0, t0, h)
+	b, ok2 := cubeLaneGrad(q2, f2, face, s0, t0, h)
+	if !ok1 || !ok2 {
+		return t.lodFixed(math.Inf(1))
+	}
 	return t.lodFromGrads(a, b, 2, false)
 }
 
-// cubeUnfold is the coordinates on face f of a direction v whose own face
-// is g (cubeFace): its projection when g is f or f's opposite (unmeasured),
-// else the face g unfolded onto f's plane across their shared edge.
-func cubeUnfold(v [3]float32, g, f int) (s, t float64) {
+// cubeLaneGrad is the texel-space gradient from c (on face f, at s0, t0)
+// to a quad lane v whose own face is g, h texels per unit of face
+// coordinate. On f itself it is the difference of the two projections. On
+// a face adjacent to f, across their shared edge, the gradient's
+// component across the edge is the sum of the two distances to the edge,
+// each truncated to 10 significant bits: c's, 1 − |c's coordinate|, and
+// the lane's on its own face, 1 − its scaled component along f's axis;
+// the component along the edge is the difference of the lane's own
+// coordinate (its scaled component along that axis) and c's (recorded:
+// gradcubeprobe3-10, where c+dx crosses as its component along c's axis
+// shrinks, all bit-exact only so; exact distances miss 649 of
+// gradcubeprobe3's 4096, the lane's distance alone truncated 23 of the
+// random gradcubeprobe4's). On the opposite face, ok is false: the GPU
+// reads the largest level allowed (gradsweepcube_ll, two recorded quads).
+func cubeLaneGrad(v [3]float32, g, f int, s0, t0, h float64) (a [3]float64, ok bool) {
+	if g == f {
+		_, s, t := cubeCoords(v)
+		return [3]float64{(s - s0) * h, (t - t0) * h}, true
+	}
 	if g/2 == f/2 {
-		_, s, t = cubeProject(v, f)
-		return s, t
+		return a, false
 	}
 	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
 	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
 	w := [3]float64{float64(nanZero(v[0] * r)), float64(nanZero(v[1] * r)), float64(nanZero(v[2] * r))}
 	sc, tc, ma := faceComps(w, f)
 	// the axes of f's s and t: z and y on the x faces, x and z on the y
-	// faces, x and y on the z faces
+	// faces, x and y on the z faces; the lane's own face is along one
 	sAxis := 0
 	if f/2 == 0 {
 		sAxis = 2
 	}
-	// 2 − ma on a grid of 2^-12, truncated: a fit, not the rule (recorded:
-	// gradcubeprobe3-10 and the cube sweeps; it lowers every recorded
-	// cube-map case's count, gradcubeprobe3 649 → 476 of 4096, and makes
-	// none that was exact differ; grids of 2^-11 and 2^-13 do worse)
-	u := math.Floor((2-ma)*4096) / 4096
+	across, along, c0, p0 := tc, sc, t0, s0
 	if g/2 == sAxis {
-		return math.Copysign(u, sc), tc
+		across, along, c0, p0 = sc, tc, s0, t0
 	}
-	return sc, math.Copysign(u, tc)
+	sg := math.Copysign(1, across)
+	d := sg * (truncBits(1-ma, 9) + truncBits(1-sg*c0, 9)) * h
+	e := (along - p0) * h
+	if g/2 == sAxis {
+		return [3]float64{d, e}, true
+	}
+	return [3]float64{e, d}, true
 }
 
-// cubeProject scales a direction by the reciprocal of its largest
-// magnitude (as cubeFace does) and returns its coordinates sc/|ma|, tc/|ma|
-// on face f, or on its own major face when f < 0.
-func cubeProject(v [3]float32, f int) (face int, s, t float64) {
+// cubeCoords is a direction's face and its coordinates on it, as the
+// texture unit takes them for a quad's derivatives: the components scaled
+// by the reciprocal of the largest magnitude (as cubeFace does) along the
+// face's s and t axes, not divided by the scaled major component (which
+// may be a rounding below 1: recorded, a lane of gradcubeprobe22's
+// held-out inputs whose major component scales to 1 − 2^-24).
+func cubeCoords(v [3]float32) (face int, s, t float64) {
 	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
 	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
 	x, y, z := float64(nanZero(v[0]*r)), float64(nanZero(v[1]*r)), float64(nanZero(v[2]*r))
-	if f < 0 {
-		f, _, _ = cubeFace(v[0], v[1], v[2])
-	}
-	sc, tc, ma := faceComps([3]float64{x, y, z}, f)
-	if ma <= 0 {
-		return f, 0, 0
-	}
-	return f, sc / ma, tc / ma
+	face, _, _ = cubeFace(v[0], v[1], v[2])
+	s, t, _ = faceComps([3]float64{x, y, z}, face)
+	return face, s, t
 }
 
 // faceComps is a direction's components along face f's s and t axes and
@@ -262,14 +276,40 @@ func (t *Texture) gradLOD(dx, dy []float32, c [3]float64) int {
 		n := float64(t.dims[i])
 		if nd == 3 {
 			// the driver's quad: the lanes' coordinates c+dx, c+dy are f32
-			// sums (recorded: gradients on a 1/256 grid, grad3dprobe10)
-			a[i] = (float64(float32(c[i])+dx[i]) - c[i]) * n
-			b[i] = (float64(float32(c[i])+dy[i]) - c[i]) * n
+			// sums (recorded: gradients on a 1/256 grid, grad3dprobe10),
+			// each pair held by the texture unit to one bit below the last
+			// bit of the larger (pairFixed)
+			l0, l1 := pairFixed(float32(c[i]), float32(c[i])+dx[i])
+			m0, l2 := pairFixed(float32(c[i]), float32(c[i])+dy[i])
+			a[i], b[i] = (l1-l0)*n, (l2-m0)*n
 			continue
 		}
 		a[i], b[i] = float64(dx[i])*n, float64(dy[i])*n
 	}
 	return t.lodFromGrads(a, b, nd, true)
+}
+
+// pairFixed is two quad lanes' coordinates (c and c+dx, or c and c+dy;
+// one dimension) as the texture unit differences them for implicit
+// derivatives: in a block fixed point whose last bit is half the f32 last
+// bit of the larger magnitude of the two, each truncated toward zero
+// (recorded: 3D gradients of exact powers of two at random positions,
+// grad3d_ll, grad3dconst_ll and grad3dprobe19-21 on three texture sizes,
+// where the f32 sums c+dx round: the GPU's level follows the rounded sum
+// where it lies half a last bit off and the exact gradient where it lies
+// a quarter or 3/8 of one away. A fit, bit-exact on all 183,296 levels
+// of detail of the 39 recorded constant-level 3D launches at O3, held-out
+// inputs included, and on grad3d_ll's random-texture fetches; f32 sums
+// alone miss 725 of those levels, one block over the three lanes c, c+dx,
+// c+dy 42; gen/grad3d.py checks it on the raw recordings).
+func pairFixed(l0, l1 float32) (float64, float64) {
+	m := math.Max(math.Abs(float64(l0)), math.Abs(float64(l1)))
+	if m == 0 || math.IsInf(m, 0) || m != m {
+		return float64(l0), float64(l1)
+	}
+	_, e := math.Frexp(m)
+	u := math.Ldexp(1, e-25)
+	return math.Trunc(float64(l0)/u) * u, math.Trunc(float64(l1)/u) * u
 }
 
 // lodFromGrads is gradLOD's rule for texel-space gradients a, b of nd

@@ -120,6 +120,10 @@ type Texture struct {
 	LODBias float32  `json:"lod_bias,omitempty"`
 	MinLOD  float32  `json:"min_lod,omitempty"`
 	MaxLOD  *float32 `json:"max_lod,omitempty"`
+	// MaxAnisotropy is cudaTextureDesc's maxAnisotropy: 0 or 1 (isotropic
+	// filtering, what ptxvm models); anything more is refused, since the
+	// GPU's anisotropic level of detail and footprint are not modelled.
+	MaxAnisotropy uint32 `json:"max_anisotropy,omitempty"`
 }
 
 // Surface is a surface object over a CUDA array whose elements a buffer
@@ -351,6 +355,13 @@ func (s *Spec) check() error {
 		names[t.Name] = "texture"
 		if names[t.Buffer] != "buffer" {
 			return fmt.Errorf("textures[%d] (%s): buffer %q is not a buffer of this spec", i, t.Name, t.Buffer)
+		}
+		if t.MaxAnisotropy > 1 {
+			// (recorded on the H200: with maxAnisotropy 4 or 16, tex.grad
+			// returns other values than isotropic filtering does, even for
+			// isotropic gradients, and with 16 tex.level blends two levels
+			// with other weights: docs/semantics.md)
+			return fmt.Errorf("textures[%d] (%s): max_anisotropy %d: anisotropic filtering is not modelled; ptxvm filters isotropically (max_anisotropy 0 or 1)", i, t.Name, t.MaxAnisotropy)
 		}
 	}
 	for i, t := range s.Surfaces {

@@ -108,6 +108,8 @@ func TestSpecErrors(t *testing.T) {
 			"mip_filter, lod_bias, min_lod and max_lod need a mipmapped texture", true},
 		{"bad mip filter", tex(`{"name": "t", "buffer": "C", "dims": [4, 4], "levels": 3, "format": "f32", "mip_filter": "cubic"}`),
 			`mip_filter "cubic" is not point or linear`, true},
+		{"anisotropic", tex(`{"name": "t", "buffer": "C", "dims": [4, 4], "levels": 3, "format": "f32", "max_anisotropy": 16}`),
+			"textures[0] (t): max_anisotropy 16: anisotropic filtering is not modelled", false},
 		{"short mip levels", tex(`{"name": "t", "buffer": "C", "dims": [8, 8], "levels": 4, "format": "f32"}`),
 			"× 4 level(s) needs 340 bytes; its buffer has 256", true},
 		{"cube not square", tex(`{"name": "t", "buffer": "C", "dims": [4, 2], "cube": true, "format": "f32"}`),

@@ -9,6 +9,11 @@ driver refused is an error case). Standard library only."""
 import json, os, re, shutil, struct, sys
 
 res = sys.argv[1]
+# make_mip_cases.py RESULTS GROUP[,GROUP...] [SUFFIX]: only those groups'
+# cases (named GROUP+SUFFIX), the PTX in ptx/ left as it is (the device
+# code of gen/mip.cu is unchanged; recordings 12 and 13 add host code only)
+ONLY = sys.argv[2].split(',') if len(sys.argv) > 2 else None
+SUFFIX = sys.argv[3] if len(sys.argv) > 3 else ''
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
 B = 128
@@ -96,19 +101,19 @@ def mip_case(v, group, fam):
     if float(maxc) != levels - 1:
         tex['max_lod'] = float(maxc)
     bufs = [{'name': 'out', 'type': 'f32', 'count': n * per},
-            {'name': 'levels', 'type': 'f32', 'count': len(lv) // 4, 'file': copy_in(group, lv, 'levels')},
-            {'name': 'coords', 'type': 'f32', 'count': len(coords) // 4, 'file': copy_in(group, coords, 'coords')}]
+            {'name': 'levels', 'type': 'f32', 'count': len(lv) // 4, 'file': copy_in(group + SUFFIX, lv, 'levels')},
+            {'name': 'coords', 'type': 'f32', 'count': len(coords) // 4, 'file': copy_in(group + SUFFIX, coords, 'coords')}]
     args = [{'buffer': 'out'}, {'texture': 't'}, {'buffer': 'coords'}]
     if fam == 8:
         lay = open(os.path.join(d, 'layer.bin'), 'rb').read()
-        bufs.append({'name': 'layer', 'type': 's32', 'count': n, 'file': copy_in(group, lay, 'layer')})
+        bufs.append({'name': 'layer', 'type': 's32', 'count': n, 'file': copy_in(group + SUFFIX, lay, 'layer')})
         args.append({'buffer': 'layer'})
     args.append({'u32': n})
     kern = [e for e in entries(os.path.join(root, 'ptx', 'mip%d.%s.ptx' % (fam, v))) if FAM[fam][0] in e][0]
     spec = {'module': '../../../ptx/mip%d.%s.ptx' % (fam, v), 'kernel': kern, 'grid': [n // B, 1, 1], 'block': [B, 1, 1],
-            'description': 'mip.cu %s (FAM=%d): %s' % (group, fam, txt.split('\n')[1].strip()),
+            'description': 'mip.cu %s (FAM=%d%s): %s' % (group, fam, SUFFIX and ', ' + SUFFIX.strip('_'), txt.split('\n')[1].strip()),
             'buffers': bufs, 'textures': [tex], 'args': args, 'outputs': ['out']}
-    write(group, v, spec, {'out': out})
+    write(group + SUFFIX, v, spec, {'out': out})
     return True
 
 def plain_case(v, group, fam):
@@ -249,11 +254,12 @@ def q_cases():
     return n
 
 def main():
-    write_ptx()
+    if ONLY is None:
+        write_ptx()
     n = 0
     for v in ('O3', 'G'):
         for g in sorted(os.listdir(os.path.join(res, v))):
-            if not os.path.isdir(os.path.join(res, v, g)):
+            if not os.path.isdir(os.path.join(res, v, g)) or (ONLY is not None and g not in ONLY):
                 continue
             fam = fam_of(g)
             if fam is None:
@@ -262,7 +268,8 @@ def main():
                 n += plain_case(v, g, fam)
             else:
                 n += mip_case(v, g, fam)
-    n += q_cases()
+    if ONLY is None:
+        n += q_cases()
     print('%d cases written' % n)
 
 main()

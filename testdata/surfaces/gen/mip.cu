@@ -225,7 +225,7 @@ static cudaTextureObject_t mkmip(const char* L0, const Mip& s)
         for (auto& x : v) x = s.content ? (float)k : frange(-1.0f, 2.0f);
         char nm[16];
         snprintf(nm, sizeof nm, "level%d", k);
-        save(L0, nm, v.data(), v.size() * 4);
+        if (s.w0 <= 64) save(L0, nm, v.data(), v.size() * 4);   // (the 256 ones: level k holds k)
         if (!ok(copyarr(a, v.data(), w, h, d, 4), "copy level", L0)) return 0;
     }
     cudaResourceDesc r = {};
@@ -534,10 +534,17 @@ static void run_grad(const char* L0, Mip s, int n, int randpos)
 static void run_gradprobe3d(const char* L0, int kind)
 {
     Mip s = mip(3, 1, cudaFilterModeLinear, cudaFilterModeLinear);
+    // (recording 13, branch h28) kinds 19-21: gradients of exact powers of
+    // two (and zero) in texels at random positions in [-0.2, 1.2)^3, on
+    // 16x16x4, 64x32x8 and 8x16x64 textures: the lanes' f32 sums c+dx
+    // round, the recorded levels say how the texture unit differences them
+    if (kind == 20) { s.w0 = 64; s.h0 = 32; s.d0 = 8; s.levels = 7; s.maxc = 6; }
+    if (kind == 21) { s.w0 = 8; s.h0 = 16; s.d0 = 64; s.levels = 7; s.maxc = 6; }
     cudaTextureObject_t t = mkmip(L0, s);
     if (!t) return;
     const int n = 4096;
-    const float W = 16, H = 16, D = 4;
+    const float W = (float)s.w0, H = (float)s.h0, D = (float)s.d0;
+    float pos[3] = {0.37f, 0.61f, 0.43f};
     std::vector<float> c;
     for (int j = 0; j < n; j++) {
         float a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
@@ -573,7 +580,16 @@ static void run_gradprobe3d(const char* L0, int kind)
                 else { a[k] = (v[k] + w[k]) / 2; b[k] = (v[k] - w[k]) / 2; }
             }
         }
-        c.push_back(0.37f); c.push_back(0.61f); c.push_back(0.43f);
+        if (kind >= 19 && kind <= 21) {
+            for (float& x : pos) x = frange(-0.2f, 1.2f);
+            for (int k = 0; k < 3; k++) {
+                int e = (int)(rnd() % 6) - 2;   // 2^-2 .. 2^3 texels, or zero
+                a[k] = (rnd() % 5 == 0) ? 0.0f : ((rnd() & 1) ? -1.0f : 1.0f) * exp2f((float)e);
+                e = (int)(rnd() % 6) - 2;
+                b[k] = (j % 2 == 0 || rnd() % 5 == 0) ? 0.0f : ((rnd() & 1) ? -1.0f : 1.0f) * exp2f((float)e);
+            }
+        }
+        c.push_back(pos[0]); c.push_back(pos[1]); c.push_back(pos[2]);
         c.push_back(a[0] / W); c.push_back(a[1] / H); c.push_back(a[2] / D);
         c.push_back(b[0] / W); c.push_back(b[1] / H); c.push_back(b[2] / D);
     }
@@ -618,19 +634,69 @@ static void run_gradcube(const char* L0, Mip s, int n)
 //   (recording 11) kind 6: c = (0.9, 0, 1), dx = (0, 0, -t)    7: c = (0.9, 0.4, 1), dx = (0, 0, -t)
 //   kind 8: c = (0.6, 0, 1), dx = (0, 0, -t·1.2)               9: c = (0.9, 0, 1), dx = (0.05, 0, -t)
 //   kind 10: c = (0.9, 0.2, 1), dx = (0, 0, -t), dy = (0, 0.0625, 0)
+//   (recording 12, branch h28: the unfolded coordinate near the edge; a
+//   level-of-detail bias of 6 so that gradients of 2^-6..2^-2 texels read
+//   back between levels 0 and 4; e = 2^-7, T = e + j·2^-19)
+//   kind 11: c = (1 - e, 0, 1), dx = (0, 0, -T)       (c+dx onto +x, its z shrinking)
+//   kind 12: c = 0.7·(1 - e, 0, 1), dx = 0.7·(0, 0, -T)   13: as 11 times 3
+//   kind 14: c = (1 - e, 0.3, 1), dx = (0, 0, -T)      (the parallel coordinate too)
+//   kind 15: c = (1 - e, 0, 1), dx = (T, 0, 0)        (c+dx onto +x, its x growing)
+//   kind 16: dx as 11, dy = (e + (j·1.37·2^-19 mod e), 0, 0) (both lanes cross)
+//   kind 17: c = (0, 1 - e, 1), dx = (0, 0, -T)       (onto +y: crossing along t)
+//   kind 18: c = (-(1 - e), 0, -1), dx = (0, 0, T)    (-z onto -x)
+//   kind 19: c = (1, 0.1, 1 - e) on +x, dx = (-T, 0, 0)  (+x onto +z)
+//   kind 20: random c within 2^-6 of a random edge, dx (and dy for half) random, components up to 1/48
+//   kind 21, 22: as 11 and 20 (components up to 1/16) on a 256x256 cube map without bias
+//   kind 23: c = (1 - e, 0, 1), dx = (0, 0, -T'), T' = 2^-7 + j·2^-15 (a longer sweep; bias 3)
+//   kind 24: c = (x0, 0, 1), x0 = 1 - 2^-6 - j·2^-18 swept, dx = (0, 0, -2^-5) fixed
+//   (recording 13) kind 25: random c on a random face, dx (and dy for two in three)
+//   random, components up to 2^-6..1; no bias    26: the same on a 64x64 cube map
 static void run_gradcubeprobe(const char* L0, int kind)
 {
     Mip s = mip(4, 1, cudaFilterModeLinear, cudaFilterModeLinear);
+    if (kind >= 11) s.bias = kind == 23 ? 3 : 6;
+    if (kind == 21 || kind == 22) { s.w0 = s.h0 = 256; s.levels = 9; s.maxc = 8; s.bias = 0; }
+    if (kind == 25) s.bias = 0;
+    if (kind == 26) { s.w0 = s.h0 = 64; s.levels = 7; s.maxc = 6; s.bias = 0; }
     cudaTextureObject_t t = mkmip(L0, s);
     if (!t) return;
     const int n = 4096;
+    const float e = 1.0f / 128;
     std::vector<float> c;
     for (int j = 0; j < n; j++) {
         float p[3] = {0, 0, 0}, a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+        const float T = e + (float)j / 524288;
+        if (kind == 11 || kind == 21 || kind == 16) { p[0] = 1 - e; p[2] = 1; a[2] = -T; }
+        if (kind == 16) b[0] = e + fmodf((float)j * 1.37f / 524288, e);
+        if (kind == 12 || kind == 13) { float m = kind == 12 ? 0.7f : 3.0f; p[0] = (1 - e) * m; p[2] = m; a[2] = -T * m; }
+        if (kind == 14) { p[0] = 1 - e; p[1] = 0.3f; p[2] = 1; a[2] = -T; }
+        if (kind == 15) { p[0] = 1 - e; p[2] = 1; a[0] = T; }
+        if (kind == 17) { p[1] = 1 - e; p[2] = 1; a[2] = -T; }
+        if (kind == 18) { p[0] = -(1 - e); p[2] = -1; a[2] = T; }
+        if (kind == 19) { p[0] = 1; p[1] = 0.1f; p[2] = 1 - e; a[0] = -T; }
+        if (kind == 20 || kind == 22) {
+            int ax = rnd() % 3, sg = rnd() & 1;
+            p[ax] = sg ? -1.0f : 1.0f;
+            int ed = (ax + 1 + rnd() % 2) % 3, o = 3 - ax - ed;
+            p[ed] = (rnd() & 1 ? 1.0f : -1.0f) * (1 - frange(0, 1.0f / 64));
+            p[o] = frange(-1, 1);
+            float m = kind == 22 ? 1.0f / 16 : 1.0f / 48;
+            for (float& x : a) x = frange(-1, 1) * m;
+            if (rnd() & 1) for (float& x : b) x = frange(-1, 1) * m;
+        }
+        if (kind == 25 || kind == 26) {   // (recording 13) random c, dx, dy up to 1 per component: every kind of straddle
+            for (float& x : p) x = frange(-1, 1);
+            p[rnd() % 3] = (rnd() & 1) ? 1.0f : -1.0f;
+            float m = exp2f(frange(-6, 0));
+            for (float& x : a) x = frange(-1, 1) * m;
+            if (j % 3) for (float& x : b) x = frange(-1, 1) * m;
+        }
+        if (kind == 23) { p[0] = 1 - e; p[2] = 1; a[2] = -(e + (float)j / 32768); }
+        if (kind == 24) { p[0] = 1 - 1.0f / 64 - (float)j / 262144; p[2] = 1; a[2] = -1.0f / 32; }
         if (kind <= 2) { p[0] = 0.5f; p[1] = kind ? 0.3f : 0.0f; p[2] = 1; a[0] = 1.5f * j / 4096; }
         if (kind == 2) b[1] = 0.0625f;
         if (kind == 3) { p[0] = 0.9f; p[1] = 0.2f; p[2] = 1; a[2] = -0.5f * j / 4096; }
-        if (kind >= 6) {
+        if (kind >= 6 && kind <= 10) {
             const float cx[5] = {0.9f, 0.9f, 0.6f, 0.9f, 0.9f}, cy[5] = {0, 0.4f, 0, 0, 0.2f};
             p[0] = cx[kind - 6]; p[1] = cy[kind - 6]; p[2] = 1;
             a[2] = -0.5f * j / 4096 * (kind == 8 ? 1.2f : 1.0f);
@@ -831,6 +897,9 @@ int main(int argc, char** argv)
     if (grp == "lod2d_lp") run_lodrand(G, mip(2, 0, L, P), 1024);
     if (grp == "lod2d_pl") run_lodrand(G, mip(2, 0, P, L), 1024);
     if (grp == "lod2d_pp") run_lodrand(G, mip(2, 0, P, P), 1024);
+    // (recording 12) tex.level with maxAnisotropy 16: does the explicit level ignore it?
+    if (grp == "lod2d_ll_aniso16") { Mip s = mip(2, 0, L, L); s.aniso = 16; run_lodrand(G, s, 1024); }
+    if (grp == "lodsweep2d_ll_aniso16") { Mip s = mip(2, 1, L, L); s.aniso = 16; run_lodsweep(G, s); }
     if (grp == "lod2d_ll_bias") { Mip s = mip(2, 0, L, L); s.bias = -0.375f; s.minc = 1.25f; s.maxc = 4.0f; run_lodrand(G, s, 1024); }
 #elif FAM == 3
     if (grp == "lodsweep3d_ll") run_lodsweep(G, mip(3, 1, L, L));
@@ -851,6 +920,8 @@ int main(int argc, char** argv)
 #elif FAM == 6
     if (grp == "gradsweep3d_ll") run_grad(G, mip(3, 1, L, L), 1536, 0);
     if (grp == "grad3d_ll") run_grad(G, mip(3, 0, L, L), 1536, 1);
+    // (recording 12) grad3d_ll's random gradients and positions on a constant-level texture
+    if (grp == "grad3dconst_ll") run_grad(G, mip(3, 1, L, L), 8192, 1);
     if (grp.rfind("grad3dprobe", 0) == 0) run_gradprobe3d(G, atoi(grp.c_str() + 11));
 #elif FAM == 7
     if (grp == "lodsweepcube_ll") run_lodsweep(G, mip(4, 1, L, L));
