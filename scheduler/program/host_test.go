@@ -219,8 +219,8 @@ var hostMisses = map[string]string{
 	"mapped read_mapped_stride32/4194304":        "scattered reads of mapped memory: 1.39 ns a sector on the GPU at 4 MiB, 1.59 at 16 MiB (fitted there)",
 	"managed prefetch_to_device/4194304":         "the GPU's prefetch is faster at 4 MiB than its line through 1, 16 and 256 MiB (fit.py: -18% there)",
 	"managed first_read_host_resident/4194304":   "first touches of 4 MiB are faster on the GPU than the line through 1, 16 and 256 MiB (fit.py: +21%)",
-	"managed first_write_host_resident/4194304":  "writes over host-written managed memory are faster than reads of it on the GPU (the model costs them alike); at 4 MiB also as first_read_host_resident",
-	"managed first_write_host_resident/16777216": "writes over host-written managed memory are faster than reads of it on the GPU (the model costs them alike)",
+	"managed first_write_host_resident/4194304":  "host noise as much as writes: the first recording's first touches spread widely over five repeats (4 MiB writes 497-702 µs, reads 536-1101); at 4 MiB also as first_read_host_resident",
+	"managed first_write_host_resident/16777216": "host noise, not writes: five repeats 1837-2202 µs; the scale kernel, whose pages fault on its reads, took 2009 (writes 1902, reads 2252)",
 	// The second recording's pageable copies (hostmem2.jsonl): its host
 	// moves a repeated copy of 24 MiB at 8.8 GB/s and of 48 MiB at 8.4,
 	// where the first's cached at 12.7 up to 16 MiB and 6.1–6.6 past 32
@@ -258,10 +258,10 @@ var hostMisses = map[string]string{
 	"managed3 prefetched.scale.launch1/8388608":                  "the first launch after a prefetch: 8.6 µs more on the GPU for scale at 8 MiB, 5.0-7.6 for the other kernels; the model adds 5.2",
 	"managed3 faulted.scale.launch1/8388608":                     "the first launch after faults: 4.8 µs more on the GPU for scale at 8 MiB (1-2 for reads); the model adds 2.5",
 	"managed3 device_after_copy.read_coalesced.launch2/8388608":  "the second launch after a copy took 14.9 µs, the first 14.5 and the third 12.4 (the model: 12.3)",
-	"managed3 faulted.first_read_read_coalesced/2097152":         "first touches in the third recording are 12-24% slower than the first recording's line through 1, 16 and 256 MiB, which the fault model is fitted on",
-	"managed3 faulted.first_read_read_coalesced/8388608":         "first touches in the third recording are 12-24% slower than the first recording's line through 1, 16 and 256 MiB, which the fault model is fitted on",
-	"managed3 faulted.first_read_read_coalesced/33554432":        "first touches in the third recording are 12-24% slower than the first recording's line through 1, 16 and 256 MiB, which the fault model is fitted on",
-	"managed3 faulted.first_read_scale/8388608":                  "first touches in the third recording are 12-24% slower than the first recording's line through 1, 16 and 256 MiB, which the fault model is fitted on",
+	"managed3 faulted.first_read_read_coalesced/2097152":         "the third recording's host: the same read timed in four groups, medians 451-548 µs at 2 MiB and 1330-1463 at 8, 1-23% above the first recording's line the fault model is fitted on",
+	"managed3 faulted.first_read_read_coalesced/8388608":         "the third recording's host: the same read timed in four groups, medians 451-548 µs at 2 MiB and 1330-1463 at 8, 1-23% above the first recording's line the fault model is fitted on",
+	"managed3 faulted.first_read_read_coalesced/33554432":        "host noise: the same read timed in four groups of five (the suffix names the kernel after it), medians 5716, 4302, 4067 and 4115 µs; this group's repeats 4303-6114",
+	"managed3 faulted.first_read_scale/8388608":                  "the third recording's host: the same read timed in four groups, medians 451-548 µs at 2 MiB and 1330-1463 at 8, 1-23% above the first recording's line the fault model is fitted on",
 	"resident managed_faulted.read_stride32/134217728":           "the same kernel over device memory misses alike (+33.6%): the timing model's strided reads of 128 MiB, not managed memory",
 	"memset memset/67108864":                                     "the profile's DRAM is an H100's (3.0 TB/s); the recording's card, an H200, has 4.8 TB/s",
 }
