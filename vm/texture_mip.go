@@ -69,6 +69,19 @@ func (t *Texture) layerOffset(layer int64) uint64 {
 	return min(uint64(uint32(layer)), uint64(t.layers)-1) * t.layerB
 }
 
+// cubeScaled is a direction's components scaled by the reciprocal of the
+// largest magnitude, as the GPU scales them (MUFU.RCP, FMNMX: a NaN
+// operand loses, then an f32 multiply each). A zero or infinite largest
+// magnitude, or a NaN component, gives NaN products; the texture unit
+// reads them as 0 (recorded: the zero vector, (inf, y, z) and (NaN, y, z)
+// sample as if those components were 0; the zero vector reads the centre
+// of +z).
+func cubeScaled(v [3]float32) [3]float32 {
+	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
+	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
+	return [3]float32{nanZero(v[0] * r), nanZero(v[1] * r), nanZero(v[2] * r)}
+}
+
 // cubeFace projects a direction onto a cube map's face, as the GPU does it
 // (recorded on the H200; ptxas expands tex.cube into this): the components
 // are scaled by the reciprocal of the largest magnitude (MUFU.RCP, then an
@@ -78,13 +91,8 @@ func (t *Texture) layerOffset(layer int64) uint64 {
 // table of faces), exactly, without dividing by the projected major
 // component (which may be a rounding away from 1).
 func cubeFace(x, y, z float32) (face int, u, v float64) {
-	m := fmnmx(fmnmx(abs32(x), abs32(y)), abs32(z)) // FMNMX: a NaN operand loses
-	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
-	// A zero or infinite m, or a NaN component, gives NaN products; the
-	// texture unit reads them as 0 (recorded: the zero vector, (inf, y, z)
-	// and (NaN, y, z) sample as if those components were 0; the zero
-	// vector reads the centre of +z).
-	x, y, z = nanZero(x*r), nanZero(y*r), nanZero(z*r)
+	w := cubeScaled([3]float32{x, y, z})
+	x, y, z = w[0], w[1], w[2]
 	ax, ay, az := abs32(x), abs32(y), abs32(z)
 	var s, t float32
 	switch {
@@ -174,10 +182,8 @@ func cubeLaneGrad(v [3]float32, g, f int, s0, t0, h float64) (a [3]float64, ok b
 	if g/2 == f/2 {
 		return a, false
 	}
-	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
-	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
-	w := [3]float64{float64(nanZero(v[0] * r)), float64(nanZero(v[1] * r)), float64(nanZero(v[2] * r))}
-	sc, tc, ma := faceComps(w, f)
+	sv := cubeScaled(v)
+	sc, tc, ma := faceComps([3]float64{float64(sv[0]), float64(sv[1]), float64(sv[2])}, f)
 	// the axes of f's s and t: z and y on the x faces, x and z on the y
 	// faces, x and y on the z faces; the lane's own face is along one
 	sAxis := 0
@@ -204,11 +210,9 @@ func cubeLaneGrad(v [3]float32, g, f int, s0, t0, h float64) (a [3]float64, ok b
 // may be a rounding below 1: recorded, a lane of gradcubeprobe22's
 // held-out inputs whose major component scales to 1 − 2^-24).
 func cubeCoords(v [3]float32) (face int, s, t float64) {
-	m := fmnmx(fmnmx(abs32(v[0]), abs32(v[1])), abs32(v[2]))
-	r := math.Float32frombits(approxF32(OpFRcp, math.Float32bits(m), 0, false, false))
-	x, y, z := float64(nanZero(v[0]*r)), float64(nanZero(v[1]*r)), float64(nanZero(v[2]*r))
+	sv := cubeScaled(v)
 	face, _, _ = cubeFace(v[0], v[1], v[2])
-	s, t, _ = faceComps([3]float64{x, y, z}, face)
+	s, t, _ = faceComps([3]float64{float64(sv[0]), float64(sv[1]), float64(sv[2])}, face)
 	return face, s, t
 }
 
