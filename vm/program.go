@@ -224,6 +224,9 @@ type Kernel struct {
 	// sregsUsed has bit s set when a function of the kernel reads special
 	// register s: a block's warps fill only those (initForCTA).
 	sregsUsed uint64
+	// interact: an atom or red in global or generic space (BlocksInteract),
+	// found at lowering.
+	interact bool
 }
 
 // BlocksInteract reports whether the kernel's blocks can change one
@@ -235,14 +238,7 @@ type Kernel struct {
 // host goroutines would make those depend on thread timing (a cluster's
 // blocks run together on one goroutine, so .shared::cluster atomics do
 // not count).
-func (k *Kernel) BlocksInteract() bool {
-	for _, info := range k.Insts {
-		if info.Inst().Op == OpAtom && (info.Space == memspace.Global || info.Space == memspace.Generic) {
-			return true
-		}
-	}
-	return false
-}
+func (k *Kernel) BlocksInteract() bool { return k.interact }
 
 // Debug reports whether the kernel's module was compiled for debugging
 // (nvcc -G: ".target ... debug"), whose machine code ptxas does not
@@ -280,6 +276,9 @@ func (k *Kernel) finishInfo() {
 				}
 			}
 			info.Reads, info.Writes = operandSets(in, f)
+			if in.Op == OpAtom && (info.Space == memspace.Global || info.Space == memspace.Generic) {
+				k.interact = true
+			}
 			k.Insts = append(k.Insts, info)
 			id++
 		}
