@@ -36,7 +36,7 @@ func TestLookupProfile(t *testing.T) {
 		assert.Same(t, want, p, name)
 	}
 	_, err := scheduler.LookupProfile("a100")
-	require.EqualError(t, err, `unknown GPU "a100" (known: gf100, h100; or give a profile file)`)
+	require.EqualError(t, err, `unknown GPU "a100" (known: gf100, h100, h200; or give a profile file)`)
 	_, err = scheduler.LookupProfile("")
 	require.Error(t, err)
 	// A file.

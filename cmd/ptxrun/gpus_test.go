@@ -17,10 +17,11 @@ func TestGPUs(t *testing.T) {
 	r := ptxrun(t, "gpus")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	require.Len(t, lines, 3)
+	require.Len(t, lines, 4)
 	assert.Contains(t, lines[0], "NAME")
 	assert.Regexp(t, `^gf100\s+2\.0\s+15\s+1401\s+48\s+8\s+32768\s+48 KiB\s+64 KiB\s+768 KiB\s+128 B\s+32\s+fermi`, lines[1])
 	assert.Regexp(t, `^h100\s+9\.0\s+132\s+1980\s+64\s+32\s+65536\s+228 KiB\s+256 KiB\s+50 MiB\s+128 B\s+32\s+sectored`, lines[2])
+	assert.Regexp(t, `^h200\s+9\.0\s+132\s+1980\s+64\s+32\s+65536\s+228 KiB\s+256 KiB\s+60 MiB\s+128 B\s+32\s+sectored`, lines[3])
 
 	r = ptxrun(t, "gpus", "H100")
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -29,13 +30,13 @@ func TestGPUs(t *testing.T) {
 
 	r = ptxrun(t, "gpus", "a100")
 	assert.Equal(t, exitUsage, r.code)
-	assert.Contains(t, r.stderr, `unknown GPU "a100" (known: gf100, h100; or give a profile file)`)
+	assert.Contains(t, r.stderr, `unknown GPU "a100" (known: gf100, h100, h200; or give a profile file)`)
 
 	r = ptxrun(t, "gpus", "--json")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	var all []gpu.Profile
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &all))
-	require.Len(t, all, 2)
+	require.Len(t, all, 3)
 	assert.Equal(t, "GF100", all[0].Name)
 
 	r = ptxrun(t, "help", "gpus")

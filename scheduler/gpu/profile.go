@@ -152,7 +152,16 @@ func Load(nameOrFile string) (*Profile, error) {
 
 // Parse reads a profile from JSON (unknown fields are errors, so that a
 // misspelt field is not silently ignored) and validates it.
+//
+// A profile may name an embedded profile as its base ("base": "h100") and
+// hold only what differs from it: its objects are merged into the base's
+// key by key, any other value replaces the base's (profiles/h200.json is
+// the H100's with the H200's memory).
 func Parse(data []byte) (*Profile, error) {
+	data, err := withBase(data, 0)
+	if err != nil {
+		return nil, err
+	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	var p Profile
@@ -251,3 +260,58 @@ func (p *Profile) MarshalIndent() ([]byte, error) {
 
 // MaxThreadsPerSM is the most threads an SM holds.
 func (p *Profile) MaxThreadsPerSM() int { return 32 * p.SM.MaxWarps }
+
+// withBase returns data merged into the embedded profile its "base" names,
+// or data itself when it names none; depth counts the bases followed.
+func withBase(data []byte, depth int) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return data, nil // not an object: the strict decoder says why
+	}
+	raw, ok := top["base"]
+	if !ok {
+		return data, nil
+	}
+	var name string
+	if err := json.Unmarshal(raw, &name); err != nil {
+		return nil, fmt.Errorf("GPU profile: base: want the name of an embedded profile (%s)", strings.Join(Names(), ", "))
+	}
+	if depth >= 4 {
+		return nil, fmt.Errorf("GPU profile: base %q: more than 4 bases in a chain", name)
+	}
+	b, err := profileFS.ReadFile(path.Join("profiles", strings.ToLower(name)+".json"))
+	if err != nil || name == "" || strings.ContainsAny(name, "/\\") {
+		return nil, fmt.Errorf("GPU profile: base %q is not an embedded profile (%s)", name, strings.Join(Names(), ", "))
+	}
+	if b, err = withBase(b, depth+1); err != nil {
+		return nil, err
+	}
+	var base, over map[string]any
+	dec := func(b []byte, v *map[string]any) error {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber() // 64-bit sizes stay exact
+		return d.Decode(v)
+	}
+	if err := dec(b, &base); err != nil {
+		return nil, fmt.Errorf("embedded profile %s: %w", name, err)
+	}
+	if err := dec(data, &over); err != nil {
+		return nil, fmt.Errorf("GPU profile: %w", err)
+	}
+	delete(over, "base")
+	merge(base, over)
+	return json.Marshal(base)
+}
+
+// merge writes over into dst: objects key by key, other values whole.
+func merge(dst, over map[string]any) {
+	for k, v := range over {
+		if o, ok := v.(map[string]any); ok {
+			if d, ok := dst[k].(map[string]any); ok {
+				merge(d, o)
+				continue
+			}
+		}
+		dst[k] = v
+	}
+}

@@ -14,30 +14,40 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	assert.Equal(t, []string{"gf100", "h100"}, gpu.Names())
-	for _, n := range []string{"h100", "H100", "gf100", "GF100"} {
+	assert.Equal(t, []string{"gf100", "h100", "h200"}, gpu.Names())
+	for _, n := range []string{"h100", "H100", "gf100", "GF100", "h200"} {
 		p, err := gpu.Lookup(n)
 		require.NoError(t, err, n)
 		assert.NotEmpty(t, p.Description)
 	}
 	_, err := gpu.Lookup("a100")
-	assert.EqualError(t, err, `unknown GPU "a100" (known: gf100, h100)`)
+	assert.EqualError(t, err, `unknown GPU "a100" (known: gf100, h100, h200)`)
 	_, err = gpu.Load("a100")
-	assert.ErrorContains(t, err, `unknown GPU "a100" (known: gf100, h100; or give a profile file)`)
+	assert.ErrorContains(t, err, `unknown GPU "a100" (known: gf100, h100, h200; or give a profile file)`)
 	_, err = gpu.Load(filepath.Join(t.TempDir(), "missing.json"))
-	assert.ErrorContains(t, err, "not one of gf100, h100 and not a readable file")
+	assert.ErrorContains(t, err, "not one of gf100, h100, h200 and not a readable file")
 	_, err = gpu.Lookup("")
 	assert.Error(t, err)
 }
 
-// The H100 profile's figures are the ones the driver reported on the GPU
-// the corpora were recorded on (ncu's device__attribute_* of every launch).
-func TestH100AgainstDevice(t *testing.T) {
-	ls, err := ncu.Read("../../testdata/nvcc/ncu/O3.csv")
+// The H100 and H200 profiles' figures are the ones the driver reported on
+// the GPUs the corpora were recorded on (ncu's device__attribute_* of
+// every launch).
+func TestProfilesAgainstDevice(t *testing.T) {
+	for _, c := range []struct{ profile, table string }{
+		{"h100", "../../testdata/nvcc/ncu/O3.csv"},
+		{"h200", "../../testdata/h200/perf/ncu/calib.O3.csv.gz"},
+	} {
+		t.Run(c.profile, func(t *testing.T) { checkAgainstDevice(t, c.profile, c.table) })
+	}
+}
+
+func checkAgainstDevice(t *testing.T, profile, table string) {
+	ls, err := ncu.Read(table)
 	require.NoError(t, err)
 	require.NotEmpty(t, ls)
 	d := ls[0]
-	p := gpu.MustLookup("h100")
+	p := gpu.MustLookup(profile)
 	attr := func(name string) int { return d.Int("device__attribute_" + name) }
 	assert.Equal(t, attr("multiprocessor_count"), p.SMs)
 	assert.Equal(t, attr("max_gpu_frequency_khz")/1000, p.ClockMHz)
@@ -77,10 +87,12 @@ func TestGF100(t *testing.T) {
 	assert.Equal(t, hier.RulesFermi, p.Memory.Coalescing)
 }
 
-// The memory section of each GPU profile is the hierarchy package's
-// profile of the same name, so that the two cannot drift apart.
+// The memory section of each GPU profile the hierarchy package also ships
+// is that package's profile of the same name, so that the two cannot
+// drift apart (the H200's is the H100's with its own L2 size, DRAM and L2
+// latency: TestBase).
 func TestMemoryMatchesHier(t *testing.T) {
-	for _, n := range gpu.Names() {
+	for _, n := range hier.ProfileNames() {
 		p := gpu.MustLookup(n)
 		c, err := hier.Profile(n)
 		require.NoError(t, err)
@@ -108,6 +120,46 @@ func TestFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(`{"name": "x", "sms": 1, "no_such_field": 3}`), 0o644))
 	_, err = gpu.Load(path)
 	assert.ErrorContains(t, err, "no_such_field")
+}
+
+// A profile may hold only what differs from an embedded one ("base"):
+// objects merge key by key, other values replace the base's, and a
+// misspelt field is still an error.
+func TestBase(t *testing.T) {
+	h100, h200 := gpu.MustLookup("h100"), gpu.MustLookup("h200")
+	want := gpu.MustLookup("h100")
+	want.Name, want.Memory.Name = "H200", "H200"
+	want.Description = h200.Description
+	want.DeviceMemory = 150109880320
+	want.Memory.L2.SizeBytes, want.Memory.L2.Slices = 60<<20, 96
+	want.Memory.DRAM.Channels, want.Memory.DRAM.BytesPerCycle = 96, 2208
+	want.Memory.Latency.L2HitNear, want.Memory.Latency.L2HitFar = 234, 265
+	assert.Equal(t, want, h200)
+	assert.NotEqual(t, h100.Memory, h200.Memory)
+
+	path := filepath.Join(t.TempDir(), "mine.json")
+	load := func(text string) (*gpu.Profile, error) {
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+		return gpu.Load(path)
+	}
+	p, err := load(`{"base": "h200", "name": "mine", "sms": 66, "memory": {"l2": {"size_bytes": 31457280}}}`)
+	require.NoError(t, err)
+	assert.Equal(t, 66, p.SMs)
+	assert.Equal(t, 66, p.Memory.SMs, "the memory section's SMs are the profile's")
+	assert.Equal(t, 31457280, p.Memory.L2.SizeBytes)
+	assert.Equal(t, h200.Memory.L2.Slices, p.Memory.L2.Slices, "the rest of the object is the base's")
+	assert.Equal(t, 2208.0, p.Memory.DRAM.BytesPerCycle, "bases chain")
+	assert.Equal(t, h100.Timing, p.Timing)
+
+	for text, msg := range map[string]string{
+		`{"base": "h100", "memory": {"l2": {"sise_bytes": 1}}}`: "sise_bytes",
+		`{"base": "a100"}`:    `base "a100" is not an embedded profile`,
+		`{"base": 3}`:         "base: want the name",
+		`{"base": "../h100"}`: "not an embedded profile",
+	} {
+		_, err := load(text)
+		assert.ErrorContains(t, err, msg, text)
+	}
 }
 
 func TestValidate(t *testing.T) {
