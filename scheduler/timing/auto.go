@@ -117,6 +117,7 @@ func PlanAuto(l *vm.Launch, prof *gpu.Profile, occ int, s Sample, apertures []*h
 	n := l.NumCTAs()
 	k := min(ProbeBlocks, n)
 	budget := max(s.MinInst/8, int64(math.Ceil(float64(s.MinInst)*float64(k)/float64(n)))+1)
+	l.NumSMs = prof.SMs // what %nsmid reads, as in the run
 	est, probed, atLeast, err := EstimateInst(l, k, budget)
 	if err != nil {
 		a.Why = fmt.Sprintf("automatic: the launch's size could not be estimated ahead (%v): its waves are sampled on the whole GPU if its first waves project past %.2g warp instructions", err, float64(s.MinInst))
