@@ -15,7 +15,10 @@
 // size caps what may be allocated (GlobalMemory.Limit); the host's free
 // memory, checked as pages are taken, caps what may be touched, and running
 // out of it is an error naming the buffer (HostMemoryError), never the
-// operating system's out-of-memory killer.
+// operating system's out-of-memory killer. A Checkpoint records the
+// contents (dense allocations copied, sparse pages copied on their first
+// write after it) so that Rollback can undo what code run in between
+// wrote (checkpoint.go: a launch's blocks run ahead to estimate its size).
 //
 // It does not decide who runs next, and it does not call observers itself.
 package memspace

@@ -39,6 +39,9 @@ type Allocation struct {
 	mu   sync.Mutex // page allocation
 	held atomic.Uint64
 	g    *GlobalMemory
+	// cow, under a Checkpoint, is a sparse allocation's pages as they were
+	// (checkpoint.go); nil otherwise.
+	cow *cow
 }
 
 // End is one past the last valid address.
@@ -96,7 +99,7 @@ func (a *Allocation) SetInit(data []byte) error {
 // (with its initial contents) on first use.
 func (a *Allocation) pageFor(off uint64) (*page, error) {
 	i := off >> PageShift
-	if p := a.pages[i].Load(); p != nil {
+	if p := a.pages[i].Load(); p != nil && a.cow == nil {
 		return p, nil
 	}
 	a.mu.Lock()
@@ -105,6 +108,11 @@ func (a *Allocation) pageFor(off uint64) (*page, error) {
 }
 
 func (a *Allocation) pageLocked(i uint64) (*page, error) {
+	if c := a.cow; c != nil && !c.written[i] {
+		if err := a.copyOnWrite(c, i); err != nil {
+			return nil, err
+		}
+	}
 	if p := a.pages[i].Load(); p != nil {
 		return p, nil
 	}

@@ -32,6 +32,10 @@
 //     picks (Step, for a timing model: Warp.State and Warp.Next say what can
 //     issue). Every memory access reaches the SM's Observer once, after it is
 //     validated, with its origin (SM, block, warp, instruction id).
+//     probe.go: Launch.Probe runs some of a launch's blocks ahead and
+//     undoes them (memory through a memspace.Checkpoint, the instruction
+//     count, the budget), for a caller that needs the launch's size before
+//     it runs it.
 //   - cluster.go: clusters of blocks (Launch.Cluster): their shape and
 //     registers, the shared::cluster window through which a block reads
 //     and writes the shared memory of the others (memspace/cluster.go),

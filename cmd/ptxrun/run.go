@@ -43,18 +43,20 @@ per issued instruction under Nsight Compute's names and where the stall
 cycles went in words; --report adds the same, per CUDA line and per PTX
 instruction, to the memory report; --trace writes the timeline.
 
-A timed launch projected past 2e8 warp instructions is sampled (--sample
-auto, the default; said on stderr and in the output): its first waves
-are simulated in detail until the time a wave takes is stable, the rest
-of its cycles extrapolated, with an error bound. The blocks left out run
+A timed launch of 4 waves or more is sampled when its size, estimated
+before it starts from 16 of its blocks run ahead (and undone), passes
+2e8 warp instructions (--sample auto, the default; the estimate and the
+decision are said on stderr and in --metrics/--json): it runs on a slice
+of the GPU (one SM in 8 with the matching share of the L2 and DRAM, the
+grid's first blocks in the same number of waves), whose first waves are
+simulated in detail until the time a wave takes is stable, the rest of
+its cycles extrapolated, with an error bound. The blocks left out run
 functionally when outputs are asked for (--out, a bundled kernel's
 check: outputs exact) and not at all otherwise (outputs incomplete).
 --sample off simulates every block; exact or skip samples any launch of
-4 waves or more, and runs it on a slice of the GPU (one SM in 8 with the
-matching share of the L2 and DRAM, the grid's first blocks in the same
-number of waves), sampling that slice's waves. Every figure but the
-cycles then counts the detailed blocks only, under ptxvm__detailed__
-names in --metrics and --json (docs/sampling.md).
+4 waves or more, whatever its size. Every figure but the cycles then
+counts the detailed blocks only, under ptxvm__detailed__ names in
+--metrics and --json (docs/sampling.md).
 
 The memory hierarchy's counters are computed only when something shows
 them (--metrics, --report, --json, timing mode): a plain run is faster.
@@ -244,6 +246,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		noteSampled(stderr, "run", t.Sampling, *sampleMode)
 	} else if t != nil && t.NotSampled != "" {
 		fmt.Fprintf(stderr, "ptxrun run: %s; every block was simulated in detail\n", t.NotSampled)
+	} else if t != nil && *sampleMode == "auto" {
+		noteAuto(stderr, "run", t.Auto)
 	}
 	written := map[string]string{}
 	if *out != "" {
@@ -413,6 +417,10 @@ type metricsFile struct {
 	// and their error bound (every other figure counts the detailed
 	// blocks only, under ptxvm__detailed__ names).
 	Sampling *timing.Sampling `json:"sampling,omitempty"`
+	// AutoSample, in a timed run with --sample auto of a launch large
+	// enough to run on a slice: the estimate of its size taken before it
+	// started and the decision (sampled or not).
+	AutoSample *timing.AutoSampling `json:"auto_sample,omitempty"`
 }
 
 func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile {
@@ -422,7 +430,7 @@ func launchMetrics(run *scheduler.SpecRun, gpu *scheduler.Profile) *metricsFile 
 	}
 	mf := &metricsFile{Kernel: run.Prepared.Kernel, GPU: gpu.Name, Mode: mode, Metrics: run.Metrics()}
 	if t := run.Result.Timing; t != nil {
-		mf.Sampling = t.Sampling
+		mf.Sampling, mf.AutoSample = t.Sampling, t.Auto
 	}
 	return mf
 }

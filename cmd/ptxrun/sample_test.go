@@ -48,7 +48,8 @@ func TestRunSample(t *testing.T) {
 		{name: "bad mode", args: []string{"--sample", "some"}, code: exitUsage,
 			stderr: []string{"--sample: unknown sampling mode"}},
 		{name: "auto leaves a small launch alone", args: nil, code: exitOK,
-			stdout: []string{"(sm__cycles_elapsed.max)"}},
+			stdout: []string{"(sm__cycles_elapsed.max)"},
+			stderr: []string{"not sampled (automatic: about 1.3e+07 warp instructions estimated from 16 blocks run ahead, at most 2e+08): every block simulated in detail"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
@@ -77,12 +78,24 @@ func TestRunSample(t *testing.T) {
 					Cycles uint64 `json:"cycles"`
 					Error  uint64 `json:"error_cycles"`
 				} `json:"sampling"`
+				Auto *struct {
+					Sampled  bool    `json:"sampled"`
+					Estimate float64 `json:"estimated_warp_instructions"`
+				} `json:"auto_sample"`
 			}
 			require.NoError(t, json.Unmarshal(data, &mf))
 			if !tc.sampled {
 				assert.Nil(t, mf.Sampling)
 				assert.Contains(t, mf.Metrics, "sm__cycles_elapsed.max")
-				assert.NotContains(t, r.stderr, "sampled")
+				assert.NotContains(t, r.stderr, "ptxrun run: sampled")
+				// The estimate (12,976,128 warp instructions: the probe's
+				// blocks do what every block does) and the decision.
+				assert.Equal(t, 12976128.0, mf.Metrics[timing.MetricAutoEstimate])
+				assert.Equal(t, 0.0, mf.Metrics[timing.MetricAutoSampled])
+				assert.Equal(t, float64(timing.AutoSampleInst), mf.Metrics[timing.MetricAutoThreshold])
+				require.NotNil(t, mf.Auto)
+				assert.False(t, mf.Auto.Sampled)
+				assert.Equal(t, 12976128.0, mf.Auto.Estimate)
 				return
 			}
 			require.NotNil(t, mf.Sampling)

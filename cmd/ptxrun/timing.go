@@ -111,7 +111,7 @@ func timingSummary(r *timing.Result) *timingJSON {
 
 // sampleFlag adds --sample.
 func sampleFlag(fs *flag.FlagSet) *string {
-	return fs.String("sample", "auto", "in timing mode, `MODE`: auto (sample a launch projected past 2e8 warp instructions), off (simulate every block in detail), exact (sample; the blocks left out run functionally: outputs exact), skip (sample; the blocks left out do not run: a timing estimate, outputs incomplete). Sampling simulates the first waves in detail and extrapolates the rest; exact and skip do so on a slice of the GPU, one SM in 8 with its share of the L2 and DRAM (docs/sampling.md)")
+	return fs.String("sample", "auto", "in timing mode, `MODE`: auto (sample a launch estimated, before it starts, past 2e8 warp instructions, as exact when outputs are used and as skip otherwise), off (simulate every block in detail), exact (sample; the blocks left out run functionally: outputs exact), skip (sample; the blocks left out do not run: a timing estimate, outputs incomplete). Sampling runs the launch on a slice of the GPU, one SM in 8 with its share of the L2 and DRAM, simulates its first waves in detail and extrapolates the rest (docs/sampling.md)")
 }
 
 // sampleOption turns --sample into the timing model's option. outputs says
@@ -137,11 +137,23 @@ func sampleOption(mode, runMode string, given, outputs bool) (timing.Sample, err
 	return timing.Sample{Mode: m}, nil
 }
 
+// noteAuto says on stderr what the automatic sampling decided for a launch
+// it estimated and did not sample.
+func noteAuto(w io.Writer, cmd string, a *timing.AutoSampling) {
+	if a == nil || a.Sampled {
+		return
+	}
+	fmt.Fprintf(w, "ptxrun %s: not sampled (%s): every block simulated in detail\n", cmd, a.Describe())
+}
+
 // noteSampled says on stderr that a timed run was sampled.
 func noteSampled(w io.Writer, cmd string, s *timing.Sampling, mode string) {
 	why := "--sample " + mode
 	if mode == "auto" {
-		why = fmt.Sprintf("automatic: about %.2g warp instructions projected, more than %.2g; --sample off simulates every block", s.ProjectedInst, float64(timing.AutoSampleInst))
+		why = fmt.Sprintf("automatic: about %.2g warp instructions projected from the first waves, more than %.2g; --sample off simulates every block", s.ProjectedInst, float64(timing.AutoSampleInst))
+		if s.Auto != nil && s.Auto.Why == "" {
+			why = s.Auto.Describe() + "; --sample off simulates every block"
+		}
 	}
 	fmt.Fprintf(w, "ptxrun %s: sampled (%s): cycles %d ± %d (±%.2f%%) estimated; %s\n", cmd, why, s.Cycles, s.Error, s.ErrorPct(), s.Describe())
 	if !s.OutputsComplete() {

@@ -52,6 +52,10 @@ var sampledMetrics = []MetricInfo{
 	{"ptxvm__sampled_duration_ns_estimate", "ns", "sampled run: the estimated cycles at the GPU profile's clock", "sampling"},
 	{"ptxvm__sampled_blocks", "block", "sampled run: blocks in the grid", "sampling"},
 	{"ptxvm__sampled_detailed_blocks", "block", "sampled run: blocks simulated in detail (the first ones)", "sampling"},
+	{"ptxvm__sampled_slice_sms", "SM", "sampled run: the SMs of the slice of the GPU the detailed blocks ran on (the GPU's SMs when not sliced)", "sampling"},
+	{timing.MetricAutoEstimate, "inst", "--sample auto, a launch large enough to run on a slice: its PTX warp instructions estimated before it started, from 16 blocks spread over the grid run ahead and undone", "sampling"},
+	{timing.MetricAutoThreshold, "inst", "--sample auto: the estimate past which the launch is sampled (2e8)", "sampling"},
+	{timing.MetricAutoSampled, "", "--sample auto: 1 if the launch ran sampled on a slice of the GPU, 0 if every block was simulated in detail", "sampling"},
 	{"ptxvm__sampled_outputs_complete", "", "sampled run: 1 if every block ran (in detail or functionally), 0 if some were skipped and the outputs are incomplete", "sampling"},
 	{"ptxvm__detailed__<metric>", "", "sampled run: any other metric, over the blocks simulated in detail only", "sampling"},
 }

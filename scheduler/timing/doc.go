@@ -44,6 +44,10 @@
 //   - the stall accounting: every cycle of every resident warp is one of
 //     Nsight Compute's stall reasons (Stall), per instruction too, and the
 //     plain-words report of where they went (StallSources);
+//   - sampled timing of huge launches (docs/sampling.md): a slice of the
+//     GPU (spatial.go), the first waves in detail and the rest
+//     extrapolated (sample.go), and --sample auto's decision, taken before
+//     the launch from 16 of its blocks run ahead and undone (auto.go);
 //   - the timeline (Trace, Chrome Trace Event JSON);
 //   - the calibration tool (calibrate/, a command).
 //

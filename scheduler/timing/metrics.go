@@ -44,8 +44,26 @@ func (r *Result) Metrics() map[string]float64 {
 			m[x.Name] = x.Value
 		}
 	}
+	if a := r.Auto; a != nil && a.Why == "" {
+		m[MetricAutoEstimate] = a.EstimatedInst
+		m[MetricAutoThreshold] = float64(a.Threshold)
+		sampled := 0.0
+		if a.Sampled && r.Sampling != nil {
+			sampled = 1
+		}
+		m[MetricAutoSampled] = sampled
+	}
 	return m
 }
+
+// The automatic sampling's figures (auto.go), ours: the launch's PTX warp
+// instructions estimated before it started, the threshold, and whether it
+// was sampled (1) or simulated in full (0).
+const (
+	MetricAutoEstimate  = "ptxvm__sample_auto_estimated_warp_inst"
+	MetricAutoThreshold = "ptxvm__sample_auto_threshold_warp_inst"
+	MetricAutoSampled   = "ptxvm__sample_auto_sampled"
+)
 
 // Nanoseconds is the launch's duration at the profile's clock
 // (gpu__time_duration.sum).

@@ -116,6 +116,9 @@ type Result struct {
 	// NotSampled, if not empty, says why a launch Options.Sample asked to
 	// sample ran in full.
 	NotSampled string
+	// Auto, if not nil, says how the automatic sampling decided before
+	// the launch (auto.go).
+	Auto *AutoSampling
 }
 
 // InstStats are one PTX instruction's counts.
@@ -181,6 +184,10 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		return nil, err
 	}
 	occ := max(1, opt.BlocksPerSM)
+	// The automatic sampling decides before the launch, on the kernel as
+	// written, whether it runs sampled on a slice of the GPU (auto.go).
+	var auto *AutoSampling
+	opt.Sample, auto = PlanAuto(l, prof, occ, opt.Sample, opt.Apertures)
 	tab, err := sasscost.Load(cfg.SASS)
 	if err != nil {
 		return nil, err
@@ -229,8 +236,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		r.issueGap = uint32(cfg.DebugIssueCycles*256 + 0.5)
 	}
 	shared := int(l.Kernel.DynamicBase - vm.SharedReserved + l.DynSmem)
-	// A sampled launch runs on a slice of the GPU (spatial.go) when asked
-	// (not the automatic sampling) and the launch is large enough.
+	// A sampled launch runs on a slice of the GPU (spatial.go) when asked,
+	// or when the automatic sampling chose to before the launch (PlanAuto),
+	// and the launch is large enough.
 	var sp *spatial
 	if opt.Sample.Mode != SampleOff && opt.Sample.MinInst == 0 {
 		switch {
@@ -334,7 +342,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		sms[i] = s
 	}
 	res := &Result{ClockMHz: float64(prof.ClockMHz), WarpsPerSM: prof.SM.MaxWarps, SubPartitions: prof.SM.SubPartitions, BlocksPerSM: occ,
-		CTAsPerSM: make([]int, nsm), Hier: h}
+		CTAsPerSM: make([]int, nsm), Hier: h, Auto: auto}
 
 	// The first wave: one block per SM in turn, up to the occupancy, at
 	// the block scheduler's pace.
@@ -521,6 +529,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	res.Cycles = uint64(cfg.LaunchCycles) + last
 	if err := smp.finish(ctx, res, orig, occ, workers, opt.Done); err != nil {
 		return nil, err
+	}
+	if res.Sampling != nil {
+		res.Sampling.Auto = auto
 	}
 	pi := make([]instTally, len(r.prog.insts))
 	for _, t := range tallies {

@@ -58,9 +58,12 @@ func ParseSampleMode(s string) (SampleMode, error) {
 // cycles of the waves left out are added at the measured per-wave time.
 type Sample struct {
 	Mode SampleMode
-	// MinInst: sample only a launch whose warp instructions, projected
-	// from its first waves, are more than this (0: any launch with waves
-	// enough). The automatic threshold (AutoSample) is AutoSampleInst.
+	// MinInst: sample only a launch whose warp instructions are more than
+	// this (0: any launch with waves enough): estimated before the launch
+	// from some of its blocks run ahead (PlanAuto, auto.go) where it can
+	// run on a slice; else projected from its first waves on the whole GPU
+	// (a GPU too small to slice, a probe that failed). The automatic
+	// threshold (AutoSample) is AutoSampleInst.
 	MinInst int64
 	// Tolerance is how far two consecutive per-wave times may differ,
 	// relative to their mean, for the per-wave time to count as stable
@@ -74,8 +77,8 @@ type Sample struct {
 	// the matching share of the L2 and DRAM, and only the first blocks of
 	// the grid, as many as keep its waves (spatial.go); the wave sampling
 	// then runs on the slice. 0: DefaultSliceFraction; 1: the whole GPU.
-	// Only when MinInst is 0 (the automatic sampling decides from the
-	// first waves, too late to choose the GPU the launch runs on).
+	// With MinInst, the slice is taken when the estimate made before the
+	// launch passes it (PlanAuto).
 	Slice int
 }
 
@@ -83,7 +86,7 @@ type Sample struct {
 const (
 	DefaultSampleTolerance = 0.03
 	DefaultMeasureWaves    = 2
-	// AutoSampleInst is the projected warp instructions above which
+	// AutoSampleInst is the estimated warp instructions above which
 	// ptxrun samples a timed launch unless told not to (about two minutes
 	// of a full simulation on one host core).
 	AutoSampleInst = 200_000_000
@@ -94,8 +97,9 @@ const (
 )
 
 // AutoSample is the sampling a timed run gets unless told otherwise: a
-// launch projected past AutoSampleInst warp instructions is sampled, its
-// blocks left out run functionally when the outputs are used (written or
+// launch estimated, before it starts, past AutoSampleInst warp
+// instructions (PlanAuto) is sampled on a slice of the GPU, its blocks
+// left out run functionally when the outputs are used (written or
 // checked: exact) and not at all otherwise (skip).
 func AutoSample(outputsUsed bool) Sample {
 	m := SampleSkip
@@ -158,8 +162,11 @@ type Sampling struct {
 	Cycles uint64 `json:"cycles"`
 	Error  uint64 `json:"error_cycles"`
 	// ProjectedInst is the launch's warp instructions projected from the
-	// detailed part when sampling was decided.
+	// detailed part when the waves left out were decided.
 	ProjectedInst float64 `json:"projected_warp_instructions"`
+	// Auto, if not nil, is the automatic sampling's decision to sample,
+	// taken before the launch from an estimate of its size (auto.go).
+	Auto *AutoSampling `json:"auto,omitempty"`
 }
 
 // ErrorPct is the error bound as a percentage of the estimate.
@@ -510,7 +517,9 @@ func runRest(ctx context.Context, l *vm.Launch, k *vm.Kernel, from, n, occ, work
 // the detailed blocks only), and the estimate is given under names of our
 // own: ptxvm__sampled_cycles_estimate, ptxvm__sampled_cycles_error,
 // ptxvm__sampled_duration_ns_estimate, ptxvm__sampled_detailed_blocks,
-// ptxvm__sampled_blocks and ptxvm__sampled_outputs_complete. In
+// ptxvm__sampled_blocks, ptxvm__sampled_slice_sms and
+// ptxvm__sampled_outputs_complete; the automatic sampling's figures
+// (ptxvm__sample_auto_*) keep their names. In
 // SampleExact mode the PTX instruction counts are of every block and keep
 // their names. m is changed in place and returned.
 func SampledMetrics(m map[string]float64, r *Result) map[string]float64 {
@@ -519,7 +528,7 @@ func SampledMetrics(m map[string]float64, r *Result) map[string]float64 {
 		return m
 	}
 	keep := func(k string) bool {
-		if strings.HasPrefix(k, "launch__") {
+		if strings.HasPrefix(k, "launch__") || strings.HasPrefix(k, "ptxvm__sample_auto_") {
 			return true
 		}
 		return s.Mode == SampleExact && (k == "ptxvm__ptx_inst_executed.sum" || k == "ptxvm__ptx_thread_inst_executed.sum")
@@ -546,6 +555,7 @@ func SampledMetrics(m map[string]float64, r *Result) map[string]float64 {
 	m["ptxvm__sampled_duration_ns_estimate"] = r.Nanoseconds()
 	m["ptxvm__sampled_detailed_blocks"] = float64(s.Detailed)
 	m["ptxvm__sampled_blocks"] = float64(s.Blocks)
+	m["ptxvm__sampled_slice_sms"] = float64(s.SliceSMs)
 	complete := 0.0
 	if s.OutputsComplete() {
 		complete = 1

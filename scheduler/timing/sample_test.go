@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +24,7 @@ import (
 // the public corpus's PTX is not in a clone (testdata/public/.gitignore).
 func corpusLaunch(t *testing.T, name string) *ncu.Launch {
 	t.Helper()
-	ls, err := ncu.ReadWithPublic("../../testdata")
+	ls, err := readCorpus()
 	require.NoError(t, err)
 	for _, l := range ls {
 		if l.Name() == name && l.Table != "repeat.O3" {
@@ -33,6 +34,9 @@ func corpusLaunch(t *testing.T, name string) *ncu.Launch {
 	require.FailNow(t, "no such corpus launch", name)
 	return nil
 }
+
+// readCorpus reads the corpus's ncu rows once for the package's tests.
+var readCorpus = sync.OnceValues(func() ([]*ncu.Launch, error) { return ncu.ReadWithPublic("../../testdata") })
 
 // sampledRun runs a corpus launch in timing mode with the sampling given
 // and returns the result and the launch's outputs.

@@ -35,6 +35,8 @@ func main() {
 		err = cmdRegs(args)
 	case "sample":
 		err = cmdSample(args)
+	case "estimate":
+		err = cmdEstimate(args)
 	default:
 		usage()
 	}
@@ -46,7 +48,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./scheduler/timing/calibrate forms|sass|cycles|fit|pairs|regs|sample [flags]")
+	fmt.Fprintln(os.Stderr, "usage: go run ./scheduler/timing/calibrate forms|sass|cycles|fit|pairs|regs|sample|estimate [flags]")
 	os.Exit(2)
 }
 

@@ -28,7 +28,8 @@ func cmdSample(args []string) error {
 	minWaves := fs.Float64("min-waves", 8, "launches of at least this many waves")
 	maxInst := fs.Float64("max-inst", 3e7, "launches of at most this many machine instructions (ncu's count)")
 	profile := fs.String("gpu", "h100", "GPU profile (name or file)")
-	mode := fs.String("mode", "skip", "sampling mode: skip or exact")
+	mode := fs.String("mode", "skip", "sampling mode: skip, exact or auto (skip, decided before the launch from an estimate of its size against -auto-inst, as ptxrun's --sample auto)")
+	autoInst := fs.Float64("auto-inst", timing.AutoSampleInst, "with -mode auto: the warp instructions past which a launch is sampled (the corpus's launches are all under ptxrun's 2e8)")
 	tol := fs.Float64("tolerance", 0, "per-wave stability tolerance (0: timing.DefaultSampleTolerance)")
 	measure := fs.Int("measure", 0, "measured waves that must agree (0: timing.DefaultMeasureWaves)")
 	slice := fs.Int("slice", 0, "simulate one SM in this many, with the matching share of the L2 and DRAM (0: timing.DefaultSliceFraction; 1: the whole GPU, wave sampling only)")
@@ -36,6 +37,10 @@ func cmdSample(args []string) error {
 	jobs := fs.Int("j", 1, "launches measured at once (each on one host goroutine)")
 	verbose := fs.Bool("v", false, "print each sampled run's per-wave times (stderr)")
 	_ = fs.Parse(args)
+	auto := *mode == "auto"
+	if auto {
+		*mode = "skip"
+	}
 	sm, err := timing.ParseSampleMode(*mode)
 	if err != nil {
 		return err
@@ -72,6 +77,9 @@ func cmdSample(args []string) error {
 		return nil
 	}
 	cfg := timing.Sample{Mode: sm, Tolerance: *tol, MeasureWaves: *measure, Slice: *slice}
+	if auto {
+		cfg.MinInst = int64(*autoInst)
+	}
 	fmt.Println("| launch | waves | full cycles | sampled cycles | error | bound | detailed blocks | full s | sampled s | speedup |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	var errs, speed []float64
@@ -96,6 +104,9 @@ func cmdSample(args []string) error {
 				return
 			}
 			r.smp, r.st, r.err = runTimed(l, p, cfg)
+			if *verbose && r.err == nil && r.smp.Auto != nil {
+				fmt.Fprintf(os.Stderr, "%s: %s\n", l.Name(), r.smp.Auto.Describe())
+			}
 			if *verbose && r.err == nil && r.smp.Sampling != nil {
 				fmt.Fprintf(os.Stderr, "%s: waves %v; %s\n", l.Name(), r.smp.Sampling.WaveTimes, r.smp.Sampling.Describe())
 			}
