@@ -56,12 +56,17 @@ type HostLinkConfig struct {
 	PopulateBytesPerCycle            float64 `json:"managed_populate_bytes_per_cycle"`
 	PopulateBeyondCacheBytesPerCycle float64 `json:"managed_populate_beyond_cache_bytes_per_cycle"`
 	HostCacheBytes                   int64   `json:"host_cache_bytes"`
+	// WriteMigrateFactor is the time the pages a write's fault migrates
+	// from the host take, as a fraction of a read's (0: the same). A
+	// kernel that faults on reads (or reads before it writes) moves them
+	// at the rates above.
+	WriteMigrateFactor float64 `json:"managed_write_migrate_factor,omitempty"`
 }
 
 func (c *HostLinkConfig) validate() error {
 	if c.ReadBytesPerCycle < 0 || c.WriteBytesPerCycle < 0 || c.MigrateBytesPerCycle < 0 || c.PopulateBytesPerCycle < 0 ||
 		c.MigrateBeyondCacheBytesPerCycle < 0 || c.PopulateBeyondCacheBytesPerCycle < 0 || c.ReadOverheadBytes < 0 || c.WriteOverheadBytes < 0 ||
-		c.ReadTxnCycles < 0 || c.WriteTxnCycles < 0 || c.PrefetchBytes < 0 || c.HostCacheBytes < 0 {
+		c.ReadTxnCycles < 0 || c.WriteTxnCycles < 0 || c.PrefetchBytes < 0 || c.HostCacheBytes < 0 || c.WriteMigrateFactor < 0 {
 		return fmt.Errorf("bandwidths and overheads must not be negative")
 	}
 	if c.MigrateBytes < 0 || (c.MigrateBytes > 0 && c.MigrateBytes&(c.MigrateBytes-1) != 0) {
@@ -296,6 +301,7 @@ func (m *Memory) migrate(a *Aperture, t txn, now uint64) uint32 {
 	}
 	hl := &m.cfg.HostLink
 	ahead := max(1, hl.PrefetchBytes/int(a.PageBytes))
+	write := t.op&opMask == opWrite
 	if a.Pages[p] != PageDevice {
 		c := m.tally.at(t.inst)
 		c[ManagedFaults]++
@@ -304,9 +310,9 @@ func (m *Memory) migrate(a *Aperture, t txn, now uint64) uint32 {
 			lat = hl.FaultCycles
 			m.faulted = true
 		}
-		m.request(a, p, ahead, float64(now)+float64(lat), c)
+		m.request(a, p, ahead, float64(now)+float64(lat), c, write)
 	} else if q := p + ahead/2; ahead > 1 && q < len(a.Pages) && a.Pages[q] != PageDevice {
-		m.request(a, q, ahead, float64(now), m.tally.at(t.inst))
+		m.request(a, q, ahead, float64(now), m.tally.at(t.inst), write)
 	}
 	if a.arrive[p] > now {
 		return uint32(min(a.arrive[p]-now, 1<<31))
@@ -315,8 +321,13 @@ func (m *Memory) migrate(a *Aperture, t txn, now uint64) uint32 {
 }
 
 // request migrates (or makes) the pages of a from p on, up to n of them,
-// that are not on the device, one after another from cycle at on.
-func (m *Memory) request(a *Aperture, p, n int, at float64, c *Counts) {
+// that are not on the device, one after another from cycle at on; write
+// says a write asked (HostLink.WriteMigrateFactor).
+func (m *Memory) request(a *Aperture, p, n int, at float64, c *Counts, write bool) {
+	factor := 1.0
+	if f := m.cfg.HostLink.WriteMigrateFactor; write && f > 0 {
+		factor = f
+	}
 	for q := p; q < min(p+n, len(a.Pages)); q++ {
 		page := float64(a.PageLen(q))
 		if a.Pages[q] == PageDevice {
@@ -325,6 +336,7 @@ func (m *Memory) request(a *Aperture, p, n int, at float64, c *Counts) {
 		bw := a.migrate
 		if a.Pages[q] == PageHost {
 			c[ManagedMigratedBytes] += a.PageLen(q)
+			page *= factor
 		} else {
 			bw = a.populate
 		}

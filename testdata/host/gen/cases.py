@@ -132,6 +132,7 @@ def main():
         write("copies_%dM" % (b // MiB), spec, meas)
     second()
     third()
+    fifth()
     with open("cases.json", "w") as f:
         json.dump({"recording": "hostmem.jsonl", "cases": cases}, f, indent=1)
         f.write("\n")
@@ -228,6 +229,58 @@ def third():
                       cp("device"), launch("scale", n, [{"buffer": "a"}, {"u32": n}, {"f32": 2.0}, {"f32": 1.0}]), cp("host")]},
             [dict(step=0, **m("h2d_after_cpu_write")), dict(step=1, **m("h2d_repeat")), dict(step=2, **m("d2h")),
              dict(step=3, **m("h2d_after_d2h_same")), {"step": "total", "from": 4, "group": "managed3", "name": "pageable.copy_scale_copy_after_d2h", "bytes": b}])
+
+
+
+def fifth():
+    """hostmem5.jsonl (gen/hostmem5.cu), held out when recorded: first
+    touches of host-written managed memory by a read, a write and a
+    read-write kernel, and first writes of untouched managed memory, at 3,
+    6, 12, 24 and 48 MiB (each on a managed buffer of its own); prefetches
+    of host-written managed memory to the device and scattered and
+    coalesced reads of mapped memory at 2, 3, 6, 8 and 12 MiB; three
+    launches after a pinned copy into a buffer fresh from cudaMalloc, then
+    three after a second pinned copy into the same buffer (kernels have
+    read it), at 24 and 48 MiB."""
+    for mb in (3, 6, 12, 24, 48):
+        b, n = mb * MiB, mb * MiB // 4
+        m = lambda name: {"group": "managed5", "name": name, "bytes": b}
+        desc = "hostmem5.cu touch group, %d MiB: " % mb
+        dev = [buf("dout", n, fill=False), buf("dsrc", n, const=0)]
+        for name, kernel in (("first_read_host_resident", "read_coalesced"), ("first_write_host_resident", "write_coalesced"),
+                             ("scale_first_touch_host_resident", "scale")):
+            write("managed5_%s_%dM" % (name, mb), {
+                "module": PTX, "description": desc + "%s over managed memory the host wrote" % kernel,
+                "buffers": [buf("m", n, "managed")] + dev, "steps": [kernel_steps(kernel, "m", n)]},
+                [dict(step=0, **m(name))])
+        write("managed5_first_write_untouched_%dM" % mb, {
+            "module": PTX, "description": desc + "write_coalesced over managed memory nothing has touched",
+            "buffers": [buf("m", n, "managed", fill=False)] + dev, "steps": [kernel_steps("write_coalesced", "m", n)]},
+            [dict(step=0, **m("first_write_untouched"))])
+    for mb in (2, 3, 6, 8, 12):
+        b, n = mb * MiB, mb * MiB // 4
+        m = lambda name: {"group": "managed5", "name": name, "bytes": b}
+        write("managed5_prefetch_%dM" % mb, {
+            "module": PTX, "description": "hostmem5.cu prefetch group, %d MiB: managed memory the host wrote, prefetched to the device" % mb,
+            "buffers": [buf("m", n, "managed")], "steps": [{"prefetch": "m", "to": "device"}]},
+            [dict(step=0, **m("prefetch_to_device"))])
+        for stride, label in ((32, "stride32"), (1, "coalesced")):
+            write("managed5_mapped_%s_%dM" % (label, mb), {
+                "module": PTX, "description": "hostmem5.cu mapped group, %d MiB: copy_perm reading mapped memory, stride %d" % (mb, stride),
+                "buffers": [buf("src", n, "mapped"), buf("dout", n, fill=False)],
+                "steps": [launch("copy_perm", n, perm_args("src", "dout", n, stride))]},
+                [dict(step=0, **m("mapped.read_mapped_" + label))])
+    for mb in (24, 48):
+        b, n = mb * MiB, mb * MiB // 4
+        m = lambda name: {"group": "managed5", "name": name, "bytes": b}
+        for kernel in ("read_coalesced", "scale"):
+            k = kernel_steps(kernel, "d", n)
+            cp = {"copy": "d", "to": "device", "host_memory": "pinned"}
+            write("managed5_fresh_%s_%dM" % (kernel, mb), {
+                "module": PTX, "description": "hostmem5.cu fresh group, %d MiB: %s three times after a pinned copy into a new buffer, then three times after a second copy into it" % (mb, kernel),
+                "buffers": [buf("d", n), buf("dout", n, fill=False)], "steps": [cp, k, k, k, cp, k, k, k]},
+                [dict(step=j + 1, **m("fresh_copy.%s.launch%d" % (kernel, j + 1))) for j in range(3)] +
+                [dict(step=j + 5, **m("reused_copy.%s.launch%d" % (kernel, j + 1))) for j in range(3)])
 
 
 main()
