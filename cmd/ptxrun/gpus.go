@@ -28,7 +28,10 @@ func cmdGPUs(_ context.Context, args []string, stdout, stderr io.Writer) int {
 Lists the GPU profiles built into ptxrun with their figures; with names or
 profile files, shows those in detail. A profile is a JSON file: write one
 with "ptxrun gpus h100 --json > mine.json", change the L1 size, the line
-size, the bank count..., and run with --gpu mine.json.`, stderr)
+size, the bank count..., and run with --gpu mine.json. A file may instead
+name a built-in profile as its base and hold only what differs:
+{"base": "h100", "name": "mine", "memory": {"l2": {"size_bytes": 26214400}}}
+(objects merge key by key; the h200 profile is written so).`, stderr)
 	asJSON := fs.Bool("json", false, "print the profiles as JSON (one profile: exactly the file format)")
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
