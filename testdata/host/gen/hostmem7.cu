@@ -1,0 +1,134 @@
+// hostmem7.cu — issue 26, a seventh recording: how much of a buffer the
+// L2 keeps for the next kernel after each way of filling it, and what
+// partly written sectors cost, on the GPU the device tool lends.
+//
+// l2after: at 4-96 MiB, a buffer d is put in one of these states, then
+// read whole twice by `readall` (every word, no write), each read timed:
+//   copy_pinned   a pinned cudaMemcpyAsync host to device into d;
+//   copy_d2d      a device-to-device copy into d from another buffer;
+//   memset        cudaMemsetAsync of d;
+//   kernel_write  a kernel writing d whole (store_perm, coalesced);
+//   kernel_read   readall of d (so launch1 is a second read);
+//   cold          a read of 256 MiB of another buffer (d out of the L2).
+// Each state is preceded by the cold read, so that nothing of d is left
+// from before. Under Nsight Compute with --cache-control none the readall
+// launches' L2 hits and DRAM bytes say how much of d was in the L2.
+//
+// partial: store_perm (coalesced read, the write with consecutive threads
+// `stride` words apart) at strides 1, 2, 8, 32 and 4-128 MiB: under Nsight
+// Compute (caches flushed, as every corpus recording) its DRAM reads say
+// what evicting partly written sectors costs.
+//
+// Usage: hostmem7 l2after|partial [once] — `once` runs each launch once
+// and names it on stderr (for ncu, whose rows come in launch order).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include "../../../kernels/cuda/hostmem.cu"
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_)); exit(1); } } while (0)
+#define KL() CK(cudaGetLastError())
+// readall reads every word of p (4 per thread, grid-stride) and writes
+// nothing unless a word is 12345.
+extern "C" __global__ void readall(const float4* p, unsigned n4, float* sink) {
+  float s = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) {
+    float4 v = p[i];
+    s += v.x + v.y + v.z + v.w;
+  }
+  if (s == 12345.0f) *sink = s;
+}
+// flushread reads a large buffer the same way (a kernel of its own name, so
+// that ncu -k readall leaves it out).
+extern "C" __global__ void flushread(const float4* p, unsigned n4, float* sink) {
+  float s = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) {
+    float4 v = p[i];
+    s += v.x + v.y + v.z + v.w;
+  }
+  if (s == 12345.0f) *sink = s;
+}
+static cudaStream_t st; static cudaEvent_t e0, e1;
+static bool once;
+template <class F> static double ev(F f) { CK(cudaEventRecord(e0, st)); f(); CK(cudaEventRecord(e1, st)); CK(cudaEventSynchronize(e1)); float ms = 0; CK(cudaEventElapsedTime(&ms, e0, e1)); return ms * 1000.0; }
+static double med(std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
+static std::string lst(const std::vector<double>& v) { std::string s = "["; char b[32]; for (size_t i = 0; i < v.size(); ++i) { snprintf(b, sizeof b, "%s%.3f", i ? "," : "", v[i]); s += b; } return s + "]"; }
+static void emit(const char* g, const std::string& n, size_t bytes, const std::vector<double>& v, const std::string& extra = "") {
+  printf("{\"group\":\"%s\",\"name\":\"%s\",\"bytes\":%zu,\"us\":%.3f,\"min_us\":%.3f,\"reps\":%zu,\"all\":%s%s}\n", g, n.c_str(), bytes, med(v),
+         *std::min_element(v.begin(), v.end()), v.size(), lst(v).c_str(), extra.c_str());
+  fflush(stdout);
+}
+static const size_t flushB = 256u << 20;
+static float *big, *sink;
+static void coldL2() { flushread<<<132 * 8, 256, 0, st>>>((const float4*)big, (unsigned)(flushB / 16), sink); KL(); CK(cudaStreamSynchronize(st)); }
+static void l2after() {
+  const int NS = 6;
+  const char* sn[NS] = {"copy_pinned", "copy_d2d", "memset", "kernel_write", "kernel_read", "cold"};
+  const size_t maxb = 96u << 20;
+  float *d, *src, *pin;
+  CK(cudaMalloc(&d, maxb)); CK(cudaMalloc(&src, maxb));
+  CK(cudaHostAlloc((void**)&pin, maxb, cudaHostAllocDefault));
+  for (size_t i = 0; i < maxb / 4; ++i) pin[i] = (float)(i & 1023);
+  CK(cudaMemcpy(src, pin, maxb, cudaMemcpyHostToDevice)); CK(cudaMemcpy(d, pin, maxb, cudaMemcpyHostToDevice));
+  CK(cudaDeviceSynchronize());
+  for (size_t mb : {4, 8, 16, 24, 32, 40, 48, 64, 96}) {
+    size_t b = mb << 20; unsigned n = (unsigned)(b / 4), n4 = n / 4, bl = (n + 255) / 256;
+    unsigned rbl = std::min(132u * 8, (n4 + 255) / 256);
+    std::vector<double> L[NS][2];
+    int reps = once ? 1 : 7;
+    for (int r = once ? 0 : -1; r < reps; ++r) {
+      for (int s = 0; s < NS; ++s) {
+        coldL2();
+        switch (s) {
+        case 0: CK(cudaMemcpyAsync(d, pin, b, cudaMemcpyHostToDevice, st)); break;
+        case 1: CK(cudaMemcpyAsync(d, src, b, cudaMemcpyDeviceToDevice, st)); break;
+        case 2: CK(cudaMemsetAsync(d, 0, b, st)); break;
+        case 3: store_perm<<<bl, 256, 0, st>>>(src, d, n, 1, 1.0f); KL(); break;
+        case 4: readall<<<rbl, 256, 0, st>>>((const float4*)d, n4, sink); KL(); if (once) fprintf(stderr, "readall %zu kernel_read.setup\n", mb); break;
+        case 5: break;
+        }
+        CK(cudaStreamSynchronize(st));
+        for (int j = 0; j < 2; ++j) {
+          double t = ev([&] { readall<<<rbl, 256, 0, st>>>((const float4*)d, n4, sink); KL(); });
+          if (once) fprintf(stderr, "readall %zu %s.launch%d\n", mb, sn[s], j + 1);
+          if (r >= 0) L[s][j].push_back(t);
+        }
+      }
+    }
+    for (int s = 0; s < NS; ++s)
+      for (int j = 0; j < 2; ++j) emit("l2after", std::string(sn[s]) + ".readall.launch" + std::to_string(j + 1), b, L[s][j], ",\"kernel\":\"readall\"");
+  }
+  CK(cudaFree(d)); CK(cudaFree(src)); CK(cudaFreeHost(pin));
+}
+static void partial() {
+  const size_t maxb = 128u << 20;
+  float *in, *out;
+  CK(cudaMalloc(&in, maxb)); CK(cudaMalloc(&out, maxb)); CK(cudaMemset(in, 0, maxb)); CK(cudaMemset(out, 0, maxb));
+  CK(cudaDeviceSynchronize());
+  for (size_t mb : {4, 16, 32, 64, 128})
+    for (unsigned stride : {1u, 2u, 8u, 32u}) {
+      size_t b = mb << 20; unsigned n = (unsigned)(b / 4), bl = (n + 255) / 256;
+      std::vector<double> v;
+      for (int r = once ? 0 : -1; r < (once ? 1 : 7); ++r) {
+        coldL2();
+        double t = ev([&] { store_perm<<<bl, 256, 0, st>>>(in, out, n, stride, 2.0f); KL(); });
+        if (once) fprintf(stderr, "store_perm %zu stride%u\n", mb, stride);
+        if (r >= 0) v.push_back(t);
+      }
+      emit("partial", "store_perm_stride" + std::to_string(stride), b, v, ",\"kernel\":\"store_perm\",\"stride\":" + std::to_string(stride));
+    }
+  CK(cudaFree(in)); CK(cudaFree(out));
+}
+int main(int argc, char** argv) {
+  if (argc < 2) { fprintf(stderr, "usage: hostmem7 l2after|partial [once]\n"); return 2; }
+  once = argc > 2 && !strcmp(argv[2], "once");
+  CK(cudaSetDevice(0)); CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)); CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+  CK(cudaMalloc(&big, flushB)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(big, 0, flushB));
+  if (!strcmp(argv[1], "l2after")) l2after();
+  else if (!strcmp(argv[1], "partial")) partial();
+  else { fprintf(stderr, "unknown group %s\n", argv[1]); return 2; }
+  CK(cudaDeviceSynchronize());
+  return 0;
+}
