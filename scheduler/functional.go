@@ -70,6 +70,11 @@ type Options struct {
 	// at DirtyBase, which the L2 still holds (timing.Options.DirtyL2; in
 	// functional mode only with a DirtyBase).
 	DirtyL2, DirtyBase uint64
+	// L2Before, if not nil, is what the L2 holds when the launch starts:
+	// an earlier launch's (hier.Memory.Snapshot), as the steps since left
+	// it. A launch whose L2 has another geometry (a sampled slice of the
+	// GPU) starts from a clean L2 instead. DirtyL2 is placed on top.
+	L2Before *hier.Memory
 }
 
 // Result is what a functional run reports.
@@ -186,6 +191,7 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 		if err := h.Memory().SetApertures(opt.Apertures); err != nil {
 			return nil, err
 		}
+		h.Memory().Adopt(opt.L2Before)
 		if opt.DirtyL2 > 0 && opt.DirtyBase != 0 {
 			h.Memory().Dirty(opt.DirtyBase, opt.DirtyL2)
 		}

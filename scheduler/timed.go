@@ -60,6 +60,7 @@ func RunTimed(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Re
 		Apertures:   opt.Apertures,
 		DirtyL2:     opt.DirtyL2,
 		DirtyBase:   opt.DirtyBase,
+		L2Before:    opt.L2Before,
 	})
 	if err != nil {
 		return nil, err

@@ -58,3 +58,15 @@ extern "C" __global__ void chase(const unsigned* next, unsigned hops, unsigned l
     out[0] = (unsigned long long)(t1 - t0);
     out[1] = j;
 }
+
+// readall reads every word of p (four at a time, grid-stride) and writes
+// nothing unless their sum is 12345: testdata/host/gen/hostmem7.cu reads a
+// buffer with it after each way of filling it.
+extern "C" __global__ void readall(const float4* p, unsigned n4, float* sink) {
+  float s = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) {
+    float4 v = p[i];
+    s += v.x + v.y + v.z + v.w;
+  }
+  if (s == 12345.0f) *sink = s;
+}

@@ -28,6 +28,7 @@ import (
 var (
 	hostFull  = flag.Bool("hostfull", false, "run every case of testdata/host (minutes) and rewrite docs/host-memory-validation.md")
 	hostCases = flag.String("hostcases", "", "run only the cases of testdata/host whose names match this regular expression, and log each figure")
+	hostGPU   = flag.String("hostgpu", "h100", "the GPU profile the host-memory corpus runs on (-hostfull writes docs/host-memory-validation.md only with the default)")
 )
 
 const hostDir = "../../testdata/host"
@@ -142,6 +143,8 @@ func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, 
 		v, _ := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
 		return v
 	}
+	gpu, err := scheduler.LookupProfile(*hostGPU)
+	require.NoError(t, err)
 	var mu sync.Mutex
 	var rows []hostRow
 	var wg sync.WaitGroup
@@ -163,7 +166,7 @@ func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, 
 			if !assert.NoError(t, err, c.Name) {
 				return
 			}
-			run, err := program.Execute(context.Background(), sp, scheduler.H100, scheduler.Options{Mode: scheduler.ModeTiming, Workers: 1, StreamOutputs: true}, nil)
+			run, err := program.Execute(context.Background(), sp, gpu, scheduler.Options{Mode: scheduler.ModeTiming, Workers: 1, StreamOutputs: true}, nil)
 			if !assert.NoError(t, err, c.Name) {
 				return
 			}
@@ -215,6 +218,7 @@ func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, 
 // than 15%, with why; every other transfer of at least 1 MiB and kernel of
 // at least 10 µs must be within 15% of the GPU.
 var hostMisses = map[string]string{
+	"managed read_after_prefetch/1048576":       "after a prefetch the GPU's first read finds none of the buffer in the L2 (hostmem7: 0-2% hits) and pays 3.6 µs beyond the model's cold read at 1 MiB, 5.4-8.3 at 8 MiB (third recording); after_prefetch_us is 5.2 at every size",
 	"mapped write_mapped_stride32/67108864":     "the GPU's scattered posted writes slow down past 16 MiB (1.86 GB/s at 64 MiB against 3.1 at 16); the model's packet rate does not",
 	"mapped read_mapped_stride32/4194304":       "scattered reads of mapped memory: 1.39 ns a sector on the GPU at 4 MiB, 1.59 at 16 MiB (fitted there)",
 	"managed prefetch_to_device/4194304":        "the GPU's prefetch is faster at 4 MiB than its line through 1, 16 and 256 MiB (fit.py: -18% there)",
@@ -319,7 +323,7 @@ func TestHostMemoryAgainstGPU(t *testing.T) {
 		for _, r := range rows {
 			t.Logf("%-60s %4.0f MiB  GPU %9.1f  model %9.1f  %+6.1f%%", r.What, float64(r.Bytes)/(1<<20), r.GPU, r.Model, 100*r.err())
 		}
-	} else if *hostFull {
+	} else if *hostFull && *hostGPU == "h100" {
 		writeHostTable(t, rows)
 	}
 }

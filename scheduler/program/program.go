@@ -135,8 +135,11 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 	}
 	run.Setup = time.Since(setup)
 	start := time.Now()
-	// dirty: what the last copy or memset left in the L2 for the next
-	// launch (bytes at base).
+	// l2: what the L2 holds between launches, from the last launch's end
+	// (nil before the first: a clean L2), with what copies and prefetches
+	// since did to it; dirty: what the last memset left in it for the
+	// next launch (bytes at base), placed on top.
+	var l2 *hier.Memory
 	var dirtyBase, dirty uint64
 	for i := range sp.Steps {
 		st := &sp.Steps[i]
@@ -144,17 +147,21 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 		var err error
 		switch s.Kind {
 		case spec.StepLaunch:
-			err = run.launch(ctx, i, &s, opt, aps, dirtyBase, dirty)
+			var res *scheduler.Result
+			res, err = run.launch(ctx, i, &s, opt, aps, l2, dirtyBase, dirty)
 			dirty = 0
-			if err == nil && s.Migrated > 0 {
-				// The copy engine wrote the migrated pages through the
-				// L2, as it writes a copy's.
-				dirtyBase, dirty = run.migratedRange()
+			if l2 = nil; err == nil && res.Hier != nil {
+				l2 = res.Hier.Memory().Snapshot()
 			}
 		case spec.StepCopy:
 			err = run.copy(st, &s)
-			if st.To == "device" {
-				dirtyBase, dirty = p.Buffers[st.Copy], s.Bytes
+			// Data from the host, and a managed buffer leaving for the
+			// host, leave none of the buffer in the L2 (hostmem7).
+			if l2 != nil && (st.To == "device" || s.Engine == EngineHost) {
+				l2.Invalidate(p.Buffers[st.Copy], run.bufferBytes(st.Copy))
+			}
+			if st.To == "device" && dirtyBase == p.Buffers[st.Copy] {
+				dirty = 0
 			}
 		case spec.StepMemset:
 			err = run.memset(st, &s)
@@ -163,8 +170,11 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 			}
 		case spec.StepPrefetch:
 			err = run.prefetch(st, &s)
-			if st.To == "device" && s.Bytes > 0 {
-				dirtyBase, dirty = p.Buffers[st.Prefetch], s.Bytes
+			if l2 != nil && s.Bytes > 0 {
+				l2.Invalidate(p.Buffers[st.Prefetch], run.bufferBytes(st.Prefetch))
+			}
+			if st.To == "device" && s.Bytes > 0 && dirtyBase == p.Buffers[st.Prefetch] {
+				dirty = 0
 			}
 		}
 		if err != nil {
@@ -191,15 +201,15 @@ func (r *Run) bufferBytes(name string) uint64 {
 	return b.Count * uint64(compare.ElemSize(b.Type))
 }
 
-func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options, aps []*hier.Aperture, dirtyBase, dirty uint64) error {
+func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options, aps []*hier.Aperture, l2 *hier.Memory, dirtyBase, dirty uint64) (*scheduler.Result, error) {
 	l, kernel, err := r.Prepared.LaunchStep(i)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer l.Release()
 	s.Kernel, s.Engine = kernel, EngineSMs
 	opt.Apertures = aps
-	opt.DirtyL2, opt.DirtyBase = dirty, dirtyBase
+	opt.DirtyL2, opt.DirtyBase, opt.L2Before = dirty, dirtyBase, l2
 	if regs := r.Spec.Steps[i].Launch.Registers; regs > 0 && opt.Registers == 0 {
 		opt.Registers = regs
 	}
@@ -212,7 +222,7 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 	}
 	res, err := scheduler.Run(ctx, l, r.GPU, opt)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for name, a := range r.apertures {
 		if a.Kind == hier.Managed && a.Resident() > r.residentBefore[name] {
@@ -231,25 +241,7 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 		s.Timed = true
 		s.TimeUS = t.Nanoseconds()/1e3 + r.GPU.Host.LaunchOverheadUS + extraUS
 	}
-	return nil
-}
-
-// migratedRange is the managed buffer that gained the most resident bytes
-// in the last launch (base and size), which the copy engine wrote through
-// the L2 (hier.Memory.Dirty keeps its last lines).
-func (r *Run) migratedRange() (base, bytes uint64) {
-	// Ties go to the lowest base (managed a and b of one size both
-	// migrated): a map's order would make identical runs differ.
-	var most uint64
-	for name, a := range r.apertures {
-		if a.Kind != hier.Managed {
-			continue
-		}
-		if g := a.Resident() - min(a.Resident(), r.residentBefore[name]); g > most || g == most && g > 0 && a.Base < base {
-			most, base, bytes = g, a.Base, a.Bytes
-		}
-	}
-	return base, bytes
+	return res, nil
 }
 
 func (r *Run) copy(st *spec.Step, s *Step) error {

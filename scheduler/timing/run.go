@@ -53,6 +53,10 @@ type Options struct {
 	// launch: a copy into it just before leaves its last part in L2);
 	// 0: above any device allocation.
 	DirtyBase uint64
+	// L2Before, if not nil, is what the L2 holds when the launch starts
+	// (scheduler.Options.L2Before); a sampled launch, whose slice of the
+	// GPU has a smaller L2, starts from a clean one.
+	L2Before *hier.Memory
 	// Apertures are the address ranges that are host or managed memory
 	// (hier.Memory.SetApertures).
 	Apertures []*hier.Aperture
@@ -260,6 +264,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		return nil, err
 	}
 	h.Memory().Params(l.Kernel.ParamSize)
+	if sp == nil {
+		h.Memory().Adopt(opt.L2Before)
+	}
 	if dirty > 0 {
 		base := uint64(dirtyBase)
 		if opt.DirtyBase != 0 {

@@ -133,6 +133,7 @@ def main():
     second()
     third()
     fifth()
+    seventh()
     with open("cases.json", "w") as f:
         json.dump({"recording": "hostmem.jsonl", "cases": cases}, f, indent=1)
         f.write("\n")
@@ -281,6 +282,58 @@ def fifth():
                 "buffers": [buf("d", n), buf("dout", n, fill=False)], "steps": [cp, k, k, k, cp, k, k, k]},
                 [dict(step=j + 1, **m("fresh_copy.%s.launch%d" % (kernel, j + 1))) for j in range(3)] +
                 [dict(step=j + 5, **m("reused_copy.%s.launch%d" % (kernel, j + 1))) for j in range(3)])
+
+
+def readall(p, n):
+    """hostmem7.cu's readall over buffer p of n floats (sink: one float)."""
+    n4 = n // 4
+    return {"launch": {"kernel": "readall", "grid": [min(132 * 8, (n4 + 255) // 256)], "block": [256],
+                       "args": [{"buffer": p}, {"u32": n4}, {"buffer": "sink"}]}}
+
+
+def seventh():
+    """hostmem7.jsonl (gen/hostmem7.cu): a buffer read whole twice by
+    readall after a pinned copy from the host, a memset, a kernel's writes,
+    a kernel's read, or nothing (the program starts with a clean L2, as the
+    GPU's runs started each state after a 256 MiB read of another buffer),
+    at 4-96 MiB; store_perm at strides 1, 2, 8 and 32, 4-128 MiB, each
+    alone; managed memory the host wrote, prefetched to the device or
+    faulted in by readall, then read twice, at 4-64 MiB. (The
+    device-to-device copy of the recording has no step.)"""
+    for mb in (4, 8, 16, 24, 32, 40, 48, 64, 96):
+        b, n = mb * MiB, mb * MiB // 4
+        r = readall("d", n)
+        before = {
+            "copy_pinned": [{"copy": "d", "to": "device", "host_memory": "pinned"}],
+            "memset": [{"memset": "d", "value": 0}],
+            "kernel_write": [launch("store_perm", n, [{"buffer": "src"}, {"buffer": "d"}, {"u32": n}, {"u32": 1}, {"f32": 1.0}])],
+            "kernel_read": [r],
+            "cold": [],
+        }
+        for state, steps in before.items():
+            bufs = [buf("d", n), buf("sink", 1, fill=False)]
+            if state == "kernel_write":
+                bufs.append(buf("src", n))
+            write("l2after_%s_%dM" % (state, mb), {
+                "module": PTX, "description": "hostmem7.cu l2after group, %d MiB: readall twice after %s" % (mb, state.replace("_", " ")),
+                "buffers": bufs, "steps": steps + [r, r]},
+                [dict(step=len(steps) + j, group="l2after", name="%s.readall.launch%d" % (state, j + 1), bytes=b) for j in range(2)])
+    for mb in (4, 16, 32, 64):
+        b, n = mb * MiB, mb * MiB // 4
+        r = readall("m", n)
+        for state, steps in (("prefetched", [{"prefetch": "m", "to": "device"}]), ("faulted", [r])):
+            write("l2managed_%s_%dM" % (state, mb), {
+                "module": PTX, "description": "hostmem7.cu l2managed group, %d MiB: readall twice over managed memory the host wrote, after it was %s" % (mb, state),
+                "buffers": [buf("m", n, "managed"), buf("sink", 1, fill=False)], "steps": steps + [r, r]},
+                [dict(step=len(steps) + j, group="l2managed", name="%s.readall.launch%d" % (state, j + 1), bytes=b) for j in range(2)])
+    for mb in (4, 16, 32, 64, 128):
+        b, n = mb * MiB, mb * MiB // 4
+        for stride in (1, 2, 8, 32):
+            write("partial_stride%d_%dM" % (stride, mb), {
+                "module": PTX, "description": "hostmem7.cu partial group, %d MiB: store_perm, the write with consecutive threads %d words apart" % (mb, stride),
+                "buffers": [buf("in", n, const=0), buf("out", n, fill=False)],
+                "steps": [launch("store_perm", n, [{"buffer": "in"}, {"buffer": "out"}, {"u32": n}, {"u32": stride}, {"f32": 2.0}])]},
+                [dict(step=0, group="partial", name="store_perm_stride%d" % stride, bytes=b)])
 
 
 main()

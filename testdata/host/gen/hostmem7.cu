@@ -19,7 +19,11 @@
 // Compute (caches flushed, as every corpus recording) its DRAM reads say
 // what evicting partly written sectors costs.
 //
-// Usage: hostmem7 l2after|partial [once] — `once` runs each launch once
+// l2managed: at 4-64 MiB, managed memory the host has just written is
+// prefetched to the device, or read by readall (its pages fault in), then
+// read whole twice by readall, each state after the 256 MiB read.
+//
+// Usage: hostmem7 l2after|partial|l2managed [once] — `once` runs each launch once
 // and names it on stderr (for ncu, whose rows come in launch order).
 #include <algorithm>
 #include <cstdio>
@@ -30,18 +34,8 @@
 #include "../../../kernels/cuda/hostmem.cu"
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorName(e_)); exit(1); } } while (0)
 #define KL() CK(cudaGetLastError())
-// readall reads every word of p (4 per thread, grid-stride) and writes
-// nothing unless a word is 12345.
-extern "C" __global__ void readall(const float4* p, unsigned n4, float* sink) {
-  float s = 0;
-  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) {
-    float4 v = p[i];
-    s += v.x + v.y + v.z + v.w;
-  }
-  if (s == 12345.0f) *sink = s;
-}
-// flushread reads a large buffer the same way (a kernel of its own name, so
-// that ncu -k readall leaves it out).
+// flushread reads a large buffer as readall (kernels/cuda/hostmem.cu)
+// does: a kernel of its own name, so that ncu -k readall leaves it out.
 extern "C" __global__ void flushread(const float4* p, unsigned n4, float* sink) {
   float s = 0;
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) {
@@ -102,6 +96,38 @@ static void l2after() {
   }
   CK(cudaFree(d)); CK(cudaFree(src)); CK(cudaFreeHost(pin));
 }
+static void prefetch(void* p, size_t b) {
+#if CUDART_VERSION >= 13000
+  cudaMemLocation loc; loc.type = cudaMemLocationTypeDevice; loc.id = 0; CK(cudaMemPrefetchAsync(p, b, loc, 0, st));
+#else
+  CK(cudaMemPrefetchAsync(p, b, 0, st));
+#endif
+}
+static void l2managed() {
+  const char* sn[2] = {"prefetched", "faulted"};
+  for (size_t mb : {4, 16, 32, 64}) {
+    size_t b = mb << 20; unsigned n = (unsigned)(b / 4), n4 = n / 4;
+    unsigned rbl = std::min(132u * 8, (n4 + 255) / 256);
+    float* m; CK(cudaMallocManaged(&m, b));
+    std::vector<double> L[2][2];
+    for (int r = once ? 0 : -1; r < (once ? 1 : 7); ++r)
+      for (int s = 0; s < 2; ++s) {
+        for (size_t i = 0; i < n; ++i) m[i] = (float)(i & 1023);
+        coldL2();
+        if (s == 0) prefetch(m, b);
+        else { readall<<<rbl, 256, 0, st>>>((const float4*)m, n4, sink); KL(); if (once) fprintf(stderr, "readall %zu faulted.setup\n", mb); }
+        CK(cudaStreamSynchronize(st));
+        for (int j = 0; j < 2; ++j) {
+          double t = ev([&] { readall<<<rbl, 256, 0, st>>>((const float4*)m, n4, sink); KL(); });
+          if (once) fprintf(stderr, "readall %zu %s.launch%d\n", mb, sn[s], j + 1);
+          if (r >= 0) L[s][j].push_back(t);
+        }
+      }
+    for (int s = 0; s < 2; ++s)
+      for (int j = 0; j < 2; ++j) emit("l2managed", std::string(sn[s]) + ".readall.launch" + std::to_string(j + 1), b, L[s][j], ",\"kernel\":\"readall\"");
+    CK(cudaFree(m));
+  }
+}
 static void partial() {
   const size_t maxb = 128u << 20;
   float *in, *out;
@@ -122,12 +148,13 @@ static void partial() {
   CK(cudaFree(in)); CK(cudaFree(out));
 }
 int main(int argc, char** argv) {
-  if (argc < 2) { fprintf(stderr, "usage: hostmem7 l2after|partial [once]\n"); return 2; }
+  if (argc < 2) { fprintf(stderr, "usage: hostmem7 l2after|partial|l2managed [once]\n"); return 2; }
   once = argc > 2 && !strcmp(argv[2], "once");
   CK(cudaSetDevice(0)); CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)); CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
   CK(cudaMalloc(&big, flushB)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(big, 0, flushB));
   if (!strcmp(argv[1], "l2after")) l2after();
   else if (!strcmp(argv[1], "partial")) partial();
+  else if (!strcmp(argv[1], "l2managed")) l2managed();
   else { fprintf(stderr, "unknown group %s\n", argv[1]); return 2; }
   CK(cudaDeviceSynchronize());
   return 0;
