@@ -298,7 +298,9 @@ def seventh():
     GPU's runs started each state after a 256 MiB read of another buffer),
     at 4-96 MiB; store_perm at strides 1, 2, 8 and 32, 4-128 MiB, each
     alone; managed memory the host wrote, prefetched to the device or
-    faulted in by readall, then read twice, at 4-64 MiB. (The
+    faulted in by readall, then read twice, at 4-64 MiB; copy_perm three
+    times after a pageable copy, a pinned copy or a prefetch, at 8, 32 and
+    64 MiB. (The
     device-to-device copy of the recording has no step.)"""
     for mb in (4, 8, 16, 24, 32, 40, 48, 64, 96):
         b, n = mb * MiB, mb * MiB // 4
@@ -326,6 +328,16 @@ def seventh():
                 "module": PTX, "description": "hostmem7.cu l2managed group, %d MiB: readall twice over managed memory the host wrote, after it was %s" % (mb, state),
                 "buffers": [buf("m", n, "managed"), buf("sink", 1, fill=False)], "steps": steps + [r, r]},
                 [dict(step=len(steps) + j, group="l2managed", name="%s.readall.launch%d" % (state, j + 1), bytes=b) for j in range(2)])
+    for mb in (8, 32, 64):
+        b, n = mb * MiB, mb * MiB // 4
+        k = launch("copy_perm", n, perm_args("d", "dout", n, 1))
+        for state, step, mem in (("pageable_copy", {"copy": "d", "to": "device", "host_memory": "pageable"}, None),
+                                 ("pinned_copy", {"copy": "d", "to": "device", "host_memory": "pinned"}, None),
+                                 ("prefetch", {"prefetch": "d", "to": "device"}, "managed")):
+            write("firstlaunch_%s_%dM" % (state, mb), {
+                "module": PTX, "description": "hostmem7.cu firstlaunch group, %d MiB: copy_perm three times after a %s" % (mb, state.replace("_", " ")),
+                "buffers": [buf("d", n, mem), buf("dout", n, fill=False)], "steps": [step, k, k, k]},
+                [dict(step=1 + j, group="firstlaunch", name="%s.copy_perm.launch%d" % (state, j + 1), bytes=b) for j in range(3)])
     for mb in (4, 16, 32, 64, 128):
         b, n = mb * MiB, mb * MiB // 4
         for stride in (1, 2, 8, 32):
