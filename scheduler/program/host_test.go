@@ -29,6 +29,7 @@ var (
 	hostFull  = flag.Bool("hostfull", false, "run every case of testdata/host (minutes) and rewrite docs/host-memory-validation.md")
 	hostCases = flag.String("hostcases", "", "run only the cases of testdata/host whose names match this regular expression, and log each figure")
 	hostGPU   = flag.String("hostgpu", "h100", "the GPU profile the host-memory corpus runs on (-hostfull writes docs/host-memory-validation.md only with the default)")
+	hostJobs  = flag.Int("hostj", 2, "cases of testdata/host run at once")
 )
 
 const hostDir = "../../testdata/host"
@@ -148,7 +149,7 @@ func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, 
 	var mu sync.Mutex
 	var rows []hostRow
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
+	sem := make(chan struct{}, max(1, *hostJobs))
 	for _, c := range cases {
 		if *hostCases != "" {
 			if !regexp.MustCompile(*hostCases).MatchString(c.Name) {
