@@ -282,6 +282,21 @@ var hostMisses = map[string]string{
 	"managed5 fresh_copy.scale.launch1/25165824":       "the first launch after a copy into a buffer new from cudaMalloc: 7.7 µs over the third on the GPU (repeats 28.9-31.7), 3.3 after a copy into the same buffer once kernels had read it (reused_copy); the model adds the same after both",
 }
 
+// deviceKernel reports whether figure what is a kernel over device memory
+// (reported beside the mapped and managed ones, not held to the issue's
+// claim): the mapped group's *_device_* kernels, the second recording's
+// resident device.*, and the seventh's l2after, partial and firstlaunch
+// kernels but those after a prefetch (managed memory).
+func deviceKernel(what string) bool {
+	switch {
+	case strings.Contains(what, "_device_"), strings.Contains(what, " device."),
+		strings.HasPrefix(what, "l2after "), strings.HasPrefix(what, "partial "),
+		strings.HasPrefix(what, "firstlaunch ") && !strings.HasPrefix(what, "firstlaunch prefetch."):
+		return true
+	}
+	return false
+}
+
 // knownMiss is the reason a figure is a known miss ("" if it is not).
 func knownMiss(what string, bytes uint64) string {
 	if m, ok := hostMisses[fmt.Sprintf("%s/%d", what, bytes)]; ok {
@@ -311,7 +326,7 @@ func TestHostMemoryAgainstGPU(t *testing.T) {
 		// The claim is the issue's: transfers of at least 1 MiB, kernels
 		// over mapped or managed memory of at least 10 µs (the device
 		// kernels beside them are reported, not held here).
-		device := strings.Contains(r.What, "_device_") || strings.Contains(r.What, " device.")
+		device := deviceKernel(r.What)
 		claim := r.Bytes >= 1<<20 && (r.Kind != "kernel" || (r.GPU >= 10 && !device))
 		if claim {
 			assert.LessOrEqual(t, math.Abs(r.err()), 0.15, "%s (%s): model %.1f µs, GPU %.1f µs (%+.1f%%)", key, r.Case, r.Model, r.GPU, 100*r.err())
@@ -363,7 +378,7 @@ func hostSummary(rows []hostRow) string {
 			if e <= 0.15 {
 				tok++
 			}
-		case r.Kind == "kernel" && r.GPU >= 10 && !strings.Contains(r.What, "_device_"):
+		case r.Kind == "kernel" && r.GPU >= 10 && !deviceKernel(r.What):
 			kn++
 			if e <= 0.15 {
 				kok++
