@@ -31,7 +31,12 @@
 // MiB, against 2.5 after a pinned copy) is inside the kernel (ncu's
 // gpu__time_duration) or around it (CUDA events only).
 //
-// Usage: hostmem7 l2after|partial|l2managed|firstlaunch [once] — `once` runs each launch once
+// readstride: copy_perm (the read with consecutive threads `stride` words
+// apart, the write coalesced) at strides 1, 2, 8 and 32, 8-64 MiB, each
+// after the 256 MiB read: what a scattered read costs the H200's DRAM
+// (under ncu: the bytes it reads per sector the L2 misses).
+//
+// Usage: hostmem7 l2after|partial|l2managed|firstlaunch|readstride [once] — `once` runs each launch once
 // and names it on stderr (for ncu, whose rows come in launch order).
 #include <algorithm>
 #include <cstdio>
@@ -167,6 +172,25 @@ static void firstlaunch() {
   }
   CK(cudaFree(dout)); CK(cudaFreeHost(pin));
 }
+static void readstride() {
+  const size_t maxb = 64u << 20;
+  float *in, *out;
+  CK(cudaMalloc(&in, maxb)); CK(cudaMalloc(&out, maxb)); CK(cudaMemset(in, 0, maxb)); CK(cudaMemset(out, 0, maxb));
+  CK(cudaDeviceSynchronize());
+  for (size_t mb : {8, 32, 64})
+    for (unsigned stride : {1u, 2u, 8u, 32u}) {
+      size_t b = mb << 20; unsigned n = (unsigned)(b / 4), bl = (n + 255) / 256;
+      std::vector<double> v;
+      for (int r = once ? 0 : -1; r < (once ? 1 : 7); ++r) {
+        coldL2();
+        double t = ev([&] { copy_perm<<<bl, 256, 0, st>>>(in, out, n, stride, 2.0f); KL(); });
+        if (once) fprintf(stderr, "copy_perm %zu stride%u\n", mb, stride);
+        if (r >= 0) v.push_back(t);
+      }
+      emit("readstride", "copy_perm_stride" + std::to_string(stride), b, v, ",\"kernel\":\"copy_perm\",\"stride\":" + std::to_string(stride));
+    }
+  CK(cudaFree(in)); CK(cudaFree(out));
+}
 static void partial() {
   const size_t maxb = 128u << 20;
   float *in, *out;
@@ -187,7 +211,7 @@ static void partial() {
   CK(cudaFree(in)); CK(cudaFree(out));
 }
 int main(int argc, char** argv) {
-  if (argc < 2) { fprintf(stderr, "usage: hostmem7 l2after|partial|l2managed|firstlaunch [once]\n"); return 2; }
+  if (argc < 2) { fprintf(stderr, "usage: hostmem7 l2after|partial|l2managed|firstlaunch|readstride [once]\n"); return 2; }
   once = argc > 2 && !strcmp(argv[2], "once");
   CK(cudaSetDevice(0)); CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)); CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
   CK(cudaMalloc(&big, flushB)); CK(cudaMalloc(&sink, 4)); CK(cudaMemset(big, 0, flushB));
@@ -195,6 +219,7 @@ int main(int argc, char** argv) {
   else if (!strcmp(argv[1], "partial")) partial();
   else if (!strcmp(argv[1], "l2managed")) l2managed();
   else if (!strcmp(argv[1], "firstlaunch")) firstlaunch();
+  else if (!strcmp(argv[1], "readstride")) readstride();
   else { fprintf(stderr, "unknown group %s\n", argv[1]); return 2; }
   CK(cudaDeviceSynchronize());
   return 0;
