@@ -243,14 +243,22 @@ func (w *Warp) run(limit int) error {
 		case OpSetp:
 			w.execSetp(in, f, exec)
 		case OpLd, OpSt:
-			if in.Fuse == FuseLdLdFma && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 &&
-				limit-n >= 3 && pc+2 < f.nextWait && w.ldLdFma(code, pc, f) {
-				// Three instructions in one lane loop (fuse.go).
-				w.Inst += 2
-				w.ThreadInst += 2 * 32
-				n += 2
-				pc += 2
-				break
+			if in.Fuse != FuseNone && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 {
+				// Several instructions at once (fuse.go).
+				k := int32(0)
+				if in.Fuse == FuseLdLdFmaChain {
+					k = w.ldLdFmaChain(code, pc, f, limit-n)
+				}
+				if k == 0 && limit-n >= 3 && pc+2 < f.nextWait && w.ldLdFma(code, pc, f) {
+					k = 3
+				}
+				if k > 0 {
+					w.Inst += uint64(k - 1)
+					w.ThreadInst += uint64(k-1) * 32
+					n += int(k - 1)
+					pc += k - 1
+					break
+				}
 			}
 			if err := w.execMem(in, f, exec, pc); err != nil {
 				f.cur, f.curPC = mask, pc
