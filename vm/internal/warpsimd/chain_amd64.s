@@ -29,98 +29,117 @@ GLOBL chainNaN<>(SB), RODATA|NOPTR, $4
 #define ST_NEXTD 32
 #define ST_SIZE 40
 
-// LANES puts the eight lanes at slot(ptr)+BX (the low halves of eight
-// uint64, VSHUFPS and VPERMQ into lane order) plus k in dst; tmp is
-// clobbered.
-#define LANES(ptr, k, dst, tmp) \
-	VMOVDQU 0(ptr)(BX*1), dst \
-	VMOVDQU 32(ptr)(BX*1), tmp \
+// LANES puts the eight lanes at ptr+off (the low halves of eight uint64,
+// VSHUFPS and VPERMQ into lane order) in dst; tmp is clobbered.
+#define LANES(ptr, off, dst, tmp) \
+	VMOVDQU off(ptr), dst \
+	VMOVDQU off+32(ptr), tmp \
 	VSHUFPS $0x88, tmp, dst, dst \
-	VPERMQ $0xD8, dst, dst \
-	VPADDD k, dst, dst
+	VPERMQ $0xD8, dst, dst
 
-// CHECK jumps to bad unless every offset in v is aligned (Y11 holds 3s)
-// and at most last (max(v, last) == last, unsigned; Y8 is all ones).
-#define CHECK(v, last, tmp, bad) \
-	VPMAXUD last, v, tmp \
-	VPCMPEQD last, tmp, tmp \
-	VPTEST Y8, tmp \
+// GROUP checks the eight offsets at ptr+off plus k (aligned: Y11 holds 3s;
+// at most last, unsigned; Y8 is all ones) and classes them: kind gets 1
+// when they are lane 0's plus 4·lane (one load), 2 when all are lane 0's
+// (one broadcast); anything else, or a failed check, jumps to bad. p gets
+// mem (DX) plus lane 0's offset.
+#define GROUP(ptr, off, k, last, kind, p, bad, done) \
+	LANES(ptr, off, Y0, Y1) \
+	VPADDD k, Y0, Y0 \
+	VPMAXUD last, Y0, Y2 \
+	VPCMPEQD last, Y2, Y2 \
+	VPTEST Y8, Y2 \
 	JCC bad \
-	VPTEST Y11, v \
-	JNE bad
-
-// KIND sets kind to 0 when the offsets v are lane 0's plus 4·lane (one
-// load), 1 when all are lane 0's (one broadcast), 2 otherwise (a gather),
-// and ptr to mem (DX) plus lane 0's offset.
-#define KIND(v, xv, kind, ptr, t0, t1, done) \
-	VMOVD xv, ptr \
-	ADDQ DX, ptr \
-	VPBROADCASTD xv, t0 \
-	VPADDD Y10, t0, t1 \
-	VPCMPEQD v, t1, t1 \
-	MOVL $0, kind \
-	VPTEST Y8, t1 \
-	JCS done \
-	VPCMPEQD v, t0, t0 \
+	VPTEST Y11, Y0 \
+	JNE bad \
+	VMOVD X0, p \
+	ADDQ DX, p \
+	VPBROADCASTD X0, Y1 \
+	VPADDD Y10, Y1, Y2 \
+	VPCMPEQD Y0, Y2, Y2 \
 	MOVL $1, kind \
-	VPTEST Y8, t0 \
+	VPTEST Y8, Y2 \
 	JCS done \
+	VPCMPEQD Y0, Y1, Y1 \
 	MOVL $2, kind \
+	VPTEST Y8, Y1 \
+	JCC bad \
 done:
 
-// LOAD puts the eight words at ptr+delta (kind 0), the word at ptr+delta
-// in every lane (kind 1), or the words at mem (DX) + v + delta (kind 2)
-// in dst.
-#define LOAD(kind, ptr, delta, v, dst, xdst, t0, t1, bc, ga, done) \
-	CMPL kind, $1 \
-	JEQ bc \
-	JGT ga \
-	VMOVDQU (ptr)(delta*1), dst \
-	JMP done \
-bc: \
-	VPBROADCASTD (ptr)(delta*1), dst \
-	JMP done \
-ga: \
-	VMOVD delta, xdst \
-	VPBROADCASTD xdst, t0 \
-	VPADDD v, t0, t0 \
-	VMOVDQU Y8, t1 \
-	VPXOR dst, dst, dst \
-	VPGATHERDD t1, (DX)(t0*1), dst \
-done:
+// ACC puts the eight lanes at R10+off in dst, as f32 in lane order.
+#define ACC(off, dst) LANES(R10, off, dst, Y12)
 
-// STORE writes the eight words of src, zero-extended, to the group's
-// lanes (BX) of the slot at off(CX) (regs is DI), unless that slot is
-// negative or the step at next(CX), which overwrites it, is before the
-// run's end (R9).
-#define STORE(off, next, src, xsrc, skip) \
-	MOVLQSX off(CX), R10 \
+// WIDEN stores the eight words of src zero-extended at R10+off.
+#define WIDEN(src, xsrc, off) \
+	VPMOVZXDQ xsrc, Y12 \
+	VEXTRACTI128 $1, src, X13 \
+	VPMOVZXDQ X13, Y13 \
+	VMOVDQU Y12, off(R10) \
+	VMOVDQU Y13, off+32(R10)
+
+// STORE4 writes the four groups' results s0..s3 to the slot at d(CX)
+// (regs is DI), unless it is negative or the step at next(CX), which
+// overwrites it, is before the run's end (R9).
+#define STORE4(d, next, s0, x0, s1, x1, s2, x2, s3, x3, skip) \
+	MOVLQSX d(CX), R10 \
 	TESTQ R10, R10 \
 	JS skip \
 	CMPL next(CX), R9 \
 	JLT skip \
 	SHLQ $8, R10 \
 	ADDQ DI, R10 \
-	VPMOVZXDQ xsrc, Y2 \
-	VEXTRACTI128 $1, src, X3 \
-	VPMOVZXDQ X3, Y3 \
-	VMOVDQU Y2, 0(R10)(BX*1) \
-	VMOVDQU Y3, 32(R10)(BX*1) \
+	WIDEN(s0, x0, 0) \
+	WIDEN(s1, x1, 64) \
+	WIDEN(s2, x2, 128) \
+	WIDEN(s3, x3, 192) \
 skip:
+
+// FMA4 adds v1·v2 to the four sums Y0..Y3 (v1 in Y4..Y7, v2 in Y8..Y11)
+// and replaces NaNs by the canonical NaN (Y15), as fmaRN32AVX2 does.
+#define FMA1(acc, a, b) \
+	VFMADD231PS b, a, acc \
+	VCMPPS $3, acc, acc, Y12 \
+	VBLENDVPS Y12, Y15, acc, acc
+
+// STEPS is the loop over the steps with the loads LD1 (four groups' first
+// loads at BX, DX, SI, R8 plus Delta1) and LD2 (at R11..R14 plus
+// Delta2), each VMOVDQU (eight consecutive words) or VPBROADCASTD (one).
+#define STEPS(LD1, LD2, loop, s1, s2, s3) \
+loop: \
+	MOVL ST_DELTA1(CX), R10 \
+	LD1 (BX)(R10*1), Y4 \
+	LD1 (DX)(R10*1), Y5 \
+	LD1 (SI)(R10*1), Y6 \
+	LD1 (R8)(R10*1), Y7 \
+	MOVL ST_DELTA2(CX), R10 \
+	LD2 (R11)(R10*1), Y8 \
+	LD2 (R12)(R10*1), Y9 \
+	LD2 (R13)(R10*1), Y10 \
+	LD2 (R14)(R10*1), Y11 \
+	FMA1(Y0, Y4, Y8) \
+	FMA1(Y1, Y5, Y9) \
+	FMA1(Y2, Y6, Y10) \
+	FMA1(Y3, Y7, Y11) \
+	STORE4(ST_D1, ST_NEXT1, Y4, X4, Y5, X5, Y6, X6, Y7, X7, s1) \
+	STORE4(ST_D2, ST_NEXT2, Y8, X8, Y9, X9, Y10, X10, Y11, X11, s2) \
+	STORE4(ST_D, ST_NEXTD, Y0, X0, Y1, X1, Y2, X2, Y3, X3, s3) \
+	ADDQ $ST_SIZE, CX \
+	DECL AX \
+	JNZ loop \
+	JMP chdone
 
 // func ldLdFmaChainAVX2(regs *[32]uint64, ch *Chain, mem *byte, k1, k2, last1, last2 uint32, s, e int32) bool
 //
-// First every group of eight lanes' first offsets are checked (CHECK,
-// against last minus the span); a failure returns false with nothing
-// written. Then, one group of eight lanes at a time: its offsets are
-// classed (KIND) once for all steps, its first addend read, and each
-// step's two loads (LOAD), fma (NaNs replaced by the canonical NaN, as
-// fmaRN32AVX2 does) and writes (STORE) done with the sum kept in Y6. A
-// group reads A1, A2 and step s's C before it writes any of its lanes, and
-// writes only its own lanes, so the writes may land in those slots.
-TEXT ·ldLdFmaChainAVX2(SB), NOSPLIT, $0-49
+// First each group of eight lanes' first offsets of each address register
+// are checked (against last minus the span) and classed (GROUP); a
+// failure, or registers whose four groups are not all one load or all one
+// broadcast, returns false with nothing written. Then the steps run for
+// the four groups at once, their sums in Y0..Y3: per step, eight loads
+// (one per group and register), four fmas, and the writes (STORE4) whose
+// slot no later step of the run overwrites. The sources are all read
+// before the first write.
+TEXT ·ldLdFmaChainAVX2(SB), NOSPLIT, $72-49
 	MOVQ regs+0(FP), DI
-	MOVQ ch+8(FP), SI
+	MOVQ ch+8(FP), CX
 	MOVQ mem+16(FP), DX
 	MOVL k1+24(FP), AX
 	VMOVD AX, X15
@@ -138,73 +157,92 @@ TEXT ·ldLdFmaChainAVX2(SB), NOSPLIT, $0-49
 	VMOVD AX, X11
 	VPBROADCASTD X11, Y11
 	VMOVDQU chainIota4<>(SB), Y10
-	VBROADCASTSS chainNaN<>(SB), Y9
 	VPCMPEQD Y8, Y8, Y8
 
-	// R8, R9: the address registers' slots.
-	MOVLQSX CH_A1(SI), R8
-	SHLQ $8, R8
-	ADDQ DI, R8
-	MOVLQSX CH_A2(SI), R9
-	SHLQ $8, R9
-	ADDQ DI, R9
+	// The second register's groups: kind in R9 (the others' must match),
+	// pointers at 32(SP)..56(SP).
+	MOVLQSX CH_A2(CX), R10
+	SHLQ $8, R10
+	ADDQ DI, R10
+	GROUP(R10, 0, Y14, Y12, R9, R11, chfail, chg20)
+	MOVQ R11, 32(SP)
+	GROUP(R10, 64, Y14, Y12, AX, R11, chfail, chg21)
+	CMPL AX, R9
+	JNE chfail
+	MOVQ R11, 40(SP)
+	GROUP(R10, 128, Y14, Y12, AX, R11, chfail, chg22)
+	CMPL AX, R9
+	JNE chfail
+	MOVQ R11, 48(SP)
+	GROUP(R10, 192, Y14, Y12, AX, R11, chfail, chg23)
+	CMPL AX, R9
+	JNE chfail
+	MOVQ R11, 56(SP)
 
-	XORQ BX, BX
-chcheck:
-	LANES(R8, Y15, Y0, Y1)
-	CHECK(Y0, Y13, Y2, chfail)
-	LANES(R9, Y14, Y0, Y1)
-	CHECK(Y0, Y12, Y2, chfail)
-	ADDQ $64, BX
-	CMPQ BX, $256
-	JNE chcheck
+	// The first register's: kind in R8, pointers at 0(SP)..24(SP).
+	MOVLQSX CH_A1(CX), R10
+	SHLQ $8, R10
+	ADDQ DI, R10
+	GROUP(R10, 0, Y15, Y13, R8, R11, chfail, chg10)
+	MOVQ R11, 0(SP)
+	GROUP(R10, 64, Y15, Y13, AX, R11, chfail, chg11)
+	CMPL AX, R8
+	JNE chfail
+	MOVQ R11, 8(SP)
+	GROUP(R10, 128, Y15, Y13, AX, R11, chfail, chg12)
+	CMPL AX, R8
+	JNE chfail
+	MOVQ R11, 16(SP)
+	GROUP(R10, 192, Y15, Y13, AX, R11, chfail, chg13)
+	CMPL AX, R8
+	JNE chfail
+	MOVQ R11, 24(SP)
+	LEAL (R8)(R9*4), AX // the kinds: first + 4·second
+	MOVQ AX, 64(SP)
 
-	// R9 from here on: e.
-	MOVL e+44(FP), R9
-	XORQ BX, BX
-chgroup:
-	// CX: &Steps[s]; AX: e - s.
-	MOVLQSX s+40(FP), CX
-	IMUL3Q $ST_SIZE, CX, CX
-	LEAQ CH_STEPS(SI)(CX*1), CX
-	MOVL R9, AX
-	SUBL s+40(FP), AX
-	MOVLQSX CH_A1(SI), R8
-	SHLQ $8, R8
-	ADDQ DI, R8
-	LANES(R8, Y15, Y4, Y0)
-	MOVLQSX CH_A2(SI), R8
-	SHLQ $8, R8
-	ADDQ DI, R8
-	LANES(R8, Y14, Y5, Y0)
-	KIND(Y4, X4, R11, R12, Y0, Y1, chk1)
-	KIND(Y5, X5, R13, R14, Y0, Y1, chk2)
+	// The sums: step s's addend, four groups.
+	MOVLQSX s+40(FP), AX
+	IMUL3Q $ST_SIZE, AX, AX
+	LEAQ CH_STEPS(CX)(AX*1), CX
 	MOVLQSX ST_C(CX), R10
 	SHLQ $8, R10
 	ADDQ DI, R10
-	VMOVDQU 0(R10)(BX*1), Y6
-	VMOVDQU 32(R10)(BX*1), Y0
-	VSHUFPS $0x88, Y0, Y6, Y6
-	VPERMQ $0xD8, Y6, Y6
+	ACC(0, Y0)
+	ACC(64, Y1)
+	ACC(128, Y2)
+	ACC(192, Y3)
+	VBROADCASTSS chainNaN<>(SB), Y15
 
-chstep:
-	MOVL ST_DELTA1(CX), R10
-	LOAD(R11, R12, R10, Y4, Y0, X0, Y2, Y3, chbc1, chga1, chld1)
-	MOVL ST_DELTA2(CX), R10
-	LOAD(R13, R14, R10, Y5, Y1, X1, Y2, Y3, chbc2, chga2, chld2)
-	VFMADD231PS Y1, Y0, Y6
-	VCMPPS $3, Y6, Y6, Y2
-	VBLENDVPS Y2, Y9, Y6, Y6
-	STORE(ST_D1, ST_NEXT1, Y0, X0, chs1)
-	STORE(ST_D2, ST_NEXT2, Y1, X1, chs2)
-	STORE(ST_D, ST_NEXTD, Y6, X6, chs3)
-	ADDQ $ST_SIZE, CX
-	DECL AX
-	JNZ chstep
+	MOVL e+44(FP), R9
+	MOVL R9, AX
+	SUBL s+40(FP), AX
+	MOVQ 0(SP), BX
+	MOVQ 8(SP), DX
+	MOVQ 16(SP), SI
+	MOVQ 24(SP), R8
+	MOVQ 32(SP), R11
+	MOVQ 40(SP), R12
+	MOVQ 48(SP), R13
+	MOVQ 56(SP), R14
+	MOVQ 64(SP), R10
+	CMPL R10, $5 // 1 + 4·1: eight words from each
+	JEQ chll
+	CMPL R10, $9 // 1 + 4·2: eight words from the first, one from the second
+	JEQ chlb
+	CMPL R10, $6
+	JEQ chbl
+	JMP chbb
 
-	ADDQ $64, BX
-	CMPQ BX, $256
-	JNE chgroup
+chll:
+	STEPS(VMOVDQU, VMOVDQU, chll0, chll1, chll2, chll3)
+chlb:
+	STEPS(VMOVDQU, VPBROADCASTD, chlb0, chlb1, chlb2, chlb3)
+chbl:
+	STEPS(VPBROADCASTD, VMOVDQU, chbl0, chbl1, chbl2, chbl3)
+chbb:
+	STEPS(VPBROADCASTD, VPBROADCASTD, chbb0, chbb1, chbb2, chbb3)
+
+chdone:
 	VZEROUPPER
 	MOVB $1, ret+48(FP)
 	RET

@@ -59,7 +59,9 @@ func chainRef(regs [][32]uint64, ch *Chain, mem []byte, k1, k2 uint32, s, e int)
 // an offset below the window's base), having written nothing; over address
 // registers whose groups of eight lanes read consecutive words, one word
 // or scattered ones, destinations that share slots with each other and
-// with the sources, and words from the FMA tests' special values.
+// with the sources, and words from the FMA tests' special values. With
+// AVX2 it also refuses, having written nothing, a register whose four
+// groups are not all consecutive words or all one word.
 func TestLdLdFmaChainMatchesSteps(t *testing.T) {
 	if !hasFMA {
 		t.Log("no AVX2/FMA on this host: only the Go loop is checked")
@@ -81,22 +83,29 @@ func TestLdLdFmaChainMatchesSteps(t *testing.T) {
 	}
 	addrs := func(a *[32]uint64, span uint32) {
 		words := (size - int(span)) / 4 // first words that leave room for the span
+		all := r.IntN(8)                // mostly one kind for all four groups, as chain_amd64.s wants
 		for g := 0; g < 32; g += 8 {
 			w0 := r.IntN(words - 8)
-			kind := r.IntN(4)
+			kind := all % 2
+			switch all {
+			case 6:
+				kind = 2 // scattered
+			case 7:
+				kind = r.IntN(3)
+			}
 			for l := g; l < g+8; l++ {
 				w := r.IntN(words)
 				switch kind {
-				case 0, 1:
+				case 0:
 					w = w0 + l - g // a row
-				case 2:
+				case 1:
 					w = w0 // one word
 				}
 				a[l] = uint64(base+4*w) | uint64(r.Uint32())<<32
 			}
 		}
 	}
-	refused := 0
+	refused, notOneKind := 0, 0
 	for it := range 30000 {
 		ch := Chain{N: int32(1 + r.IntN(MaxChain))}
 		slot := func() int32 { return int32(r.IntN(nslots)) }
@@ -176,14 +185,47 @@ func TestLdLdFmaChainMatchesSteps(t *testing.T) {
 		}
 		got := append([][32]uint64(nil), regs...)
 		ok := LdLdFmaChain(got, &ch, mem, k1, k2, s, e)
-		require.Equal(t, okAll, ok, "iteration %d (case %d)", it, bad)
-		require.Equal(t, want, got, "iteration %d (case %d)", it, bad)
+		if hasFMA && okAll && !(oneKind(&regs[ch.A1], k1) && oneKind(&regs[ch.A2], k2)) {
+			require.False(t, ok, "iteration %d: AVX2 takes groups of one kind only", it)
+			require.Equal(t, regs, got, "iteration %d: refused, nothing written", it)
+			notOneKind++
+		} else {
+			require.Equal(t, okAll, ok, "iteration %d (case %d)", it, bad)
+			require.Equal(t, want, got, "iteration %d (case %d)", it, bad)
+		}
 		gotGo := append([][32]uint64(nil), regs...)
 		okGo := ldLdFmaChainGo(gotGo, &ch, mem, k1, k2, s, e)
 		require.Equal(t, okAll, okGo, "Go loop, iteration %d (case %d)", it, bad)
 		require.Equal(t, want, gotGo, "Go loop, iteration %d (case %d)", it, bad)
 	}
 	require.Greater(t, refused, 3000)
+	t.Logf("refused where a load would %d, else refused as not of one kind %d", refused, notOneKind)
+	if hasFMA {
+		require.Greater(t, notOneKind, 1000)
+	}
+}
+
+// oneKind reports whether the offsets uint32(a[l]) + k of the four groups
+// of eight lanes are all eight consecutive words or all one word.
+func oneKind(a *[32]uint64, k uint32) bool {
+	kinds := 0
+	for g := 0; g < 32; g += 8 {
+		row, one := true, true
+		for l := g; l < g+8; l++ {
+			p, p0 := uint32(a[l])+k, uint32(a[g])+k
+			row = row && p == p0+uint32(4*(l-g))
+			one = one && p == p0
+		}
+		switch {
+		case row:
+			kinds |= 1
+		case one:
+			kinds |= 2
+		default:
+			return false
+		}
+	}
+	return kinds != 3
 }
 
 // TestLdLdFmaChainRefuses: a chain that names a slot past the register
