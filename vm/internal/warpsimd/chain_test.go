@@ -254,3 +254,51 @@ func TestLdLdFmaChainRefuses(t *testing.T) {
 		require.False(t, LdLdFmaChain(regs, &ok, mem, 0, 0, se[0], se[1]), "steps %d to %d", se[0], se[1]-1)
 	}
 }
+
+// BenchmarkLdLdFmaChain: a tiled multiply's 16 steps over 16×16 tiles
+// (the first register a row of B per half-warp, the second one word of A
+// per half-warp), as one chain, as the steps one by one (LoadWords32,
+// LoadWords32, FmaRN32: vm's FuseLdLdFma), and as the Go loop.
+func BenchmarkLdLdFmaChain(b *testing.B) {
+	const base = 0x400
+	mem := make([]byte, 2048)
+	for i := 0; i < len(mem); i += 4 {
+		binary.LittleEndian.PutUint32(mem[i:], math.Float32bits(float32(i%97)/7))
+	}
+	regs := make([][32]uint64, 8)
+	for l := range 32 {
+		regs[0][l] = uint64(base + 4*(l%16))         // B: a row
+		regs[1][l] = uint64(base + 1024 + 64*(l/16)) // A: one word per half-warp
+	}
+	ch := Chain{N: 16, A1: 0, A2: 1}
+	for j := range 16 {
+		ch.Steps[j] = ChainStep{Delta1: uint32(64 * j), Delta2: uint32(4 * j), D1: 3, D2: 4, D: int32(5 + j%2), C: 2}
+		if j > 0 {
+			ch.Steps[j].C = ch.Steps[j-1].D // the sums alternate between two slots
+		}
+	}
+	ch.Link()
+	k := uint32(1<<32 - base)
+	b.Run("chain", func(b *testing.B) {
+		for b.Loop() {
+			if !LdLdFmaChain(regs, &ch, mem, k, k, 0, 16) {
+				b.Fatal("refused")
+			}
+		}
+	})
+	b.Run("steps", func(b *testing.B) {
+		for b.Loop() {
+			for j := range 16 {
+				s := &ch.Steps[j]
+				LoadWords32(&regs[s.D1], &regs[0], mem, k+s.Delta1)
+				LoadWords32(&regs[s.D2], &regs[1], mem, k+s.Delta2)
+				FmaRN32(&regs[s.D], &regs[s.D1], &regs[s.D2], &regs[s.C])
+			}
+		}
+	})
+	b.Run("lanes", func(b *testing.B) {
+		for b.Loop() {
+			ldLdFmaChainGo(regs, &ch, mem, k, k, 0, 16)
+		}
+	})
+}
