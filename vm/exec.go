@@ -359,8 +359,14 @@ func (w *Warp) run(limit int) error {
 				} else {
 					// The arriving lanes are held, to resume after the barrier.
 					f.blocked |= exec
-					for x := exec; x != 0; x &= x - 1 {
-						f.pc[bits.TrailingZeros32(x)] = pc + 1
+					if exec == ^uint32(0) {
+						for l := range f.pc {
+							f.pc[l] = pc + 1
+						}
+					} else {
+						for x := exec; x != 0; x &= x - 1 {
+							f.pc[bits.TrailingZeros32(x)] = pc + 1
+						}
 					}
 					mask &^= exec
 					f.cur, f.curPC = mask, pc+1
