@@ -55,20 +55,27 @@ func benchMatmul(b *testing.B, name string, size int, bare bool) {
 	// Native Go, same problem.
 	x, y := randMatrix(newRand(1), n*n), randMatrix(newRand(2), n*n)
 	z := make([]float32, n*n)
-	goStart := time.Now()
+	goStart, goCPU := time.Now(), cpuTime()
 	reps := 0
 	for time.Since(goStart) < 200*time.Millisecond {
 		MatmulGo(z, x, y, n)
 		reps++
 	}
 	goPer := time.Since(goStart) / time.Duration(reps)
+	goCPUPer := (cpuTime() - goCPU) / time.Duration(reps)
 
 	b.ResetTimer()
-	threadInst, emu := runLaunches(b, e, bare)
+	threadInst, emu, emuCPU := runLaunches(b, e, bare)
 	per := emu / time.Duration(b.N)
 	b.ReportMetric(float64(threadInst)/emu.Seconds(), "thread-inst/s")
 	b.ReportMetric(float64(per)/float64(goPer), "x-native-go")
 	b.ReportMetric(float64(goPer.Nanoseconds()), "go-ns/op")
+	// The same in CPU time (cpuTime), where the host's cores are shared.
+	if goCPUPer > 0 {
+		cpuPer := emuCPU / time.Duration(b.N)
+		b.ReportMetric(float64(cpuPer.Nanoseconds()), "cpu-ns/op")
+		b.ReportMetric(float64(cpuPer)/float64(goCPUPer), "x-native-go-cpu")
+	}
 }
 
 // BenchmarkWmmaMatmul256Bare is BenchmarkTiledMatmul256Bare for the
@@ -90,7 +97,7 @@ func BenchmarkTranspose4096Bare(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			threadInst, emu := runLaunches(b, e.WithSize(4096), true)
+			threadInst, emu, _ := runLaunches(b, e.WithSize(4096), true)
 			b.ReportMetric(float64(threadInst)/emu.Seconds(), "thread-inst/s")
 		})
 	}
@@ -98,8 +105,9 @@ func BenchmarkTranspose4096Bare(b *testing.B) {
 
 // runLaunches prepares and runs example e b.N times on one worker (bare:
 // without the memory hierarchy's counters), the preparation outside the
-// timer, and returns the thread-instructions and the time of the launches.
-func runLaunches(b *testing.B, e *Example, bare bool) (threadInst uint64, emu time.Duration) {
+// timer, and returns the thread-instructions and the time of the launches,
+// wall and CPU (cpuTime).
+func runLaunches(b *testing.B, e *Example, bare bool) (threadInst uint64, emu, emuCPU time.Duration) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		s, err := e.Prepare(vm.NewDevice(), 1)
@@ -107,14 +115,15 @@ func runLaunches(b *testing.B, e *Example, bare bool) (threadInst uint64, emu ti
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		start := time.Now()
+		start, startCPU := time.Now(), cpuTime()
 		res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{Workers: 1, NoCounters: bare})
 		emu += time.Since(start)
+		emuCPU += cpuTime() - startCPU
 		if err != nil {
 			b.Fatal(err)
 		}
 		threadInst += res.Stats.ThreadInst
 	}
 	b.StopTimer()
-	return threadInst, emu
+	return threadInst, emu, emuCPU
 }

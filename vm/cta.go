@@ -114,11 +114,17 @@ func (c *CTA) tryComplete(id int) bool {
 		// The held lanes wait at their own PCs (already in f.pc): park
 		// them there, all at once.
 		f.waiting |= held
-		for x := held; x != 0; x &= x - 1 {
-			if p := f.pc[bits.TrailingZeros32(x)]; p < f.nextWait {
-				f.nextWait = p
+		n := f.nextWait
+		if held == ^uint32(0) { // a full warp: no bit loop
+			for _, p := range &f.pc {
+				n = min(n, p)
+			}
+		} else {
+			for x := held; x != 0; x &= x - 1 {
+				n = min(n, f.pc[bits.TrailingZeros32(x)])
 			}
 		}
+		f.nextWait = n
 	}
 	return true
 }

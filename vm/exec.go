@@ -243,14 +243,22 @@ func (w *Warp) run(limit int) error {
 		case OpSetp:
 			w.execSetp(in, f, exec)
 		case OpLd, OpSt:
-			if in.Fuse == FuseLdLdFma && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 &&
-				limit-n >= 3 && pc+2 < f.nextWait && w.ldLdFma(code, pc, f) {
-				// Three instructions in one lane loop (fuse.go).
-				w.Inst += 2
-				w.ThreadInst += 2 * 32
-				n += 2
-				pc += 2
-				break
+			if in.Fuse != FuseNone && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 {
+				// Several instructions at once (fuse.go).
+				k := int32(0)
+				if in.Fuse == FuseLdLdFmaChain {
+					k = w.ldLdFmaChain(code, pc, f, limit-n)
+				}
+				if k == 0 && limit-n >= 3 && pc+2 < f.nextWait && w.ldLdFma(code, pc, f) {
+					k = 3
+				}
+				if k > 0 {
+					w.Inst += uint64(k - 1)
+					w.ThreadInst += uint64(k-1) * 32
+					n += int(k - 1)
+					pc += k - 1
+					break
+				}
 			}
 			if err := w.execMem(in, f, exec, pc); err != nil {
 				f.cur, f.curPC = mask, pc
@@ -351,8 +359,14 @@ func (w *Warp) run(limit int) error {
 				} else {
 					// The arriving lanes are held, to resume after the barrier.
 					f.blocked |= exec
-					for x := exec; x != 0; x &= x - 1 {
-						f.pc[bits.TrailingZeros32(x)] = pc + 1
+					if exec == ^uint32(0) {
+						for l := range f.pc {
+							f.pc[l] = pc + 1
+						}
+					} else {
+						for x := exec; x != 0; x &= x - 1 {
+							f.pc[bits.TrailingZeros32(x)] = pc + 1
+						}
 					}
 					mask &^= exec
 					f.cur, f.curPC = mask, pc+1

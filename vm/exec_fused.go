@@ -24,3 +24,58 @@ func (w *Warp) ldLdFma(code []Inst, pc int32, f *frame) bool {
 	warpsimd.FmaRN32(f.r(m.D), f.r(m.A), f.r(m.B), f.r(m.C))
 	return true
 }
+
+// ldLdFmaChain runs the FuseLdLdFmaChain steps from code[pc] to the
+// chain's end, or as many as fit in left instructions, for a full warp
+// (warpsimd.LdLdFmaChain with the frame's plan) and returns how many
+// instructions it ran. Where LdLdFmaChain refuses, it runs the steps one
+// by one as FuseLdLdFma (ldLdFma) up to the first that refuses. It
+// returns 0, having written nothing the unfused path does not rewrite,
+// where the frame has no plan for this code at pc, no step fits, a
+// waiting lane's pc falls inside the steps, or the first step refuses.
+func (w *Warp) ldLdFmaChain(code []Inst, pc int32, f *frame, left int) int32 {
+	p := f.chainAt(pc)
+	if p == nil || p.code != &code[0] {
+		return 0
+	}
+	s := (pc - p.pc) / 3
+	e := min(p.ch.N, s+int32(min(left, int(p.n)))/3, s+(f.nextWait-pc)/3)
+	if e <= s {
+		return 0
+	}
+	sh, sb := w.view.Shared, w.view.SharedBase
+	if sb+uint64(len(sh)) > 1<<32 {
+		return 0 // as in ldLdFma
+	}
+	if warpsimd.LdLdFmaChain(f.regs, &p.ch, sh, uint32(p.off1)-uint32(sb), uint32(p.off2)-uint32(sb), int(s), int(e)) {
+		return 3 * (e - s)
+	}
+	// Refused: the same steps one at a time, as far as they go (the
+	// chain's checks would refuse the next step too).
+	k := int32(0)
+	for j := s; j < e && w.ldLdFma(code, pc+k, f); j++ {
+		k += 3
+	}
+	return k
+}
+
+// chainAt returns the frame's chain plan with a step at pc, or nil.
+func (f *frame) chainAt(pc int32) *chainPlan {
+	c := f.chains
+	lo, hi := 0, len(c) // the first plan that starts past pc
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c[m].pc <= pc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == 0 {
+		return nil
+	}
+	if p := &c[lo-1]; pc < p.pc+p.n && (pc-p.pc)%3 == 0 {
+		return p
+	}
+	return nil
+}

@@ -156,9 +156,7 @@ func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 	case in.Flags&FAddr32 != 0:
 		a, o := f.r(in.A), uint32(off)
 		if exec == ^uint32(0) {
-			for l := range acc.Addr {
-				acc.Addr[l] = uint64(uint32(a[l]) + o)
-			}
+			warpsimd.AddKQ(&acc.Addr, a, uint64(o), 0xffffffff)
 			return
 		}
 		for x := exec; x != 0; x &= x - 1 {
@@ -168,9 +166,7 @@ func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
 	default:
 		a := f.r(in.A)
 		if exec == ^uint32(0) {
-			for l := range acc.Addr {
-				acc.Addr[l] = a[l] + off
-			}
+			warpsimd.AddKQ(&acc.Addr, a, off, ^uint64(0))
 			return
 		}
 		for x := exec; x != 0; x &= x - 1 {

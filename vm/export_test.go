@@ -47,3 +47,20 @@ func ComputedApproximations() (restore func()) {
 func (f *Func) LayoutSlots() (slots, regs int) {
 	return f.frameLayout().slots, len(f.init)
 }
+
+// ChainPlansForTest returns how many FuseLdLdFmaChain plans the identity
+// layout and the frame layout of f hold for its code as it is, and the
+// instructions each plan of the frame layout runs.
+func ChainPlansForTest(f *Func) (ident int, lens []int) {
+	for _, p := range f.ident.chains {
+		if p.code == &f.Code[0] {
+			ident++
+		}
+	}
+	for _, p := range f.frameLayout().chains {
+		if p.code == &f.Code[0] {
+			lens = append(lens, int(p.n))
+		}
+	}
+	return ident, lens
+}

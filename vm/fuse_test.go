@@ -115,3 +115,158 @@ func TestFusedLdLdFma(t *testing.T) {
 		require.Equal(t, gotU, gotF, "offset %d", off)
 	}
 }
+
+// chainKernel builds a shared-tile inner loop of steps FuseLdLdFma steps
+// whose sums chain, as nvcc unrolls it: thread t stores the words t,
+// t+32, ... t+992 of in to shared memory, then steps j multiply the word
+// at [b+32j] (a row of the B part: b = sh + 4·(t%16)) by the word at
+// [a+4j] (one word per half-warp: a = sh + 2048 + 64·(t/16), plus off in
+// lane 7) and add them to in2[t]. Besides the sum it writes the B word of
+// step 3 and the sum after step 5, which stay live after the loop. guard
+// is put before the fma of the steps in guarded (an always-true guard,
+// which keeps a step unfused).
+func chainKernel(name string, steps int, guarded func(j int) bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `
+.visible .entry %s(.param .u64 pout, .param .u64 pin, .param .u32 poff)
+{
+	.reg .b32 %%r<16>;
+	.reg .f32 %%f<%d>;
+	.reg .f32 %%g<%d>;
+	.reg .f32 %%s<%d>;
+	.reg .b64 %%rd<8>;
+	.reg .pred %%p<4>;
+	.shared .align 4 .b8 sh[4096];
+	ld.param.u64 	%%rd1, [pout];
+	ld.param.u64 	%%rd2, [pin];
+	ld.param.u32 	%%r9, [poff];
+	mov.u32 	%%r1, %%tid.x;
+	setp.lt.u32 	%%p1, %%r1, 32;
+	setp.eq.u32 	%%p2, %%r1, 7;
+	selp.b32 	%%r10, %%r9, 0, %%p2;
+	mul.wide.u32 	%%rd3, %%r1, 4;
+	add.s64 	%%rd4, %%rd2, %%rd3;
+	add.s64 	%%rd5, %%rd1, %%rd3;
+	mov.u32 	%%r5, sh;
+	shl.b32 	%%r6, %%r1, 2;
+	add.s32 	%%r7, %%r5, %%r6;
+`, name, steps+1, steps+1, steps+1)
+	for i := range 32 {
+		fmt.Fprintf(&b, "\tld.global.f32 \t%%f0, [%%rd4+%d];\n\tst.shared.f32 \t[%%r7+%d], %%f0;\n", 128*i, 128*i)
+	}
+	fmt.Fprintf(&b, `	ld.global.f32 	%%s0, [%%rd4+4096];
+	bar.sync 	0;
+	and.b32 	%%r2, %%r1, 15;
+	shl.b32 	%%r2, %%r2, 2;
+	add.s32 	%%r3, %%r5, %%r2;
+	shr.u32 	%%r4, %%r1, 4;
+	shl.b32 	%%r4, %%r4, 6;
+	add.s32 	%%r4, %%r4, %%r5;
+	add.s32 	%%r4, %%r4, 2048;
+	add.s32 	%%r4, %%r4, %%r10;
+`)
+	for j := range steps {
+		g := ""
+		if guarded(j) {
+			g = "@%p1 "
+		}
+		fmt.Fprintf(&b, "\tld.shared.f32 \t%%f%d, [%%r3+%d];\n\tld.shared.f32 \t%%g%d, [%%r4+%d];\n\t%sfma.rn.f32 \t%%s%d, %%g%d, %%f%d, %%s%d;\n",
+			j+1, 32*j, j+1, 4*j, g, j+1, j+1, j+1, j)
+	}
+	fmt.Fprintf(&b, `	st.global.f32 	[%%rd5], %%s%d;
+	st.global.f32 	[%%rd5+128], %%f4;
+	st.global.f32 	[%%rd5+256], %%s6;
+	ret;
+}
+`, steps)
+	return b.String()
+}
+
+// TestFusedChain: a chain of FuseLdLdFma steps (one FuseLdLdFmaChain of
+// warpsimd.MaxChain steps and one of the rest, with the layout's shared
+// slots and without, run whole or in parts as turns of a few instructions
+// end inside it) computes and writes what the instructions compute one by
+// one, and a misaligned or out-of-range address in any step faults as it
+// does unfused, at the same instruction.
+func TestFusedChain(t *testing.T) {
+	const steps = 40
+	for _, layout := range []bool{true, false} {
+		if !layout {
+			defer vm.WithoutLayout()()
+		}
+		src := header + chainKernel("f", steps, func(int) bool { return false }) +
+			chainKernel("u", steps, func(int) bool { return true }) +
+			chainKernel("h", steps, func(j int) bool { return j == 2 || j == 9 })
+		dev := vm.NewDevice()
+		m, err := dev.LoadModule("test.ptx", []byte(src))
+		require.NoError(t, err)
+		chains := func(name string) []int {
+			k, err := m.Kernel(name)
+			require.NoError(t, err)
+			ident, lens := vm.ChainPlansForTest(k.Entry)
+			require.Equal(t, len(lens), ident, "%s: plans in both layouts", name)
+			return lens
+		}
+		require.Equal(t, []int{3 * 32, 3 * 8}, chains("f"), "layout %v", layout)
+		require.Empty(t, chains("u"))
+		require.Equal(t, []int{3 * 2, 3 * 6, 3 * 30}, chains("h"))
+
+		r := rand.New(rand.NewSource(27))
+		in := make([]uint32, 1024+32)
+		for i := range in {
+			in[i] = math.Float32bits(float32(r.NormFloat64()))
+		}
+		in[2048/4+5], in[3], in[17] = 0x7f800000, 0, 0x00000123 // inf * 0, a subnormal
+		in[1024+9] = 0x7fc00001                                 // a NaN addend
+		lines := strings.Split(src, "\n")
+		faults := 0
+		for _, off := range []uint32{0, 2, 1972, 2032, 2076, 4096, 0xfffff7f0, 0xfffff3f0} {
+			run := func(kernel string, quantum int) ([]uint32, error) {
+				out, err := dev.Malloc(384, "out")
+				require.NoError(t, err)
+				inp, err := dev.Malloc(uint64(4*len(in)), "in")
+				require.NoError(t, err)
+				require.NoError(t, dev.MemcpyHtoD(inp, u32bytes(in)))
+				args := [][]byte{binary.LittleEndian.AppendUint64(nil, out), binary.LittleEndian.AppendUint64(nil, inp),
+					binary.LittleEndian.AppendUint32(nil, off)}
+				l, err := m.PrepareLaunch(kernel, vm.LaunchConfig{Grid: [3]uint32{1, 1, 1}, Block: [3]uint32{32, 1, 1}}, args)
+				require.NoError(t, err)
+				if quantum == 0 {
+					if _, err := runAll(l, options{maxInst: 1 << 16}); err != nil {
+						return nil, err
+					}
+				} else if err := l.NewSM(0).RunCTAs([]int{0}, quantum); err != nil {
+					return nil, err
+				}
+				raw := make([]byte, 384)
+				require.NoError(t, dev.MemcpyDtoH(raw, out))
+				return bytesU32(raw), nil
+			}
+			gotU, errU := run("u", 0)
+			for _, kq := range []struct {
+				k string
+				q int
+			}{{"f", 0}, {"h", 0}, {"f", 1}, {"f", 5}, {"f", 32}, {"h", 7}} {
+				k := kq.k
+				got, err := run(k, kq.q)
+				if errU != nil {
+					require.Error(t, err, "offset %d: unfused faults (%v), %s does not", off, errU, k)
+					_, restU, _ := strings.Cut(errU.Error(), ": ")
+					pos, rest, _ := strings.Cut(err.Error(), ": ")
+					require.Equal(t, strings.ReplaceAll(restU, "kernel u", "kernel "+k), rest, "offset %d", off)
+					// The same line of the kernel's own text.
+					posU, _, _ := strings.Cut(errU.Error(), ": ")
+					var lu, lk int
+					fmt.Sscanf(posU, "test.ptx:%d", &lu)
+					fmt.Sscanf(pos, "test.ptx:%d", &lk)
+					require.Equal(t, strings.TrimSpace(lines[lu-1]), strings.TrimSpace(lines[lk-1]), "offset %d", off)
+					faults++
+					continue
+				}
+				require.NoError(t, err, "offset %d", off)
+				require.Equal(t, gotU, got, "offset %d, kernel %s, quantum %d", off, k, kq.q)
+			}
+		}
+		require.Equal(t, 6*6, faults, "misaligned; past the end at steps 35, 20, 9, 0; below the window")
+	}
+}

@@ -54,6 +54,9 @@ type layout struct {
 	slot  []int32      // slot[v]: the frame slot of virtual register v
 	init  [][32]uint64 // the frame template in this layout
 	slots int          // frame slots used
+	// chains are the plans of the code's FuseLdLdFmaChain heads in this
+	// layout, in pc order.
+	chains []chainPlan
 }
 
 // Limits of the analysis: registers that may share, and instructions ×
@@ -77,7 +80,7 @@ func identityLayout(f *Func) *layout {
 	for i := range s {
 		s[i] = int32(i)
 	}
-	return &layout{slot: s, init: f.init, slots: n}
+	return &layout{slot: s, init: f.init, slots: n, chains: chainPlans(f.Code, s)}
 }
 
 // frameLayout returns the layout a new frame of f uses.
@@ -350,5 +353,6 @@ func computeLayout(f *Func) *layout {
 			l.init[l.slot[r]] = f.init[r]
 		}
 	}
+	l.chains = chainPlans(f.Code, l.slot)
 	return l
 }

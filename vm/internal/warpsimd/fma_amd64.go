@@ -32,3 +32,9 @@ func loadWords32AVX2(d, a *[32]uint64, mem *byte, k, last uint32) bool
 //
 //go:noescape
 func storeWords32AVX2(mem *byte, a, s *[32]uint64, k, last uint32) bool
+
+// ldLdFmaChainAVX2 is LdLdFmaChain eight lanes at a time (chain_amd64.s);
+// last1 and last2 are the highest first offsets the two loads may take.
+//
+//go:noescape
+func ldLdFmaChainAVX2(regs *[32]uint64, ch *Chain, mem *byte, k1, k2, last1, last2 uint32, s, e int32) bool

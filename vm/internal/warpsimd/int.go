@@ -20,6 +20,16 @@ func bin(avx, g binForm, d, a, b *[32]uint64, m uint64) {
 // AddQ is add: d[l] = (a[l] + b[l]) & m.
 func AddQ(d, a, b *[32]uint64, m uint64) { bin(addQAVX2, addQGo, d, a, b, m) }
 
+// AddKQ adds a constant: d[l] = (a[l] + k) & m (an address register plus
+// an instruction's offset).
+func AddKQ(d, a *[32]uint64, k, m uint64) {
+	if hasFMA {
+		addKQAVX2(d, a, k, m)
+		return
+	}
+	addKQGo(d, a, k, m)
+}
+
 // SubQ is sub: d[l] = (a[l] - b[l]) & m.
 func SubQ(d, a, b *[32]uint64, m uint64) { bin(subQAVX2, subQGo, d, a, b, m) }
 
@@ -43,6 +53,12 @@ func MulWideS32(d, a, b *[32]uint64) { bin(mulWideS32AVX2, mulWideS32Go, d, a, b
 func addQGo(d, a, b *[32]uint64, m uint64) {
 	for l := range 32 {
 		d[l] = (a[l] + b[l]) & m
+	}
+}
+
+func addKQGo(d, a *[32]uint64, k, m uint64) {
+	for l := range 32 {
+		d[l] = (a[l] + k) & m
 	}
 }
 

@@ -22,3 +22,6 @@ func mulWideU32AVX2(d, a, b *[32]uint64, m uint64)
 
 //go:noescape
 func mulWideS32AVX2(d, a, b *[32]uint64, m uint64)
+
+//go:noescape
+func addKQAVX2(d, a *[32]uint64, k, m uint64)

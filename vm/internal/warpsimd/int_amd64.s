@@ -36,3 +36,28 @@ BINQ(·orQAVX2, VPOR)
 BINQ(·xorQAVX2, VPXOR)
 BINQ(·mulWideU32AVX2, VPMULUDQ)
 BINQ(·mulWideS32AVX2, VPMULDQ)
+
+// func addKQAVX2(d, a *[32]uint64, k, m uint64)
+//
+// d[l] = (a[l] + k) & m, eight lanes per iteration (a may be d).
+TEXT ·addKQAVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	VPBROADCASTQ k+16(FP), Y14
+	VPBROADCASTQ m+24(FP), Y15
+	MOVQ $4, BX
+addkloop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+	VPADDQ Y14, Y0, Y0
+	VPADDQ Y14, Y1, Y1
+	VPAND Y15, Y0, Y0
+	VPAND Y15, Y1, Y1
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ BX
+	JNZ addkloop
+	VZEROUPPER
+	RET

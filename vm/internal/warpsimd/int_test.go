@@ -9,13 +9,16 @@ import (
 
 // TestIntFormsMatchGo holds each integer form to its plain Go loop, for
 // random operands with random high halves, every type mask, and d aliasing
-// a or b.
+// a or b (AddKQ's constant is b[7]).
 func TestIntFormsMatchGo(t *testing.T) {
 	forms := []struct {
 		name      string
 		simd, go_ func(d, a, b *[32]uint64, m uint64)
 	}{
-		{"add", AddQ, addQGo}, {"sub", SubQ, subQGo}, {"and", AndQ, andQGo}, {"or", OrQ, orQGo}, {"xor", XorQ, xorQGo},
+		{"add", AddQ, addQGo},
+		{"add k", func(d, a, b *[32]uint64, m uint64) { AddKQ(d, a, b[7], m) },
+			func(d, a, b *[32]uint64, m uint64) { addKQGo(d, a, b[7], m) }},
+		{"sub", SubQ, subQGo}, {"and", AndQ, andQGo}, {"or", OrQ, orQGo}, {"xor", XorQ, xorQGo},
 		{"mul.wide.u32", func(d, a, b *[32]uint64, _ uint64) { MulWideU32(d, a, b) }, mulWideU32Go},
 		{"mul.wide.s32", func(d, a, b *[32]uint64, _ uint64) { MulWideS32(d, a, b) }, mulWideS32Go},
 	}
