@@ -484,7 +484,7 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 		}
 		busy = max(busy, base+max(lanes, addrs))
 	case op == opWrite && t.lanes != 0:
-		busy = max(busy, float64(n)*lat.L2PartialWriteCycles)
+		busy = max(busy, lat.L2PartialWriteTxnCycles+float64(bits.OnesCount8(t.part))*lat.L2PartialWriteCycles)
 	}
 	m.sliceFree[slice] = start + busy
 	return uint32(start - float64(now))

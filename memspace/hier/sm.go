@@ -459,7 +459,7 @@ func (s *SM) storeLines(a *memspace.Access, key uint64, c *Counts, policy string
 			}
 		}
 		t := txn{line: line, mask: mask, op: opWrite | fl, inst: a.Origin.Inst, part: s.ls.part[i]}
-		if written < NumCounters && (s.mem != nil || s.windowed) && s.cfg.Latency.L2PartialWriteCycles > 0 && t.part != 0 {
+		if written < NumCounters && (s.mem != nil || s.windowed) && (s.cfg.Latency.L2PartialWriteCycles > 0 || s.cfg.Latency.L2PartialWriteTxnCycles > 0) && t.part != 0 {
 			t.lanes = 1
 		}
 		s.sendWB(t, s.ls.wr[i][:s.g.spl])
