@@ -250,6 +250,12 @@ func (s *lineSet) window(g *geometry, a *memspace.Access, key, size uint64) bool
 // DRAM before it writes such a sector back, unless later writes complete
 // it). Lanes on the same bytes count once.
 func (s *lineSet) written(g *geometry, a *memspace.Access, key uint64) {
+	if s.whole(g, a, key) {
+		for i := 0; i < s.n; i++ {
+			s.part[i] = 0 // s.wr is read only for sectors written in part
+		}
+		return
+	}
 	for i := 0; i < s.n; i++ {
 		s.wr[i] = [8]uint32{}
 	}
@@ -300,6 +306,28 @@ func (s *lineSet) written(g *geometry, a *memspace.Access, key uint64) {
 		}
 		s.part[i] = part
 	}
+}
+
+// whole reports the common case that needs no byte masks: every lane of
+// the warp executes and the lanes write consecutive elements from a
+// sector boundary to a sector boundary, so that every touched sector is
+// written whole.
+func (s *lineSet) whole(g *geometry, a *memspace.Access, key uint64) bool {
+	size := uint64(a.Size)
+	if a.Mask != ^uint32(0) || size == 0 || a.WordStride != 0 && size > 4 {
+		return false
+	}
+	first := key | a.Addr[0]
+	sectorBytes := uint64(1) << g.sectorShift
+	if first&(sectorBytes-1) != 0 || (32*size)&(sectorBytes-1) != 0 {
+		return false
+	}
+	for l := 1; l < 32; l++ {
+		if key|a.Addr[l] != first+uint64(l)*size {
+			return false
+		}
+	}
+	return true
 }
 
 // find returns the index of line in s, or -1.
