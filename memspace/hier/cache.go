@@ -15,6 +15,12 @@ type cache struct {
 	// for little of it.
 	chunks [][]slot
 	tick   uint32
+	// The L2's partly written sectors: which bytes were written (a
+	// geometry.unitShift unit a bit), spl masks per slot, parallel to
+	// chunks and allocated with a chunk's first partly written sector;
+	// meaningful where slot.part says so.
+	spl     int
+	written [][]uint32
 }
 
 // chunkSets is the number of sets allocated together.
@@ -28,6 +34,11 @@ type slot struct {
 	valid uint8  // sectors holding data
 	dirty uint8  // sectors written and not yet written back
 	prio  uint8  // eviction priority: prioFirst < prioNormal < prioLast
+	// part (L2 only): valid sectors that hold only the bytes stores wrote
+	// (cache.written says which), never filled from DRAM nor written
+	// whole. Evicted, such a sector is read from DRAM and merged before it
+	// is written back; a read of it fetches from DRAM.
+	part uint8
 }
 
 // next advances the cache's clock. Before it wraps, every stamp is halved
@@ -147,12 +158,33 @@ func (c *cache) alloc(line uint64, prio uint8, victim *slot) (e *slot, old uint6
 	return victim, old, odirty, evicted
 }
 
+// writtenOf returns the byte masks of e's sectors (e is line's slot),
+// allocating its chunk's on first use.
+func (c *cache) writtenOf(line uint64, e *slot) []uint32 {
+	i := c.setOf(line)
+	k := i / chunkSets
+	ch := c.chunks[k]
+	j := i % chunkSets * c.ways
+	for end := j + c.ways - 1; j < end && &ch[j] != e; j++ {
+	}
+	if c.written == nil {
+		c.written = make([][]uint32, len(c.chunks))
+	}
+	w := c.written[k]
+	if w == nil {
+		w = make([]uint32, len(ch)*c.spl)
+		c.written[k] = w
+	}
+	return w[j*c.spl : (j+1)*c.spl : (j+1)*c.spl]
+}
+
 // drop invalidates the sectors of mask in line (the whole line when none
 // is left valid).
 func (c *cache) drop(line uint64, mask uint8) {
 	if e := c.find(line); e != nil {
 		e.valid &^= mask
 		e.dirty &^= mask
+		e.part &^= mask
 		if e.valid == 0 && e.dirty == 0 {
 			e.tag = 0
 		}

@@ -205,8 +205,9 @@ func TestL2WriteBack(t *testing.T) {
 	h.Drain()
 	c := h.Counts()
 	assert.Equal(t, uint64(lines), c[L2WriteSectors])
-	assert.Zero(t, c[DRAMReadSectors], "partial writes are not fetched")
-	assert.Equal(t, uint64(lines-countResident(h)), c[DRAMWriteSectors], "every evicted dirty sector is written back")
+	evicted := uint64(lines - countResident(h))
+	assert.Equal(t, evicted, c[DRAMWriteSectors], "every evicted dirty sector is written back")
+	assert.Equal(t, evicted, c[DRAMReadSectors], "each written in part (4 of its 32 bytes): read from DRAM first")
 	// st.wt writes through at once.
 	h2 := newTest(t, "h100")
 	a := acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + uint64(4*l) })
@@ -215,6 +216,69 @@ func TestL2WriteBack(t *testing.T) {
 	h2.Drain()
 	c2 := h2.Counts()
 	assert.Equal(t, uint64(4), c2[DRAMWriteSectors])
+}
+
+// TestL2PartialWrites: a sector stores wrote only in part is read from DRAM
+// when it is evicted (the GPU merges it with the rest: read-modify-write),
+// unless the writes covered it whole by then; a read of it fetches it.
+func TestL2PartialWrites(t *testing.T) {
+	cfg, _ := Profile("h100")
+	cfg.L2.SizeBytes = cfg.L2.Slices * 128 * cfg.L2.Ways // one set per slice
+	cfg.L2.NearCopies = false
+	cfg.DRAM.AccessBytes = cfg.SectorBytes // a fill reads the sector only
+	// Lanes 8 bytes apart: each sector gets 4 words of its 8 (16 bytes).
+	half := func(line, off int) *memspace.Access {
+		return acc(memspace.Global, memspace.Store, 4, 0xffff, func(l int) uint64 { return base + uint64(line*128+8*l+off) })
+	}
+	tests := []struct {
+		name   string
+		writes func(line int) []*memspace.Access
+		read   bool // read the lines back before they are evicted
+		rmw    bool // DRAM reads per evicted sector: 1 (true) or 0
+	}{
+		{"coalesced: whole sectors", func(line int) []*memspace.Access {
+			return []*memspace.Access{acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + uint64(line*128+4*l) })}
+		}, false, false},
+		{"half of each sector", func(line int) []*memspace.Access { return []*memspace.Access{half(line, 0)} }, false, true},
+		{"two halves by two stores: whole", func(line int) []*memspace.Access { return []*memspace.Access{half(line, 0), half(line, 4)} }, false, false},
+		{"the same half twice", func(line int) []*memspace.Access { return []*memspace.Access{half(line, 0), half(line, 0)} }, false, true},
+		{"u8 stores, four covering the line", func(line int) []*memspace.Access {
+			var out []*memspace.Access
+			for k := range 4 {
+				out = append(out, acc(memspace.Global, memspace.Store, 1, all, func(l int) uint64 { return base + uint64(line*128+32*k+l) }))
+			}
+			return out
+		}, false, false},
+		{"half, then read: filled and merged", func(line int) []*memspace.Access { return []*memspace.Access{half(line, 0)} }, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := New(cfg, Launch{}, Functional)
+			require.NoError(t, err)
+			lines := cfg.L2.Slices * cfg.L2.Ways * 4
+			for i := range lines {
+				for _, a := range tt.writes(i) {
+					h.SM(0).Observe(a)
+				}
+				if tt.read {
+					h.SM(0).l1.drop(base/128+uint64(i), 0xf) // a load that reaches the L2
+					h.SM(0).Observe(acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + uint64(i*128+4*l) }))
+				}
+			}
+			h.Drain()
+			c := h.Counts()
+			evicted := uint64(4 * (lines - countResident(h)))
+			assert.Equal(t, evicted, c[DRAMWriteSectors], "written back")
+			reads := uint64(0)
+			switch {
+			case tt.read:
+				reads = uint64(4 * lines) // the fills, before any eviction
+			case tt.rmw:
+				reads = evicted
+			}
+			assert.Equal(t, reads, c[DRAMReadSectors])
+		})
+	}
 }
 
 // countResident is the number of valid lines in the L2.

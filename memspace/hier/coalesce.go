@@ -25,6 +25,11 @@ type lineSet struct {
 	// constant time, and nothing is cleared between requests.
 	gen   uint32
 	table [2 * maxLines]lineSlot
+	// For a store (written): per line, the bytes the lanes write in each
+	// sector (a bit per byte, or per sectorBytes/32 bytes in sectors
+	// larger than 32 bytes), and the sectors they write in part.
+	wr   [maxLines][8]uint32
+	part [maxLines]uint8
 }
 
 type lineSlot struct {
@@ -39,16 +44,25 @@ type geometry struct {
 	lineShift   uint  // log2 sectors per line
 	spl         uint8 // sectors per line
 	full        uint8 // mask of all sectors of a line
+	// Byte masks of a sector (lineSet.wr, the L2's partly written
+	// sectors): a bit covers 1<<unitShift bytes; whole is every bit.
+	unitShift uint
+	whole     uint32
 }
 
 func newGeometry(sectorBytes, lineBytes int) geometry {
 	spl := lineBytes / sectorBytes
-	return geometry{
+	g := geometry{
 		sectorShift: uint(bits.TrailingZeros(uint(sectorBytes))),
 		lineShift:   uint(bits.TrailingZeros(uint(spl))),
 		spl:         uint8(spl),
 		full:        uint8(1<<spl - 1),
 	}
+	if g.sectorShift > 5 {
+		g.unitShift = g.sectorShift - 5
+	}
+	g.whole = uint32(uint64(1)<<(sectorBytes>>g.unitShift) - 1)
+	return g
 }
 
 func (s *lineSet) reset() {
@@ -228,6 +242,108 @@ func (s *lineSet) window(g *geometry, a *memspace.Access, key, size uint64) bool
 		mask &^= lineMask << i
 	}
 	return true
+}
+
+// written fills s.wr and s.part for store a, whose lines coalesce put in s
+// (keyed by key): which bytes of each touched sector the lanes write, and
+// which sectors they leave partly unwritten (the L2 must read the rest from
+// DRAM before it writes such a sector back, unless later writes complete
+// it). Lanes on the same bytes count once.
+func (s *lineSet) written(g *geometry, a *memspace.Access, key uint64) {
+	if s.whole(g, a, key) {
+		for i := 0; i < s.n; i++ {
+			s.part[i] = 0 // s.wr is read only for sectors written in part
+		}
+		return
+	}
+	for i := 0; i < s.n; i++ {
+		s.wr[i] = [8]uint32{}
+	}
+	if s.n > fewLines {
+		// The window path adds lines without the table: enter them
+		// (entering a line again finds its own slot).
+		for j := range s.n {
+			*s.slot(s.line[j]) = lineSlot{line: s.line[j], gen: s.gen, idx: uint16(j)}
+		}
+	}
+	size := uint64(max(a.Size, 1))
+	words, chunk := uint64(1), size
+	if a.WordStride != 0 && size > 4 {
+		words, chunk = size/4, 4
+	}
+	sectorBytes := uint64(1) << g.sectorShift
+	last := 0
+	for m := a.Mask; m != 0; m &= m - 1 {
+		base := key | a.Addr[bits.TrailingZeros32(m)]
+		for k := uint64(0); k < words; k++ {
+			addr := base + k*uint64(a.WordStride)
+			for end := addr + chunk; addr < end; {
+				sec := addr >> g.sectorShift
+				line := sec >> g.lineShift
+				off := addr & (sectorBytes - 1)
+				n := min(end-addr, sectorBytes-off)
+				if s.line[last] != line {
+					last = s.find(line)
+					if last < 0 {
+						last = 0
+						addr += n
+						continue
+					}
+				}
+				lo, hi := off>>g.unitShift, (off+n-1)>>g.unitShift
+				s.wr[last][sec&uint64(g.spl-1)] |= uint32((uint64(1)<<(hi-lo+1) - 1) << lo)
+				addr += n
+			}
+		}
+	}
+	for i := 0; i < s.n; i++ {
+		var part uint8
+		for m := s.mask[i]; m != 0; m &= m - 1 {
+			j := bits.TrailingZeros8(m)
+			if s.wr[i][j] != g.whole {
+				part |= 1 << j
+			}
+		}
+		s.part[i] = part
+	}
+}
+
+// whole reports the common case that needs no byte masks: every lane of
+// the warp executes and the lanes write consecutive elements from a
+// sector boundary to a sector boundary, so that every touched sector is
+// written whole.
+func (s *lineSet) whole(g *geometry, a *memspace.Access, key uint64) bool {
+	size := uint64(a.Size)
+	if a.Mask != ^uint32(0) || size == 0 || a.WordStride != 0 && size > 4 {
+		return false
+	}
+	first := key | a.Addr[0]
+	sectorBytes := uint64(1) << g.sectorShift
+	if first&(sectorBytes-1) != 0 || (32*size)&(sectorBytes-1) != 0 {
+		return false
+	}
+	for l := 1; l < 32; l++ {
+		if key|a.Addr[l] != first+uint64(l)*size {
+			return false
+		}
+	}
+	return true
+}
+
+// find returns the index of line in s, or -1.
+func (s *lineSet) find(line uint64) int {
+	if s.n <= fewLines {
+		for j := range s.n {
+			if s.line[j] == line {
+				return j
+			}
+		}
+		return -1
+	}
+	if e := s.slot(line); e.gen == s.gen {
+		return int(e.idx)
+	}
+	return -1
 }
 
 // storeTransactionBytes is the bytes GF100 moves for the stores of one line:

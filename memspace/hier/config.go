@@ -227,12 +227,18 @@ type LatencyConfig struct {
 	L2AtomicRepeatCycles float64 `json:"l2_atomic_cycles_per_repeat,omitempty"`
 	// L2PartialWriteCycles is the cycles the home slice spends per sector
 	// a store writes in part (fewer bytes than the sector: byte-masked
-	// writes); 0: they cost their bytes like whole ones. A far write's
-	// near slice takes its bytes only. (H100: 2.325, fitted with
-	// calibrate fit on the naive transposes and the strided store fills,
-	// where it was 2.5, chosen so that the naive transpose's byte-masked
-	// writes, half of them far, took 3.0 slice cycles a sector.)
-	L2PartialWriteCycles float64 `json:"l2_partial_write_cycles,omitempty"`
+	// writes), L2PartialWriteTxnCycles what it spends on top per
+	// transaction (line) that has such sectors; 0 and 0: they cost their
+	// bytes like whole ones. A far write's near slice takes its bytes
+	// only. (H100: 1.625 and 0.7, chosen on the training families'
+	// byte-masked stores: the naive transposes write one sector a line and
+	// take 3.0 slice cycles a sector, half of them far, as with the single
+	// per-sector cost of 2.325 they had before; the strided store fills
+	// write four sectors a line, each in part, and took 20% too long with
+	// it. The H200's store_perm at 4 MiB, 4 bytes a sector written at
+	// strides 8 (4 sectors a line) and 32 (1): 16.5 and 21.8 µs.)
+	L2PartialWriteCycles    float64 `json:"l2_partial_write_cycles,omitempty"`
+	L2PartialWriteTxnCycles float64 `json:"l2_partial_write_cycles_per_transaction,omitempty"`
 	// DRAMLoadCycles scales the DRAM latency's growth with load: a read
 	// from DRAM waits DRAMLoadCycles·ρ/(1−ρ) more, ρ the DRAM's recent
 	// utilisation (at most 0.9), as in a queue whose server is busy a

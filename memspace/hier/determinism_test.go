@@ -140,9 +140,9 @@ func TestDrainOrderMatters(t *testing.T) {
 			h.SM(sm).Observe(&st[sm][0][i])
 		}
 		for _, tx := range h.SM(sm).out {
-			h.mem.serve(tx, h.SM(sm).part, 0)
+			h.mem.serve(tx, h.SM(sm).part, 0, h.wb(sm, tx))
 		}
-		h.SM(sm).out = h.SM(sm).out[:0]
+		h.SM(sm).out, h.SM(sm).outWB, h.wbPos[sm] = h.SM(sm).out[:0], h.SM(sm).outWB[:0], 0
 	}
 	smMajor := h.Counts()
 	assert.Equal(t, roundRobin[L2TexReadSectors], smMajor[L2TexReadSectors], "the same traffic")

@@ -119,6 +119,19 @@
 //     every slice homes the same share of a large range: the naive
 //     transposes, bound by the slices' byte-masked writes, take the H100's
 //     3 cycles a sector at every size (6-7 % slow; a per-line hash: 6-14 %).
+//   - partly written sectors: the L2 keeps which bytes stores wrote of a
+//     sector it holds no data of (slot.part; the byte masks in
+//     cache.written, allocated per chunk of sets where partial writes
+//     happen); writes that cover it make it whole (the naive transposes'
+//     byte-masked writes, completed by other warps, read nothing). Evicted
+//     while partial, it is read from DRAM and merged before it is written
+//     back (read-modify-write: in dram__bytes_read, as ncu counts it, and
+//     on its DRAM channel in timing mode); a read of it fills from DRAM.
+//     store_perm on the H200 (testdata/host/ncu_hostmem7_partial.csv, one
+//     store per sector per pass over the buffer), DRAM bytes read per
+//     buffer byte, 1 being the input: 128 MiB stride 32 ncu 8.96, ours
+//     8.92 (before: 1.00); stride 8 8.94, 8.72; 64 MiB stride 8 8.66, 8.42
+//     (scheduler TestPartialWritesAgainstGPU).
 //
 // Known differences from ncu (the README's ground-truth section has the
 // match rate of every counter):
@@ -128,9 +141,15 @@
 //     fetches; ncu's DRAM reads are 2.8 KB (O3) to 24 KB (-G, whose code is
 //     larger) more per launch. Small launches are therefore far from ncu's
 //     L2 hit rate and DRAM bytes while the data they move matches.
-//   - Partial-sector writes: the GPU reads the rest of a sector from DRAM
-//     when it evicts a partly written one (store_fill_stride2_32MiB: 27.7 MB
-//     read); this model writes sectors without reading them.
+//   - Partly written lines leave the GPU's L2 sooner than whole ones: at
+//     16 MiB (in and out 32 MiB of the H200's 60 MiB) store_perm at strides
+//     2-32 reads 0.75 and writes back 0.83 bytes per buffer byte where whole
+//     lines (stride 1) stay, and store_fill_stride2_32MiB reads 27.7 MB on
+//     the H100 (ours 2.7 MB: the model keeps such lines as long as whole
+//     ones, and its read-modify-write happens only when they are evicted).
+//     Where both evict, the GPU's evicted sectors are more often complete
+//     (store_perm 32-64 MiB at strides 8 and 32: fewer reads than writes;
+//     ours read up to 1.9 times as much).
 //   - L1 store hits depend on how warps interleave: transpose_naive has 8
 //     warps writing the same lines at once (ncu 27.87 %, ours 86 % with a
 //     store hitting when its line's tag is present; int_basic32, whose

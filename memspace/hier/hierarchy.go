@@ -49,6 +49,7 @@ type Hierarchy struct {
 	sms    []*SM
 	mem    *Memory
 	pos    []int // drain cursors
+	wbPos  []int // drain cursors in the SMs' outWB
 	active []int // SMs with traffic left in this drain
 	merge  mergeHeap
 }
@@ -67,6 +68,7 @@ func New(cfg *Config, l Launch, mode Mode) (*Hierarchy, error) {
 	lruL1 := cfg.L1.Replacement == "lru"
 	h.sms = make([]*SM, cfg.SMs)
 	h.pos = make([]int, cfg.SMs)
+	h.wbPos = make([]int, cfg.SMs)
 	for i := range h.sms {
 		s := &SM{
 			id:    i,
@@ -127,7 +129,7 @@ func (h *Hierarchy) Memory() *Memory { return h.mem }
 func (h *Hierarchy) Drain() {
 	active := h.active[:0]
 	for i, s := range h.sms {
-		h.pos[i] = 0
+		h.pos[i], h.wbPos[i] = 0, 0
 		if len(s.out) > 0 {
 			active = append(active, i)
 		}
@@ -140,7 +142,7 @@ func (h *Hierarchy) Drain() {
 			for p < len(s.out) {
 				t := s.out[p]
 				p++
-				h.mem.serve(t, s.part, 0)
+				h.mem.serve(t, s.part, 0, h.wb(i, t))
 				if t.op&flagEnd != 0 {
 					break
 				}
@@ -155,8 +157,20 @@ func (h *Hierarchy) Drain() {
 	}
 	h.active = active
 	for _, s := range h.sms {
-		s.out = s.out[:0]
+		s.out, s.outWB = s.out[:0], s.outWB[:0]
 	}
+}
+
+// wb returns the byte masks SM i buffered for its transaction t, its next
+// one served (nil when t writes no sector in part).
+func (h *Hierarchy) wb(i int, t txn) []uint32 {
+	if t.part == 0 {
+		return nil
+	}
+	spl := int(h.mem.g.spl)
+	p := h.wbPos[i]
+	h.wbPos[i] = p + spl
+	return h.sms[i].outWB[p : p+spl]
 }
 
 // Tally returns all counters per instruction: every SM side's and the

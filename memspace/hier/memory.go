@@ -24,6 +24,9 @@ type txn struct {
 	// float marks an atomic or reduction of floating-point arithmetic,
 	// cas a compare-and-swap.
 	float, cas bool
+	// part: for a write, the sectors it writes in part (the SM hands their
+	// byte masks to serve beside the transaction).
+	part uint8
 }
 
 // Transaction operations and flags.
@@ -87,6 +90,7 @@ func newMemory(cfg *Config) *Memory {
 	m.slices = make([]*cache, cfg.L2.Slices)
 	for i := range m.slices {
 		m.slices[i] = newCache(per, cfg.LineBytes, cfg.L2.Ways, lru, true)
+		m.slices[i].spl = int(m.g.spl)
 	}
 	m.sliceFree = make([]float64, cfg.L2.Slices)
 	m.lastAtom = make([]uint64, cfg.L2.Slices)
@@ -156,7 +160,7 @@ func (m *Memory) place(line uint64, dirty bool) {
 	} else {
 		l2.touch(e)
 	}
-	e.valid, e.dirty = all, 0
+	e.valid, e.dirty, e.part = all, 0, 0
 	if dirty {
 		e.dirty = all
 	}
@@ -169,7 +173,9 @@ func (m *Memory) partitionOf(slice int) int { return slice / m.perPar }
 func (m *Memory) Tally() *Tally { return &m.tally }
 
 // serve performs one transaction from an SM of partition part at cycle now
-// and returns its latency (meaningful in timing mode only).
+// and returns its latency (meaningful in timing mode only). For a write
+// with sectors written in part (t.part), wb holds the written bytes of each
+// sector of the line (lineSet.wr).
 //
 // With L2Config.NearCopies (the H100), a transaction goes to a slice of the
 // SM's own partition: the line's home slice when it is homed there, else a
@@ -179,21 +185,21 @@ func (m *Memory) Tally() *Tally { return &m.tally }
 // writes update the near copy and go on to the home slice, which holds the
 // dirty data; atomics and reductions are performed at the home slice.
 // Without it every transaction goes to its home slice, near or far.
-func (m *Memory) serve(t txn, part int, now uint64) uint32 {
+func (m *Memory) serve(t txn, part int, now uint64, wb []uint32) uint32 {
 	if len(m.apert) > 0 {
 		if a := m.aperture(t.line); a != nil {
 			if a.Kind == Sysmem {
 				return m.serveSysmem(t, part, now)
 			}
 			w := m.migrate(a, t, now)
-			return w + m.serveDevice(t, part, now+uint64(w))
+			return w + m.serveDevice(t, part, now+uint64(w), wb)
 		}
 	}
-	return m.serveDevice(t, part, now)
+	return m.serveDevice(t, part, now, wb)
 }
 
 // serveDevice serves a transaction on device memory (serve).
-func (m *Memory) serveDevice(t txn, part int, now uint64) uint32 {
+func (m *Memory) serveDevice(t txn, part int, now uint64, wb []uint32) uint32 {
 	home := m.sliceOf(t.line)
 	c := m.tally.at(t.inst)
 	n := uint64(bits.OnesCount8(t.mask))
@@ -208,7 +214,7 @@ func (m *Memory) serveDevice(t txn, part int, now uint64) uint32 {
 		if far {
 			base = lat.L2HitFar
 		}
-		hit, wait := m.access(home, t, c, false, true, true, now)
+		hit, wait := m.access(home, t, c, false, true, true, now, wb)
 		if op == opWrite {
 			return base + wait
 		}
@@ -232,7 +238,7 @@ func (m *Memory) serveDevice(t txn, part int, now uint64) uint32 {
 	near := m.nearSlice(t.line, part)
 	switch op {
 	case opRead:
-		hit, _ := m.access(near, t, c, false, false, false, now)
+		hit, _ := m.access(near, t, c, false, false, false, now, nil)
 		miss := t.mask &^ hit
 		u := m.pend.until(near, t.line, hit, now)
 		if miss == 0 {
@@ -240,7 +246,7 @@ func (m *Memory) serveDevice(t txn, part int, now uint64) uint32 {
 		}
 		ft := t
 		ft.mask = miss
-		hit2, wait := m.access(home, ft, c, true, true, true, now)
+		hit2, wait := m.access(home, ft, c, true, true, true, now, nil)
 		u = max(u, m.pend.until(home, t.line, hit2, now))
 		f := m.fill(home, ft, hit2, c, now+uint64(wait))
 		l := after(lat.L2HitFar+wait+f, u, now)
@@ -252,18 +258,18 @@ func (m *Memory) serveDevice(t txn, part int, now uint64) uint32 {
 	case opWrite:
 		// The near slice updates its copy at its bandwidth; the
 		// byte-masked merge is done once, at home.
-		m.access(near, t, c, false, false, false, now)
+		m.access(near, t, c, false, false, false, now, nil)
 		tw := t
 		tw.lanes = 0
 		m.occupy(near, tw, n, now)
-		_, wait := m.access(home, t, c, true, true, true, now)
+		_, wait := m.access(home, t, c, true, true, true, now, wb)
 		return lat.L2HitFar + wait
 	default:
 		// The near copy is looked up (and dropped: the result lives at
 		// home); the operation is performed at the home slice.
-		m.access(near, t, c, false, false, false, now)
+		m.access(near, t, c, false, false, false, now, nil)
 		m.slices[near].drop(t.line, t.mask)
-		hit, wait := m.access(home, t, c, true, true, true, now)
+		hit, wait := m.access(home, t, c, true, true, true, now, nil)
 		return lat.L2HitFar + wait + m.fill(home, t, hit, c, now+uint64(wait))
 	}
 }
@@ -287,7 +293,8 @@ func (m *Memory) nearSlice(line uint64, part int) int {
 
 // lookup returns line's slot in slice, touched, or a new one (its valid
 // sectors none) allocated with priority prio; a dirty victim is written to
-// DRAM.
+// DRAM, its sectors written in part read from DRAM first (the GPU merges
+// them with the rest of the sector: read-modify-write).
 func (m *Memory) lookup(slice int, line uint64, prio uint8, c *Counts, now uint64) *slot {
 	l2 := m.slices[slice]
 	e, victim := l2.lookup(line)
@@ -295,8 +302,13 @@ func (m *Memory) lookup(slice int, line uint64, prio uint8, c *Counts, now uint6
 		l2.touch(e)
 		return e
 	}
+	opart := victim.part
 	e, old, odirty, evicted := l2.alloc(line, prio, victim)
 	if evicted && odirty != 0 {
+		if rmw := opart & odirty; rmw != 0 {
+			c[DRAMReadSectors] += uint64(bits.OnesCount8(rmw))
+			m.dram(old, rmw, now, false)
+		}
 		c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
 		m.dram(old, odirty, now, true)
 	}
@@ -308,9 +320,13 @@ func (m *Memory) lookup(slice int, line uint64, prio uint8, c *Counts, now uint6
 // counters when fabric is set) and marks them valid; home says whether the
 // slice is the line's home (written data is dirty there, and write-through
 // stores go to DRAM from there); queue whether the transaction takes the
-// slice's bandwidth (timing mode). It returns the sectors that hit and the
-// cycles the transaction queued at the slice.
-func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, now uint64) (hit uint8, wait uint32) {
+// slice's bandwidth (timing mode). A read or atomic finds a sector written
+// only in part a miss (fill fetches it); a write's sectors written in part
+// (their bytes in wb) are kept as such at the home slice until written
+// whole or filled, and become valid at a near slice only where it already
+// held them. It returns the sectors that hit and the cycles the
+// transaction queued at the slice.
+func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, now uint64, wb []uint32) (hit uint8, wait uint32) {
 	n := uint64(bits.OnesCount8(t.mask))
 	prio := prioNormal
 	switch {
@@ -320,8 +336,11 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, n
 		prio = prioLast
 	}
 	e := m.lookup(slice, t.line, prio, c, now)
-	hit = e.valid & t.mask
 	op := t.op & opMask
+	hit = e.valid & t.mask
+	if op != opWrite {
+		hit &^= e.part
+	}
 	sectors, hits := L2ReadSectors, L2ReadHit
 	switch op {
 	case opWrite:
@@ -357,7 +376,11 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, n
 		start += uint64(wait)
 	}
 
-	e.valid |= t.mask
+	if op == opWrite {
+		m.write(slice, e, t, c, home, start, wb)
+	} else {
+		e.valid |= t.mask
+	}
 	if op != opRead && home {
 		if t.op&flagWriteThrough != 0 {
 			c[DRAMWriteSectors] += n
@@ -367,6 +390,49 @@ func (m *Memory) access(slice int, t txn, c *Counts, fabric, home, queue bool, n
 		}
 	}
 	return hit, wait
+}
+
+// write updates slot e of slice with write t (access) from cycle now: the
+// sectors it writes whole become valid; a sector it writes in part stays
+// valid if it was, and is otherwise kept at the home slice as written in
+// part, its bytes merged with earlier partial writes' (written whole when
+// they cover it). A write-through store's sectors written in part are read
+// from DRAM at once (its data goes to DRAM whole).
+func (m *Memory) write(slice int, e *slot, t txn, c *Counts, home bool, now uint64, wb []uint32) {
+	whole := t.mask &^ t.part
+	e.valid |= whole
+	e.part &^= whole
+	p := t.part &^ (e.valid &^ e.part) // not valid whole before
+	if p == 0 {
+		return
+	}
+	if !home {
+		e.valid |= t.part &^ p
+		return
+	}
+	if t.op&flagWriteThrough != 0 || len(wb) < int(m.g.spl) {
+		c[DRAMReadSectors] += uint64(bits.OnesCount8(p))
+		m.dram(t.line, p, now, false)
+		e.valid |= p
+		e.part &^= p
+		return
+	}
+	w := m.slices[slice].writtenOf(t.line, e)
+	for ; p != 0; p &= p - 1 {
+		j := bits.TrailingZeros8(p)
+		bit := uint8(1) << j
+		if e.part&bit == 0 {
+			w[j] = wb[j]
+		} else {
+			w[j] |= wb[j]
+		}
+		if w[j] == m.g.whole {
+			e.part &^= bit
+		} else {
+			e.part |= bit
+		}
+		e.valid |= bit
+	}
 }
 
 // occupy queues a transaction of n sectors at slice from cycle now: the
@@ -418,7 +484,7 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 		}
 		busy = max(busy, base+max(lanes, addrs))
 	case op == opWrite && t.lanes != 0:
-		busy = max(busy, float64(n)*lat.L2PartialWriteCycles)
+		busy = max(busy, lat.L2PartialWriteTxnCycles+float64(bits.OnesCount8(t.part))*lat.L2PartialWriteCycles)
 	}
 	m.sliceFree[slice] = start + busy
 	return uint32(start - float64(now))
@@ -434,12 +500,16 @@ func (m *Memory) fill(slice int, t txn, hit uint8, c *Counts, now uint64) uint32
 		return 0
 	}
 	fetch := miss
+	e := m.slices[slice].find(t.line)
 	if u := m.dramUnit; u > 1 {
 		fetch = expand(miss, u)
-		if e := m.slices[slice].find(t.line); e != nil {
-			fetch &^= e.valid &^ miss
+		if e != nil {
+			fetch &^= e.valid &^ e.part &^ miss
 			e.valid |= fetch
 		}
+	}
+	if e != nil {
+		e.part &^= fetch // merged with what was written
 	}
 	c[DRAMReadSectors] += uint64(bits.OnesCount8(fetch))
 	return uint32(max(0, int64(m.cfg.Latency.DRAM)+m.loadLatency(t.line, m.dram(t.line, fetch, now, false), now)))

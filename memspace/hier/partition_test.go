@@ -164,16 +164,18 @@ func TestFarWriteQueuesAtBothSlices(t *testing.T) {
 	home, near := m.sliceOf(far), m.nearSlice(far, 0)
 	require.NotEqual(t, home, near)
 
-	m.serve(txn{line: far, mask: 0xf, op: opWrite, lanes: 1}, 0, 1000)
+	m.serve(txn{line: far, mask: 0xf, op: opWrite}, 0, 0, nil) // whole: both copies hold the line
+	half := []uint32{0xffff, 0xffff, 0xffff, 0xffff}
+	m.serve(txn{line: far, mask: 0xf, op: opWrite, lanes: 1, part: 0xf}, 0, 1000, half)
 	bytes := float64(4*m.cfg.SectorBytes) / float64(m.cfg.Latency.L2BytesPerCycle)
 	assert.InDelta(t, 1000+bytes, m.sliceFree[near], 1e-9, "the near copy's update takes its bytes' time")
-	assert.InDelta(t, 1000+4*m.cfg.Latency.L2PartialWriteCycles, m.sliceFree[home], 1e-9, "the home slice merges the byte-masked sectors")
+	assert.InDelta(t, 1000+m.cfg.Latency.L2PartialWriteTxnCycles+4*m.cfg.Latency.L2PartialWriteCycles, m.sliceFree[home], 1e-9, "the home slice merges the byte-masked sectors")
 	c := m.tally.at(0)
-	assert.Equal(t, uint64(4), c[L2WriteSectors]-c[L2FabricSectors], "the near copy's update is counted")
-	assert.Equal(t, uint64(4), c[L2FabricSectors], "and the home slice's over the fabric")
+	assert.Equal(t, uint64(8), c[L2WriteSectors]-c[L2FabricSectors], "the near copy's updates are counted")
+	assert.Equal(t, uint64(8), c[L2FabricSectors], "and the home slice's over the fabric")
 
 	busy := m.sliceFree[home]
-	lat := m.serve(txn{line: far, mask: 0xf, op: opRead}, 0, uint64(busy))
+	lat := m.serve(txn{line: far, mask: 0xf, op: opRead}, 0, uint64(busy), nil)
 	assert.Equal(t, m.cfg.Latency.L2HitNear, lat, "the near copy serves the read at once")
 	assert.Greater(t, m.sliceFree[near], busy, "the near slice performs the read")
 	assert.Equal(t, busy, m.sliceFree[home], "the home slice is not involved")

@@ -36,12 +36,12 @@ func TestL2HitOnFillInFlightWaits(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t0 := uint64(100000 * (i + 1))
-			first := m.serve(txn{line: tt.line, mask: 0x3, op: opRead}, 0, t0)
+			first := m.serve(txn{line: tt.line, mask: 0x3, op: opRead}, 0, t0, nil)
 			assert.GreaterOrEqual(t, first, lat.DRAM, "the first read misses to DRAM")
-			second := m.serve(txn{line: tt.line, mask: 0x3, op: opRead}, 0, t0+10)
+			second := m.serve(txn{line: tt.line, mask: 0x3, op: opRead}, 0, t0+10, nil)
 			assert.Equal(t, t0+uint64(first), t0+10+uint64(second), "a hit during the fill gets the data with the first read")
 			late := t0 + uint64(first) + 1000
-			assert.Equal(t, tt.hit, m.serve(txn{line: tt.line, mask: 0x3, op: opRead}, 0, late), "after the fill: an ordinary hit")
+			assert.Equal(t, tt.hit, m.serve(txn{line: tt.line, mask: 0x3, op: opRead}, 0, late, nil), "after the fill: an ordinary hit")
 		})
 	}
 }

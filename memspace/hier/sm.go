@@ -33,6 +33,9 @@ type SM struct {
 	sub   memspace.Access // a generic access's part in one space
 	tally Tally
 	out   []txn
+	// outWB: the byte masks (lineSet.wr) of the buffered writes with
+	// sectors written in part, spl per such write, in order.
+	outWB []uint32
 
 	mem *Memory // non-nil in timing mode
 	now uint64
@@ -213,8 +216,17 @@ func (s *SM) generic(a *memspace.Access) uint32 {
 // send hands one L2 transaction on: buffered in functional mode, served at
 // once (returning its latency) in timing mode.
 func (s *SM) send(t txn) uint32 {
+	return s.sendWB(t, nil)
+}
+
+// sendWB sends write t, whose sectors written in part (t.part) hold the
+// bytes of wb.
+func (s *SM) sendWB(t txn, wb []uint32) uint32 {
 	if s.mem != nil {
-		return s.mem.serve(t, s.part, s.now)
+		return s.mem.serve(t, s.part, s.now, wb)
+	}
+	if t.part != 0 {
+		s.outWB = append(s.outWB, wb...)
 	}
 	s.out = append(s.out, t)
 	if s.windowed {
@@ -297,12 +309,12 @@ func (s *SM) global(a *memspace.Access, key uint64) uint32 {
 		if local {
 			c[LocalStRequests] += localRequests(a)
 			c[LocalStSectors] += uint64(nsec)
-			return s.storeLines(a, c, s.cfg.L1.LocalStorePolicy, LocalStHit, LocalStMiss, NumCounters)
+			return s.storeLines(a, key, c, s.cfg.L1.LocalStorePolicy, LocalStHit, LocalStMiss, NumCounters)
 		}
 		c[GlobalStRequests]++
 		c[GlobalStSectors] += uint64(nsec)
 		c[GlobalStBytes] += uint64(requested)
-		return s.storeLines(a, c, s.cfg.L1.StorePolicy, GlobalStHit, GlobalStMiss, GlobalStWritten)
+		return s.storeLines(a, key, c, s.cfg.L1.StorePolicy, GlobalStHit, GlobalStMiss, GlobalStWritten)
 	default: // atomics and reductions are performed in L2
 		req, sec, miss, op := GlobalAtomRequests, GlobalAtomSectors, GlobalAtomMiss, opAtom
 		if a.Kind == memspace.Reduction {
@@ -395,8 +407,9 @@ func (s *SM) bypassLines(a *memspace.Access, c *Counts, missC, fetched Counter) 
 	return s.cfg.Latency.L1Hit + l2
 }
 
-// storeLines applies the store policy to L1 and writes through to L2.
-func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, missC, written Counter) uint32 {
+// storeLines applies the store policy to L1 and writes through to L2
+// (key: the access's address key).
+func (s *SM) storeLines(a *memspace.Access, key uint64, c *Counts, policy string, hitC, missC, written Counter) uint32 {
 	h := hintFor(a.L1Evict, hint{allocate: policy == StoreAllocate, prio: prioNormal})
 	switch a.Cache {
 	case memspace.CacheCG:
@@ -410,6 +423,7 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 	}
 	byLine := s.cfg.L1.StoreHit == "line"
 	fermi := s.cfg.Coalescing == RulesFermi
+	s.ls.written(&s.g, a, key)
 	for i := 0; i < s.ls.n; i++ {
 		line, mask := s.ls.line[i], s.ls.mask[i]
 		n := bits.OnesCount8(mask)
@@ -444,11 +458,11 @@ func (s *SM) storeLines(a *memspace.Access, c *Counts, policy string, hitC, miss
 				c[written] += uint64(n) << s.g.sectorShift
 			}
 		}
-		t := txn{line: line, mask: mask, op: opWrite | fl, inst: a.Origin.Inst}
-		if written < NumCounters && (s.mem != nil || s.windowed) && s.cfg.Latency.L2PartialWriteCycles > 0 && s.partialWrite(a, line, mask, 0) {
+		t := txn{line: line, mask: mask, op: opWrite | fl, inst: a.Origin.Inst, part: s.ls.part[i]}
+		if written < NumCounters && (s.mem != nil || s.windowed) && (s.cfg.Latency.L2PartialWriteCycles > 0 || s.cfg.Latency.L2PartialWriteTxnCycles > 0) && t.part != 0 {
 			t.lanes = 1
 		}
-		s.send(t)
+		s.sendWB(t, s.ls.wr[i][:s.g.spl])
 	}
 	return s.cfg.Latency.Store
 }
@@ -671,20 +685,6 @@ func lanesOnLine(a *memspace.Access, line uint64, shift, sectorShift uint, key u
 		chain += c
 	}
 	return most, uint8(n), chain
-}
-
-// partialWrite reports whether the lanes of store a that fall in line
-// write less than the sectors of mask hold (timing needs it; counting
-// does not).
-func (s *SM) partialWrite(a *memspace.Access, line uint64, mask uint8, key uint64) bool {
-	shift := s.g.sectorShift + s.g.lineShift
-	var bytes uint64
-	for m := a.Mask; m != 0; m &= m - 1 {
-		if (key|a.Addr[bits.TrailingZeros32(m)])>>shift == line {
-			bytes += uint64(max(1, a.Size))
-		}
-	}
-	return bytes < uint64(bits.OnesCount8(mask))<<s.g.sectorShift
 }
 
 // startFill records that the current group fetches sectors mask of line

@@ -106,7 +106,7 @@ func TestDRAMLatencyGrowsWithLoad(t *testing.T) {
 			h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 			require.NoError(t, err)
 			m := h.Memory()
-			idle := m.serve(txn{line: 1 << 20, mask: 0x3, op: opRead}, 0, 0) - m.dram(0, 0, 0, false)
+			idle := m.serve(txn{line: 1 << 20, mask: 0x3, op: opRead}, 0, 0, nil) - m.dram(0, 0, 0, false)
 			assert.Positive(t, idle)
 			// Half the DRAM's bandwidth for a window: 1530/2 bytes a cycle.
 			for cyc := uint64(0); cyc < 8*loadWindow; cyc++ {

@@ -26,7 +26,7 @@ func (h *Hierarchy) Resolve() {
 	m := &h.merge
 	m.items = m.items[:0]
 	for i, s := range h.sms {
-		h.pos[i] = 0
+		h.pos[i], h.wbPos[i] = 0, 0
 		s.done = s.done[:0]
 		if len(s.out) > 0 {
 			m.items = append(m.items, mergeItem{at: s.outAt[0], sm: i})
@@ -38,7 +38,7 @@ func (h *Hierarchy) Resolve() {
 		s := h.sms[it.sm]
 		p := h.pos[it.sm]
 		t, at, g := s.out[p], s.outAt[p], s.outGrp[p]
-		lat := h.mem.serve(t, s.part, at)
+		lat := h.mem.serve(t, s.part, at, h.wb(it.sm, t))
 		if g&waitBit != 0 {
 			g &^= waitBit
 			done := at + uint64(s.outLat[p]) + uint64(lat)
@@ -58,7 +58,7 @@ func (h *Hierarchy) Resolve() {
 		}
 	}
 	for _, s := range h.sms {
-		s.out, s.outAt, s.outLat, s.outGrp = s.out[:0], s.outAt[:0], s.outLat[:0], s.outGrp[:0]
+		s.out, s.outAt, s.outLat, s.outGrp, s.outWB = s.out[:0], s.outAt[:0], s.outLat[:0], s.outGrp[:0], s.outWB[:0]
 		s.resolveFills()
 	}
 }

@@ -302,7 +302,7 @@ func TestAtomicSectorsOneAfterAnother(t *testing.T) {
 }
 
 // Atomics on distinct addresses of one line cost per address; a store
-// writing part of its sectors costs per sector.
+// writing part of its sectors costs per line and per such sector.
 func TestAtomicAddressesAndPartialWrites(t *testing.T) {
 	cfg, err := Profile("h100")
 	require.NoError(t, err)
@@ -311,6 +311,7 @@ func TestAtomicAddressesAndPartialWrites(t *testing.T) {
 	cfg.Latency.L2AtomicSectorCycles = 0 // the per-address cost, not the per-sector one
 	cfg.Latency.L2AtomicTxnCycles = 1
 	cfg.Latency.L2PartialWriteCycles = 4
+	cfg.Latency.L2PartialWriteTxnCycles = 1
 	h, err := New(cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
 	s := h.SM(0)
@@ -332,7 +333,7 @@ func TestAtomicAddressesAndPartialWrites(t *testing.T) {
 			same++
 		}
 	}
-	assert.InDelta(t, float64(20000+4*same), h.mem.sliceFree[sl], 1e-9, "a partial sector: 4 cycles each")
+	assert.InDelta(t, float64(20000+(1+4)*same), h.mem.sliceFree[sl], 1e-9, "a line with a partial sector: 1 cycle, and 4 for the sector")
 	s.SetCycle(30000)
 	whole := acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + 8192 + uint64(4*l) })
 	s.Observe(whole)

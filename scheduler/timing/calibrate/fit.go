@@ -55,6 +55,7 @@ var fitParams = []param{
 	{"memory.latency.l2_atomic_cycles_per_lane", false, 0, 16},
 	{"memory.latency.l2_atomic_cycles_per_address", false, 0, 16},
 	{"memory.latency.l2_partial_write_cycles", false, 0, 16},
+	{"memory.latency.l2_partial_write_cycles_per_transaction", false, 0, 16},
 	{"memory.latency.dram_load_cycles", false, 0, 2000},
 	{"memory.latency.dram_write_load_cycles", false, 0, 2000},
 }
