@@ -18,6 +18,15 @@ func (m *Memory) Snapshot() *Memory {
 				d.chunks[j] = append([]slot(nil), ch...)
 			}
 		}
+		// The byte masks of partly written sectors, alike.
+		if c.written != nil {
+			d.written = make([][]uint32, len(c.written))
+			for j, w := range c.written {
+				if w != nil {
+					d.written[j] = append([]uint32(nil), w...)
+				}
+			}
+		}
 		s.slices[i] = &d
 	}
 	return s
@@ -54,7 +63,8 @@ func (m *Memory) Adopt(prev *Memory) bool {
 	return true
 }
 
-// placeIn puts line in slice i with the given sector states.
+// placeIn puts line in slice i with the given sector states, every valid
+// sector whole.
 func (m *Memory) placeIn(i int, line uint64, valid, dirty uint8) {
 	l2 := m.slices[i]
 	e, victim := l2.lookup(line)
@@ -63,7 +73,7 @@ func (m *Memory) placeIn(i int, line uint64, valid, dirty uint8) {
 	} else {
 		l2.touch(e)
 	}
-	e.valid, e.dirty = valid, dirty
+	e.valid, e.dirty, e.part = valid, dirty, 0
 }
 
 // Invalidate drops from the L2 every line of bytes bytes at base, at its

@@ -75,3 +75,38 @@ func TestL2CarriesAcrossLaunches(t *testing.T) {
 		assert.EqualValues(t, 4*lines, readLines(t, other, lines))
 	})
 }
+
+// A partly written sector carried to the next launch is still partly
+// written there: evicted, it is read from DRAM before it is written back.
+func TestL2CarriesPartlyWrittenSectors(t *testing.T) {
+	base0, err := Profile("h100")
+	require.NoError(t, err)
+	cfg := *base0
+	cfg.L2.SizeBytes, cfg.L2.Slices = 1<<20, 8 // a small L2, quick to fill
+	const partial = 64                          // lines written 4 bytes each
+	first, err := New(&cfg, Launch{Occupancy: 8}, Timing)
+	require.NoError(t, err)
+	sm := first.SM(0)
+	sm.SetCycle(100)
+	for i := uint64(0); i < partial/32; i++ {
+		// 32 lanes, each 4 bytes at the start of its own line.
+		sm.Observe(acc(memspace.Global, memspace.Store, 4, all, func(l int) uint64 { return base + (i*32+uint64(l))<<7 }))
+	}
+	after := first.Memory().Snapshot()
+	evict := func(adopt bool) Counts {
+		next, err := New(&cfg, Launch{Occupancy: 8}, Timing)
+		require.NoError(t, err)
+		if adopt {
+			require.True(t, next.Memory().Adopt(after))
+		}
+		sm := next.SM(0)
+		sm.SetCycle(100)
+		for i := uint64(0); i < 4*(1<<20)>>7; i++ { // four L2s' worth of other lines
+			sm.Observe(acc(memspace.Global, memspace.Load, 4, all, func(l int) uint64 { return base + 1<<30 + i<<7 + uint64(4*l) }))
+		}
+		return next.Counts()
+	}
+	clean, carried := evict(false), evict(true)
+	assert.EqualValues(t, partial, carried[DRAMWriteSectors]-clean[DRAMWriteSectors], "each carried dirty sector written back once")
+	assert.EqualValues(t, partial, carried[DRAMReadSectors]-clean[DRAMReadSectors], "each carried partly written sector read before it is written")
+}
