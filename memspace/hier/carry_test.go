@@ -83,7 +83,7 @@ func TestL2CarriesPartlyWrittenSectors(t *testing.T) {
 	require.NoError(t, err)
 	cfg := *base0
 	cfg.L2.SizeBytes, cfg.L2.Slices = 1<<20, 8 // a small L2, quick to fill
-	const partial = 64                          // lines written 4 bytes each
+	const partial = 64                         // lines written 4 bytes each
 	first, err := New(&cfg, Launch{Occupancy: 8}, Timing)
 	require.NoError(t, err)
 	sm := first.SM(0)
