@@ -30,7 +30,7 @@ import (
 // ncu's DRAM bytes read and written, but for the launches of
 // gtPartialKnown. The default run takes the 4 MiB launches (the writes
 // complete every sector in the L2: no read); -groundtruth.full all of them
-// (about 15 minutes on 2 cores).
+// (2 minutes on 2 cores).
 func TestPartialWritesAgainstGPU(t *testing.T) {
 	rows := readPartialNcu(t)
 	h200 := gpu.MustLookup("h200")
