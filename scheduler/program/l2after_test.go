@@ -26,30 +26,46 @@ type l2After struct {
 	dramReadByte float64
 }
 
-func readL2After(t *testing.T, file string) []l2After {
+// ncuRow is a launch of one of the seventh recording's ncu tables
+// (testdata/host/ncu_hostmem7_*.csv): the buffer's size, the state and
+// launch it names, and its metrics.
+type ncuRow struct {
+	mib   int
+	state string
+	m     map[string]float64
+}
+
+func readNcuTable(t *testing.T, file string) []ncuRow {
 	f, err := os.Open(filepath.Join(hostDir, file))
 	require.NoError(t, err)
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
 	require.NoError(t, err)
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
-	num := func(r []string, name string) float64 {
-		i, ok := col[name]
-		require.True(t, ok, "%s has no %s", file, name)
-		v, err := strconv.ParseFloat(r[i], 64)
-		require.NoError(t, err, name)
-		return v
-	}
-	var out []l2After
+	var out []ncuRow
 	for _, r := range rows[2:] { // the header and the units
 		mib, err := strconv.Atoi(r[0])
 		require.NoError(t, err)
-		out = append(out, l2After{mib: mib, state: r[1],
-			reads: num(r, "lts__t_sectors_srcunit_tex_op_read.sum"), hits: num(r, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"),
-			dramReadByte: num(r, "dram__bytes_read.sum") / float64(mib<<20)})
+		row := ncuRow{mib: mib, state: r[1], m: map[string]float64{}}
+		for i, h := range rows[0] {
+			if v, err := strconv.ParseFloat(r[i], 64); err == nil && i >= 2 {
+				row.m[h] = v
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+func readL2After(t *testing.T, file string) []l2After {
+	var out []l2After
+	for _, r := range readNcuTable(t, file) {
+		for _, name := range []string{"lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "dram__bytes_read.sum"} {
+			_, ok := r.m[name]
+			require.True(t, ok, "%s has no %s", file, name)
+		}
+		out = append(out, l2After{mib: r.mib, state: r.state,
+			reads: r.m["lts__t_sectors_srcunit_tex_op_read.sum"], hits: r.m["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"],
+			dramReadByte: r.m["dram__bytes_read.sum"] / float64(r.mib<<20)})
 	}
 	return out
 }
@@ -148,32 +164,19 @@ func TestL2BetweenStepsAgainstGPU(t *testing.T) {
 // back the launch before's output as they go (0.97-0.98), and read their
 // input from DRAM as the first did (the output evicted it). DRAM bytes read
 // and written per byte of the buffer, the model's within 0.05 of the
-// GPU's; the model runs on the h200 profile, functionally.
+// GPU's (2026-11-29: within 0.03 on all 27 launches); the model runs on the
+// h200 profile, functionally.
 func TestDirtyLinesCarriedAgainstGPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs programs of 32 MiB")
 	}
 	gpu, err := scheduler.LookupProfile("h200")
 	require.NoError(t, err)
-	f, err := os.Open(filepath.Join(hostDir, "ncu_hostmem7_firstlaunch.csv"))
-	require.NoError(t, err)
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
 	type rw struct{ read, write float64 }
 	want := map[string]rw{}
-	for _, r := range rows[2:] {
-		mib, err := strconv.Atoi(r[0])
-		require.NoError(t, err)
-		rd, err1 := strconv.ParseFloat(r[col["dram__bytes_read.sum"]], 64)
-		wr, err2 := strconv.ParseFloat(r[col["dram__bytes_write.sum"]], 64)
-		require.NoError(t, err1)
-		require.NoError(t, err2)
-		want[fmt.Sprintf("%s/%d", r[1], mib)] = rw{rd / float64(mib<<20), wr / float64(mib<<20)}
+	for _, r := range readNcuTable(t, "ncu_hostmem7_firstlaunch.csv") {
+		b := float64(r.mib << 20)
+		want[fmt.Sprintf("%s/%d", r.state, r.mib)] = rw{r.m["dram__bytes_read.sum"] / b, r.m["dram__bytes_write.sum"] / b}
 	}
 	for _, mib := range []int{8, 32, 64} {
 		if !*hostFull && mib != 32 {
