@@ -203,35 +203,48 @@ func TestManagedVariables(t *testing.T) {
 func TestProgramL2BetweenSteps(t *testing.T) {
 	scale := `{"launch": {"kernel": "scale", "grid": [256], "block": [256], "args": [{"buffer": "x"}, {"u32": 65536}, {"f32": 2}, {"f32": 1}]}}`
 	copyIn := `{"copy": "x", "to": "device", "host_memory": "pinned"}`
-	hitRate := func(steps ...string) float64 {
-		sp := hostProgram(t, `"buffers": [{"name": "x", "type": "f32", "count": 65536}], "steps": [`+strings.Join(append(steps, scale), ",")+`]`)
+	hitRate := func(memory string, steps ...string) float64 {
+		sp := hostProgram(t, `"buffers": [{"name": "x", "type": "f32", "count": 65536`+memory+`}], "steps": [`+strings.Join(append(steps, scale), ",")+`]`)
 		run, err := program.Execute(context.Background(), sp, scheduler.H100, scheduler.Options{}, nil)
 		require.NoError(t, err)
 		defer run.Release()
 		m := run.Steps[len(run.Steps)-1].Metrics
 		return m["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] / m["lts__t_sectors_srcunit_tex_op_read.sum"]
 	}
-	cold := hitRate()
+	const managed = `, "memory": "managed"`
+	cold := hitRate("")
 	assert.Less(t, cold, 0.05, "a clean L2")
+	// A managed buffer the host wrote: the first launch faults it in.
+	coldManaged := hitRate(managed)
+	assert.Less(t, coldManaged, 0.05, "a clean L2")
 	for _, c := range []struct {
-		name  string
-		steps []string
-		warm  float64 // the least hit rate; 0: none of the buffer
+		name, memory string
+		steps        []string
+		warm         float64 // the least hit rate; 0: none of the buffer
 	}{
-		{"after a pinned copy", []string{copyIn}, 0},
-		{"after a kernel", []string{scale}, 0.9},
+		{"after a pinned copy", "", []string{copyIn}, 0},
+		{"after a kernel", "", []string{scale}, 0.9},
 		// A memset's lines are at their home slices only: the SMs of the
 		// other partition miss their near copies (the H200: 75% hits).
-		{"after a memset", []string{`{"memset": "x", "value": 0}`}, 0.45},
-		{"after a kernel, then a copy", []string{scale, copyIn}, 0},
-		{"after a copy, then a kernel", []string{copyIn, scale}, 0.9},
+		{"after a memset", "", []string{`{"memset": "x", "value": 0}`}, 0.45},
+		{"after a kernel, then a copy", "", []string{scale, copyIn}, 0},
+		{"after a copy, then a kernel", "", []string{copyIn, scale}, 0.9},
+		{"managed, after a kernel", managed, []string{scale}, 0.9},
+		// Not recorded: a managed buffer's pages leaving for the host
+		// take their lines out of the L2.
+		{"managed, after a kernel, then the host reads it", managed, []string{scale, `{"copy": "x", "to": "host"}`}, 0},
+		{"managed, after a kernel, then a prefetch to the host", managed, []string{scale, `{"prefetch": "x", "to": "host"}`}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := hitRate(c.steps...)
+			got := hitRate(c.memory, c.steps...)
 			if c.warm > 0 {
 				assert.Greater(t, got, c.warm, "the 256 KiB stay in the L2")
 			} else {
-				assert.InDelta(t, cold, got, 0.01, "none of the buffer in the L2")
+				want := cold
+				if c.memory != "" {
+					want = coldManaged
+				}
+				assert.InDelta(t, want, got, 0.01, "none of the buffer in the L2")
 			}
 		})
 	}
