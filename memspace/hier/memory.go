@@ -121,7 +121,10 @@ func (m *Memory) sliceOf(line uint64) int {
 // Dirty leaves the L2 as a kernel that wrote bytes bytes from base up, in
 // order, leaves a write-back cache: the lines it wrote last fill their
 // sets at their home slices, every sector dirty, to be written to DRAM
-// when the next reads evict them. Nothing is counted and nothing waits.
+// when the next reads evict them, and (with near copies) half the lines
+// keep a clean copy in the partition that does not home them, as the
+// writes of SMs spread over both partitions leave. Nothing is counted and
+// nothing waits.
 // (cudaMemset before a kernel does this; ncu's cache control, which
 // flushes the caches before each pass, does not.)
 func (m *Memory) Dirty(base, bytes uint64) {
@@ -133,6 +136,17 @@ func (m *Memory) Dirty(base, bytes uint64) {
 	}
 	for line := base >> shift; line < end>>shift; line++ {
 		m.place(line, true)
+		// The SMs that wrote it are spread over the partitions: a line
+		// written from the partition that does not home it keeps a
+		// clean near copy there, as a far write leaves (the H200's
+		// memset leaves 75% of a buffer it set in the L2 for a reading
+		// SM, as a kernel's writes do: ncu_hostmem7_l2after.csv).
+		if m.cfg.L2.NearCopies {
+			home := m.partitionOf(m.sliceOf(line))
+			if w := int(((line^line>>17)*0xD6E8FEB86659FD93)>>33) % m.cfg.L2.Partitions; w != home {
+				m.placeAt(m.nearSlice(line, w), line, false)
+			}
+		}
 	}
 }
 
@@ -151,9 +165,12 @@ func (m *Memory) Params(bytes uint64) {
 }
 
 // place puts every sector of line in its home slice, dirty or clean.
-func (m *Memory) place(line uint64, dirty bool) {
+func (m *Memory) place(line uint64, dirty bool) { m.placeAt(m.sliceOf(line), line, dirty) }
+
+// placeAt puts every sector of line in slice, dirty or clean.
+func (m *Memory) placeAt(slice int, line uint64, dirty bool) {
 	all := uint8(1)<<(1<<m.g.lineShift) - 1
-	l2 := m.slices[m.sliceOf(line)]
+	l2 := m.slices[slice]
 	e, victim := l2.lookup(line)
 	if e == nil {
 		e, _, _, _ = l2.alloc(line, prioNormal, victim)
