@@ -58,6 +58,7 @@ func (w *Warp) popFrame() {
 		}
 	}
 	w.depth--
+	w.topf = c
 	w.view.FParam, w.view.FParamStride = c.params, int(c.fn.ParamBlock)
 	c.cur, c.curPC = back, f.callPC+1
 	if back == 0 {
@@ -72,6 +73,11 @@ func (w *Warp) run(limit int) error {
 	if f == nil {
 		return nil
 	}
+	return w.runFrame(f, limit)
+}
+
+// runFrame is run from f, the frame resume returned.
+func (w *Warp) runFrame(f *frame, limit int) error {
 	code, mask, pc := f.code, f.cur, f.curPC
 	preds := f.preds
 	for n := 0; n < limit; n++ {
