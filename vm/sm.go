@@ -320,7 +320,7 @@ func (w *Warp) Next() (*InstInfo, uint32) {
 	if w.done() {
 		return nil, 0
 	}
-	f := w.resume()
+	f := w.ready()
 	if f == nil {
 		return nil, 0
 	}
@@ -402,7 +402,7 @@ func (s *SM) Step(w *Warp, st *Step) error {
 	if w.done() {
 		return fmt.Errorf("step: warp %d of block %d: %w (it has exited)", w.id, c.index, ErrNotReady)
 	}
-	f := w.resume()
+	f := w.ready()
 	if f == nil {
 		return fmt.Errorf("step: warp %d of block %d: %w (%s)", w.id, c.index, ErrNotReady, w.State())
 	}
