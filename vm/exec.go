@@ -32,6 +32,16 @@ func (w *Warp) resume() *frame {
 	}
 }
 
+// ready is resume for the common case, small enough to inline: the top
+// frame's current group runs on when no waiting lane is at or before its
+// PC (settle would return it unchanged).
+func (w *Warp) ready() *frame {
+	if f := w.topf; f.cur != 0 && f.nextWait > f.curPC {
+		return f
+	}
+	return w.resume()
+}
+
 // popFrame ends the top activation: lanes that returned get the return
 // values and resume after the call in the caller.
 func (w *Warp) popFrame() {
@@ -58,6 +68,7 @@ func (w *Warp) popFrame() {
 		}
 	}
 	w.depth--
+	w.topf = c
 	w.view.FParam, w.view.FParamStride = c.params, int(c.fn.ParamBlock)
 	c.cur, c.curPC = back, f.callPC+1
 	if back == 0 {
@@ -68,10 +79,15 @@ func (w *Warp) popFrame() {
 // run executes up to limit warp instructions. It returns when the warp is
 // done, held at a barrier, or has used its slice; or with a fault.
 func (w *Warp) run(limit int) error {
-	f := w.resume()
+	f := w.ready()
 	if f == nil {
 		return nil
 	}
+	return w.runFrame(f, limit)
+}
+
+// runFrame is run from f, the frame resume returned.
+func (w *Warp) runFrame(f *frame, limit int) error {
 	code, mask, pc := f.code, f.cur, f.curPC
 	preds := f.preds
 	for n := 0; n < limit; n++ {

@@ -43,7 +43,7 @@ type asyncCopy struct {
 
 // execCpAsync issues the copies of an OpCpAsync for the lanes of exec.
 func (w *Warp) execCpAsync(in *Inst, f *frame, exec uint32, pc int32) error {
-	acc := &w.acc
+	acc := w.acc
 	w.addresses(in, f, exec) // the destinations
 	dst := acc.Addr
 	size := uint64(in.Vec)

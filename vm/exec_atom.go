@@ -18,7 +18,7 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 	if exec == 0 {
 		return nil
 	}
-	acc := &w.acc
+	acc := w.acc
 	acc.Space, acc.Size, acc.Mask = in.Space, uint8(in.T.Size()), exec
 	acc.Kind = memspace.Atomic
 	acc.FloatOp = in.T.Float()
@@ -203,7 +203,7 @@ func (w *Warp) execVecAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 	list := in.RegList(f.fn)
 	nv := int(in.Vec)
 	n := uint64(in.T.Size())
-	acc := &w.acc
+	acc := w.acc
 	for x := exec; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
 		sp, addr := in.Space, acc.Addr[l]

@@ -154,7 +154,7 @@ func (w *Warp) bulkObserve(f *frame, pc int32, kind memspace.Kind, addr, n uint6
 	if !w.watch || n == 0 {
 		return
 	}
-	acc := &w.acc
+	acc := w.acc
 	end := addr + n
 	for at := addr &^ 15; at < end; {
 		lanes := 0

@@ -31,7 +31,7 @@ func (w *Warp) matrixLanes(in *Inst, f *frame, exec uint32, pc int32) error {
 // matrixRows checks the row addresses of the lanes of need (in acc.Addr)
 // and returns the rows' bytes, 16 per lane, for reading or writing.
 func (w *Warp) matrixRows(in *Inst, f *frame, need uint32, pc int32, rows *[32][]byte) error {
-	acc := &w.acc
+	acc := w.acc
 	for x := need; x != 0; x &= x - 1 {
 		l := bits.TrailingZeros32(x) & 31
 		a := acc.Addr[l]
@@ -54,7 +54,7 @@ func (w *Warp) matrixObserve(in *Inst, f *frame, need uint32, pc int32, kind mem
 	if !w.watch {
 		return
 	}
-	acc := &w.acc
+	acc := w.acc
 	acc.Space, acc.Kind, acc.Size, acc.Mask = in.Space, kind, 16, need
 	w.observe(f, pc)
 }

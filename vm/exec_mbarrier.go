@@ -125,7 +125,7 @@ func mbArrive(w, count uint64, tx int64, drop bool) uint64 {
 // execMbarrier performs an OpMbarrier for the lanes of exec.
 func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 	w.flushTx() // bulk copies' complete_tx that are due (timing mode)
-	acc := &w.acc
+	acc := w.acc
 	w.addresses(in, f, exec)
 	op, flags := in.Mbar()
 	var b, c, d *[32]uint64

@@ -126,7 +126,7 @@ func (w *Warp) fault(f *frame, pc int32, l int, msg string) *Fault {
 
 // addresses fills w.acc.Addr for the lanes of exec.
 func (w *Warp) addresses(in *Inst, f *frame, exec uint32) {
-	acc := &w.acc
+	acc := w.acc
 	off := uint64(in.Off)
 	// The 32-bit windows wrap: [r+imm] is a 32-bit sum, whatever r's width.
 	msk := ^uint64(0)
@@ -207,7 +207,7 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 		}
 		return nil
 	}
-	acc := &w.acc
+	acc := w.acc
 	acc.Space = in.Space
 	acc.Size = uint8(in.T.Size() * int(in.Vec))
 	acc.Mask = exec

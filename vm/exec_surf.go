@@ -65,7 +65,7 @@ func (w *Warp) surfBytes(addr uint64, n int, l int, write bool) ([]byte, *memspa
 func (w *Warp) execSurf(in *Inst, f *frame, exec uint32, pc int32) error {
 	dev := w.cta.launch.Module.dev
 	h := f.r(in.A)
-	acc := &w.acc
+	acc := w.acc
 	acc.Space, acc.Surface, acc.Tex, acc.Values = memspace.Texture, true, nil, nil
 	esz := in.T.Size()
 	n := int(in.Vec)

@@ -15,7 +15,7 @@ import (
 func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 	dev := w.cta.launch.Module.dev
 	h := f.r(in.A)
-	acc := &w.acc
+	acc := w.acc
 	acc.Space, acc.Kind, acc.Size, acc.Mask = memspace.Texture, memspace.Load, 16, exec
 	acc.Surface = false
 	intCoords := !in.T2.Float()

@@ -266,7 +266,7 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 	if !w.watch {
 		return
 	}
-	acc := &w.acc
+	acc := w.acc
 	base := acc.Addr // every lane's: the instruction is .aligned
 	var stride [32]uint64
 	if in.B != NoReg {

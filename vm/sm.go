@@ -57,6 +57,7 @@ type SM struct {
 
 	step  *Step                 // the Step being recorded, if any
 	parts [3]memspace.Access    // a generic access split by space
+	acc   memspace.Access       // the warps' access buffer (Warp.acc)
 	tex   memspace.TexFootprint // texels of the current texture fetch
 
 	syncEv SyncEvent // the event handed to Sync
@@ -123,6 +124,7 @@ func (s *SM) Admit(index int) (*CTA, error) {
 	c.liveThreads = l.ThreadsPerCTA()
 	l.joinCluster(c)
 	for _, w := range c.warps {
+		w.acc = &s.acc
 		w.initForCTA(l, c)
 	}
 	s.resident = append(s.resident, c)
@@ -318,7 +320,7 @@ func (w *Warp) Next() (*InstInfo, uint32) {
 	if w.done() {
 		return nil, 0
 	}
-	f := w.resume()
+	f := w.ready()
 	if f == nil {
 		return nil, 0
 	}
@@ -400,7 +402,7 @@ func (s *SM) Step(w *Warp, st *Step) error {
 	if w.done() {
 		return fmt.Errorf("step: warp %d of block %d: %w (it has exited)", w.id, c.index, ErrNotReady)
 	}
-	f := w.resume()
+	f := w.ready()
 	if f == nil {
 		return fmt.Errorf("step: warp %d of block %d: %w (%s)", w.id, c.index, ErrNotReady, w.State())
 	}
@@ -424,7 +426,7 @@ func (s *SM) Step(w *Warp, st *Step) error {
 	w.watch = true
 	w.syncActive, w.syncExec = mask, exec
 	before := w.Inst
-	err := w.run(1)
+	err := w.runFrame(f, 1) // f is what run's resume would return
 	s.step = nil
 	w.watch = s.Observer != nil
 	if info.Class == ClassWarpSync {
@@ -479,7 +481,7 @@ func newCTA(l *Launch) *CTA {
 	nw := (nt + WarpSize - 1) / WarpSize
 	c.shared = make([]byte, l.reservedBase()+ReservedShared)
 	for i := 0; i < nw; i++ {
-		w := &Warp{cta: c, id: i}
+		w := &Warp{cta: c, id: i, sregs: new([numSregs][32]uint64)}
 		lanes := min(WarpSize, nt-i*WarpSize)
 		if lanes == 32 {
 			w.live = ^uint32(0)
@@ -545,6 +547,7 @@ func (w *Warp) initForCTA(l *Launch, c *CTA) {
 	k := l.Kernel
 	w.exited = 0
 	w.depth = 0
+	w.topf = nil
 	w.barHeld = [16]uint32{}
 	w.barRed = [16]barRedDst{}
 	w.clPending, w.clHeld = 0, 0
@@ -654,7 +657,7 @@ func (w *Warp) clock() uint64 {
 // interleaved layout (memspace.LocalPhysical).
 func (w *Warp) observe(f *frame, pc int32) {
 	s := w.cta.sm
-	a := &w.acc
+	a := w.acc
 	info := &f.fn.Info[pc]
 	a.Cache, a.L1Evict, a.L2Evict, a.NonCoherent = info.Cache, info.L1Evict, info.L2Evict, info.NonCoherent
 	a.Origin = memspace.Origin{SM: int32(s.ID), CTA: uint64(w.cta.index), Warp: int32(w.id), Inst: info.ID}

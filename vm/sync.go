@@ -181,5 +181,12 @@ func (w *Warp) WaitingAt() (*InstInfo, uint32) {
 // LastAccess is the warp-wide access of the warp's last memory
 // instruction as it was being made: after a memory Fault, the address each
 // of its lanes asked for (generic addresses unresolved), so that a checker
-// can tell which lanes besides the faulting one were bad too.
-func (w *Warp) LastAccess() *memspace.Access { return &w.acc }
+// can tell which lanes besides the faulting one were bad too. The buffer
+// is the SM's (Warp.acc): read it when the fault is met (SM.OnFault),
+// before another warp of the SM makes an access.
+func (w *Warp) LastAccess() *memspace.Access {
+	if w.acc == nil {
+		return &memspace.Access{}
+	}
+	return w.acc
+}

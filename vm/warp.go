@@ -114,7 +114,10 @@ func (f *frame) settle() bool {
 
 // Warp is 32 lanes of a CTA executing in lockstep groups.
 type Warp struct {
-	cta     *CTA
+	cta *CTA
+	// topf is frames[depth-1], the running activation (nil at depth 0):
+	// a step reads it without going through the frames slice's array.
+	topf    *frame
 	id      int
 	slot    int    // warp slot on the SM (places its physical local memory)
 	watch   bool   // memory accesses go to observe (an observer, or a Step)
@@ -125,9 +128,17 @@ type Warp struct {
 	local   [32][]byte
 	localHW uint64 // local-memory high-water mark (bytes per lane) for zeroing
 	view    memspace.View
-	acc     memspace.Access
-	vbuf    [memspace.MaxElems][]uint64
-	sregs   [numSregs][32]uint64
+	// acc is the access of the memory instruction executing, in its SM's
+	// buffer (SM.acc, set at admission): one warp instruction of an SM
+	// runs at a time, and a buffer the SM's every memory instruction
+	// writes stays in the host's caches, where 32 lanes' addresses in
+	// each warp's own did not (the timing model steps 64 warps in turn).
+	acc  *memspace.Access
+	vbuf [memspace.MaxElems][]uint64
+	// sregs are the special registers' lanes, apart from the warp: read
+	// only when a frame starts (and by fault messages), they would
+	// otherwise spread the fields each step reads over 14 KB.
+	sregs *[numSregs][32]uint64
 
 	// barrier bookkeeping: lanes held at each barrier, and where a bar.red
 	// delivers its result when the barrier completes
@@ -165,7 +176,7 @@ type Warp struct {
 	ThreadInst uint64 // thread instructions (active lanes)
 }
 
-func (w *Warp) top() *frame { return w.frames[w.depth-1] }
+func (w *Warp) top() *frame { return w.topf }
 
 // done reports whether every lane has exited.
 func (w *Warp) done() bool { return w.exited == w.live }
@@ -183,6 +194,7 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	}
 	f := w.frames[w.depth]
 	w.depth++
+	w.topf = f
 	f.fn = fn
 	f.code = fn.Code
 	lay := fn.frameLayout()

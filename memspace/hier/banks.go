@@ -19,6 +19,7 @@ type banks struct {
 	cfg    SharedConfig
 	wordSh uint // log2 bank bytes
 	nb     uint32
+	rowSh  uint // log2 of a row of banks' bytes (bank bytes × banks)
 	// Per phase: the first word each bank saw, how many distinct words
 	// (or, for atomics, lane updates) it has, and the banks' further words.
 	first [64]uint32
@@ -36,7 +37,8 @@ type wordSlot struct {
 }
 
 func newBanks(c SharedConfig) *banks {
-	return &banks{cfg: c, wordSh: uint(bits.TrailingZeros(uint(c.BankBytes))), nb: uint32(c.Banks)}
+	sh := uint(bits.TrailingZeros(uint(c.BankBytes)))
+	return &banks{cfg: c, wordSh: sh, nb: uint32(c.Banks), rowSh: sh + uint(bits.TrailingZeros(uint(c.Banks)))}
 }
 
 // wavefronts returns the wavefronts access a needs and the minimum its width
@@ -116,6 +118,18 @@ func (b *banks) phase(a *memspace.Access, m uint32, wordsPerLane int, atomic boo
 func (b *banks) narrow(a *memspace.Access) bool {
 	lo, hi := ^uint64(0), uint64(0)
 	if a.Mask == ^uint32(0) {
+		// Words that all lie in one aligned row of the banks (the
+		// addresses agree above it with the first) are narrow: the tiled
+		// matmul's rows and broadcasts, at three operations a lane.
+		a0 := a.Addr[0]
+		var d0, d1, d2, d3 uint64
+		for i := 4; i < len(a.Addr); i += 4 {
+			x := a.Addr[i : i+4 : i+4]
+			d0, d1, d2, d3 = d0|(x[0]^a0), d1|(x[1]^a0), d2|(x[2]^a0), d3|(x[3]^a0)
+		}
+		if (d0|d1|d2|d3|(a.Addr[1]^a0)|(a.Addr[2]^a0)|(a.Addr[3]^a0))>>b.rowSh == 0 {
+			return true
+		}
 		// Four chains of comparisons, not one: each min and max waits for
 		// the one before it.
 		l0, l1, l2, l3 := a.Addr[0], a.Addr[1], a.Addr[2], a.Addr[3]

@@ -227,3 +227,47 @@ func TestSharedCorpusRows(t *testing.T) {
 		})
 	}
 }
+
+// narrow's test of one aligned row of banks agrees with its span test
+// (the lowest and highest word fewer than Banks apart) on full warps of
+// rows, broadcasts, pairs of rows and scattered words, aligned or not.
+func TestNarrowMatchesSpan(t *testing.T) {
+	b := h100Banks(t)
+	span := func(a *memspace.Access) bool {
+		lo, hi := a.Addr[0], a.Addr[0]
+		for _, x := range a.Addr {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		return hi>>b.wordSh-lo>>b.wordSh < uint64(b.nb)
+	}
+	rng := uint64(0x9e3779b97f4a7c15)
+	next := func() uint64 {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return rng
+	}
+	var narrow, wide int
+	for i := 0; i < 20000; i++ {
+		a := &memspace.Access{Space: memspace.Shared, Kind: memspace.Load, Size: 4, Mask: ^uint32(0)}
+		base := memspace.SharedWindow + next()%(1<<14)&^3
+		stride := []uint64{0, 4, 8, 64, 128, 132}[next()%6]
+		for l := range a.Addr {
+			switch next() % 8 {
+			case 0:
+				a.Addr[l] = base + next()%256&^3 // scattered near the base
+			default:
+				a.Addr[l] = base + uint64(l%16)*stride/16*4/4 + uint64(l/16)*stride
+			}
+		}
+		got, want := b.narrow(a), span(a)
+		require.Equal(t, want, got, "access %d: %#x", i, a.Addr)
+		if want {
+			narrow++
+		} else {
+			wide++
+		}
+	}
+	assert.Greater(t, narrow, 1000)
+	assert.Greater(t, wide, 1000)
+}

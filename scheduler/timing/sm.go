@@ -74,13 +74,13 @@ type warp struct {
 	w *vm.Warp
 	// sbMask has a bit for each register below sbRegs that may be ready
 	// later than what look can ignore; a clear bit says its ready cycle is
-	// at most the warp's settled cycle (settle), which no look can tell
-	// from 0. look reads reg only where the bit is set (or the register is
-	// beyond sbRegs): most operands were written long ago, and reading
-	// their ready cycles missed the host's caches (the state of 132 SMs
-	// streams through them each window). sbMin is at most the ready cycle
-	// of every register with its bit set (never: none).
-	sbMin  uint64
+	// at most a cycle look has already passed (its thr, which does not
+	// decrease over the warp's life), which no look can tell from 0. look
+	// reads reg only where the bit is set (or the register is beyond
+	// sbRegs): most operands were written long ago, and reading their
+	// ready cycles missed the host's caches (the state of 132 SMs streams
+	// through them each window). A write sets the bit; look clears it when
+	// it reads an operand ready by its thr.
 	sbMask [sbRegs / 64]uint64
 	reg    []regReady // when each register's pending value is ready
 	pred   []uint64
@@ -115,7 +115,7 @@ type warp struct {
 	asyncSeq, asyncDone uint32
 	// A size of whole cache lines (448 bytes, a size class of Go's
 	// allocator) keeps every warp's first line the one its scan reads.
-	_ [28]byte
+	_ [36]byte
 }
 
 // regReady is when a register's pending value is ready, what kind of wait
@@ -374,7 +374,6 @@ func (s *sm) admit(index int, start uint64) error {
 		w.readyAt, w.readyW = start, NoInstruction
 		w.mark, w.eligAt, w.why = start, start, NoInstruction
 		w.cause, w.waitID, w.imc = -1, -1, -1
-		w.sbMin = never
 		w.start = start
 		b.warps = append(b.warps, w)
 		w.idx = int32(len(p.warps))
@@ -474,16 +473,26 @@ func (s *sm) look(w *warp, t uint64) {
 		// A register ready by thr changes nothing here: when the latest
 		// of the operands is ready by then, the warp's wait ends by the
 		// cycle its stall cycles are counted to (mark) and by t, whatever
-		// its reason, so it can be taken as 0 (its bit clear in sbMask).
-		if thr := min(w.mark, t); w.sbMin <= thr {
-			w.settle(thr)
-		}
+		// its reason, so it can be taken as 0 (its bit cleared in sbMask,
+		// for this look and every later one: thr does not decrease). Only
+		// the operands' bits are looked at; a whole-mask pass over the
+		// pending registers at each look (settle, until 2026-11-29) made
+		// the same decisions with more work.
+		thr := min(w.mark, t)
 		dep, why, cause := uint64(0), Wait, int32(-1)
 		for _, r := range in.regs {
-			if r < sbRegs && w.sbMask[r>>6]&(1<<(r&63)) == 0 {
-				continue
+			e := &w.reg[r]
+			if r < sbRegs {
+				bit := uint64(1) << (r & 63)
+				if w.sbMask[r>>6]&bit == 0 {
+					continue
+				}
+				if e.at <= thr {
+					w.sbMask[r>>6] &^= bit
+					continue
+				}
 			}
-			if e := &w.reg[r]; e.at > dep {
+			if e.at > dep {
 				dep, why, cause = e.at, e.sb, e.src
 			}
 		}
@@ -545,24 +554,6 @@ func (s *sm) look(w *warp, t uint64) {
 		}
 		w.next = nil
 	}
-}
-
-// settle clears the sbMask bits of the registers ready by cycle thr
-// (look's, which does not decrease over the warp's life) and sets sbMin to
-// the earliest ready cycle of the rest.
-func (w *warp) settle(thr uint64) {
-	low := uint64(never)
-	for i := range w.sbMask {
-		for m := w.sbMask[i]; m != 0; m &= m - 1 {
-			b := bits.TrailingZeros64(m)
-			if v := w.reg[i<<6|b].at; v <= thr {
-				w.sbMask[i] &^= 1 << b
-			} else {
-				low = min(low, v)
-			}
-		}
-	}
-	w.sbMin = low
 }
 
 // noLine is a warp's fline before it has read any code.
@@ -675,7 +666,6 @@ func (s *sm) writeback(w *warp, in *inst, at uint64, sb Stall) {
 			w.sbMask[r>>6] |= 1 << (r & 63)
 		}
 	}
-	w.sbMin = min(w.sbMin, at)
 	for _, p := range in.preds[in.npread:] {
 		w.pred[p], w.predSB[p] = at, sb
 	}
@@ -1160,7 +1150,6 @@ func (s *sm) complete() {
 		for _, r := range in.regs[in.nread:] {
 			if w.reg[r].at == never {
 				w.reg[r].at = at
-				w.sbMin = min(w.sbMin, at)
 			}
 		}
 		if in.cpAsync {
