@@ -1,21 +1,10 @@
 package scheduler_test
 
 import (
-	"context"
-	"encoding/csv"
 	"fmt"
-	"math"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/ptxvm/ptxvm/scheduler"
-	"github.com/ptxvm/ptxvm/scheduler/gpu"
-	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 // TestPartialWritesAgainstGPU holds the L2's partly written sectors to the
@@ -32,33 +21,17 @@ import (
 // complete every sector in the L2: no read); -groundtruth.full all of them
 // (2 minutes on 2 cores).
 func TestPartialWritesAgainstGPU(t *testing.T) {
-	rows := readPartialNcu(t)
-	h200 := gpu.MustLookup("h200")
-	dir := t.TempDir()
-	ptx, err := filepath.Abs(filepath.Join("..", "testdata", "host", "ptx", "hostmem.O3.ptx"))
-	require.NoError(t, err)
-	cache := spec.NewModuleCache()
-	for _, r := range rows {
+	p := newPermRunner(t)
+	for _, r := range readPermNcu(t, "ncu_hostmem7_partial.csv", "dram__bytes_read.sum", "dram__bytes_write.sum") {
 		name := fmt.Sprintf("%dMiB_stride%d", r.mib, r.stride)
 		if !*gtFull && r.mib > 4 {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			n := r.mib << 20 / 4
-			path := filepath.Join(dir, name+".json")
-			js := fmt.Sprintf(`{"module": %q, "kernel": "store_perm", "grid": [%d, 1, 1], "block": [256, 1, 1],
-  "buffers": [{"name": "in", "type": "f32", "count": %d}, {"name": "out", "type": "f32", "count": %d}],
-  "args": [{"buffer": "in"}, {"buffer": "out"}, {"u32": %d}, {"u32": %d}, {"f32": 2.0}], "outputs": []}`,
-				ptx, (n+255)/256, n, n, n, r.stride)
-			require.NoError(t, os.WriteFile(path, []byte(js), 0o644))
-			sp, err := spec.Load(path)
-			require.NoError(t, err)
-			run, err := scheduler.RunSpec(context.Background(), sp, h200, scheduler.Options{Workers: 2, MaxInst: 1 << 36}, cache)
-			require.NoError(t, err)
-			m := run.Metrics()
+			m := p.run(t, "store_perm", r.mib, r.stride)
 			b := float64(r.mib << 20)
 			rd, wr := m["dram__bytes_read.sum"]/b, m["dram__bytes_write.sum"]/b
-			grd, gwr := r.read/b, r.write/b
+			grd, gwr := r.m["dram__bytes_read.sum"]/b, r.m["dram__bytes_write.sum"]/b
 			t.Logf("%-18s DRAM read %.2f (ncu %.2f), write %.2f (ncu %.2f) bytes per buffer byte", name, rd, grd, wr, gwr)
 			if reason, ok := gtPartialKnown[name]; ok {
 				t.Logf("  known: %s", reason)
@@ -86,40 +59,4 @@ var gtPartialKnown = map[string]string{
 	"32MiB_stride32": "as 32MiB_stride8: read 3.04 against 1.89, write 2.10 against 2.24",
 	"64MiB_stride2":  "read 2.58 against 2.89, write 1.58 against 1.91 (the earlier eviction of partly written lines)",
 	"64MiB_stride32": "read 8.76 against 5.56 (write 7.76 against 7.55): as 32MiB_stride32, the GPU's evicted sectors are more often complete",
-}
-
-type partialRow struct {
-	mib, stride int
-	read, write float64
-}
-
-// readPartialNcu reads ncu_hostmem7_partial.csv (a header row, a units
-// row, then mib, state ("strideN"), kernel and the metrics).
-func readPartialNcu(t *testing.T) []partialRow {
-	f, err := os.Open(filepath.Join("..", "testdata", "host", "ncu_hostmem7_partial.csv"))
-	require.NoError(t, err)
-	defer f.Close()
-	all, err := csv.NewReader(f).ReadAll()
-	require.NoError(t, err)
-	require.Greater(t, len(all), 2)
-	col := map[string]int{}
-	for i, h := range all[0] {
-		col[h] = i
-	}
-	var out []partialRow
-	for _, x := range all[2:] {
-		var r partialRow
-		var err error
-		r.mib, err = strconv.Atoi(x[col["mib"]])
-		require.NoError(t, err)
-		_, err = fmt.Sscanf(x[col["state"]], "stride%d", &r.stride)
-		require.NoError(t, err)
-		r.read, err = strconv.ParseFloat(x[col["dram__bytes_read.sum"]], 64)
-		require.NoError(t, err)
-		r.write, err = strconv.ParseFloat(x[col["dram__bytes_write.sum"]], 64)
-		require.NoError(t, err)
-		require.False(t, math.IsNaN(r.read+r.write))
-		out = append(out, r)
-	}
-	return out
 }
