@@ -20,6 +20,11 @@ import (
 // corpus: its PTX is not in a clone.
 const sampleSpec = "../../testdata/perf/cases/transpose_shared_4096/O3/spec.json"
 
+// autoSpec is the same kernel at 3072² (8.7 waves, about half sampleSpec's
+// instructions), which --sample auto runs in full: the case that shows it
+// leaving a launch alone.
+const autoSpec = "../../testdata/perf/cases/transpose_shared_3072/O3/spec.json"
+
 // --sample: a sampled timed run says so on stderr and in the summary, gives
 // the estimate's error bound beside the cycles, puts no figure under an
 // Nsight Compute name in --metrics and --json, and refuses (or warns) where
@@ -49,13 +54,17 @@ func TestRunSample(t *testing.T) {
 			stderr: []string{"--sample: unknown sampling mode"}},
 		{name: "auto leaves a small launch alone", args: nil, code: exitOK,
 			stdout: []string{"(sm__cycles_elapsed.max)"},
-			stderr: []string{"not sampled (automatic: about 1.3e+07 warp instructions estimated from 16 blocks run ahead, at most 2e+08): every block simulated in detail"}},
+			stderr: []string{"not sampled (automatic: about 7.3e+06 warp instructions estimated from 16 blocks run ahead, at most 2e+08): every block simulated in detail"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".json")
-			args := append([]string{"run", sampleSpec, "--mode", "timing", "--metrics", m}, tc.args...)
+			sp := sampleSpec
+			if !tc.sampled && tc.code == exitOK {
+				sp = autoSpec
+			}
+			args := append([]string{"run", sp, "--mode", "timing", "--metrics", m}, tc.args...)
 			if tc.name == "needs timing mode" {
-				args = append([]string{"run", sampleSpec, "--metrics", m}, tc.args...)
+				args = append([]string{"run", sp, "--metrics", m}, tc.args...)
 			}
 			r := ptxrun(t, args...)
 			require.Equal(t, tc.code, r.code, r.stderr)
@@ -88,14 +97,14 @@ func TestRunSample(t *testing.T) {
 				assert.Nil(t, mf.Sampling)
 				assert.Contains(t, mf.Metrics, "sm__cycles_elapsed.max")
 				assert.NotContains(t, r.stderr, "ptxrun run: sampled")
-				// The estimate (12,976,128 warp instructions: the probe's
+				// The estimate (7,299,072 warp instructions: the probe's
 				// blocks do what every block does) and the decision.
-				assert.Equal(t, 12976128.0, mf.Metrics[timing.MetricAutoEstimate])
+				assert.Equal(t, 7299072.0, mf.Metrics[timing.MetricAutoEstimate])
 				assert.Equal(t, 0.0, mf.Metrics[timing.MetricAutoSampled])
 				assert.Equal(t, float64(timing.AutoSampleInst), mf.Metrics[timing.MetricAutoThreshold])
 				require.NotNil(t, mf.Auto)
 				assert.False(t, mf.Auto.Sampled)
-				assert.Equal(t, 12976128.0, mf.Auto.Estimate)
+				assert.Equal(t, 7299072.0, mf.Auto.Estimate)
 				return
 			}
 			require.NotNil(t, mf.Sampling)

@@ -22,7 +22,7 @@ var corpusAll = flag.Bool("timing.corpus.all", false, "run every corpus case in 
 
 // maxCorpusInst is the size (ncu's smsp__inst_executed.sum) above which
 // TestCorpusTimingMatchesGPU leaves a case out unless -timing.corpus.all.
-const maxCorpusInst = 400000
+const maxCorpusInst = 200000
 
 // interleavingDependent are the corpus launches whose PTX instruction
 // count depends on how warps interleave, so that the two modes count

@@ -438,16 +438,22 @@ func (d *Dataset) classOrder(input func(i int) uint64) ([]int32, error) {
 
 func sumOf(v []uint64, width int) string {
 	h := sha256.New()
-	var b [8]byte
+	// The values little-endian, width bits each, hashed a chunk at a
+	// time (a Write per value cost as much as the hashing).
+	n := width / 8
+	buf := make([]byte, 0, 8<<10)
 	for _, x := range v {
 		if width == 32 {
-			binary.LittleEndian.PutUint32(b[:4], uint32(x))
-			h.Write(b[:4])
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(x))
 		} else {
-			binary.LittleEndian.PutUint64(b[:], x)
-			h.Write(b[:])
+			buf = binary.LittleEndian.AppendUint64(buf, x)
+		}
+		if len(buf)+n > cap(buf) {
+			h.Write(buf)
+			buf = buf[:0]
 		}
 	}
+	h.Write(buf)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
