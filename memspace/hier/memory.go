@@ -144,7 +144,7 @@ func (m *Memory) Dirty(base, bytes uint64) {
 		if m.cfg.L2.NearCopies {
 			home := m.partitionOf(m.sliceOf(line))
 			if w := int(((line^line>>17)*0xD6E8FEB86659FD93)>>33) % m.cfg.L2.Partitions; w != home {
-				m.placeAt(m.nearSlice(line, w), line, false)
+				m.placeIn(m.nearSlice(line, w), line, uint8(1)<<(1<<m.g.lineShift)-1, 0)
 			}
 		}
 	}
@@ -165,22 +165,13 @@ func (m *Memory) Params(bytes uint64) {
 }
 
 // place puts every sector of line in its home slice, dirty or clean.
-func (m *Memory) place(line uint64, dirty bool) { m.placeAt(m.sliceOf(line), line, dirty) }
-
-// placeAt puts every sector of line in slice, dirty or clean.
-func (m *Memory) placeAt(slice int, line uint64, dirty bool) {
+func (m *Memory) place(line uint64, dirty bool) {
 	all := uint8(1)<<(1<<m.g.lineShift) - 1
-	l2 := m.slices[slice]
-	e, victim := l2.lookup(line)
-	if e == nil {
-		e, _, _, _ = l2.alloc(line, prioNormal, victim)
-	} else {
-		l2.touch(e)
-	}
-	e.valid, e.dirty, e.part = all, 0, 0
+	var d uint8
 	if dirty {
-		e.dirty = all
+		d = all
 	}
+	m.placeIn(m.sliceOf(line), line, all, d)
 }
 
 // Partition returns the L2 partition of slice i.

@@ -95,23 +95,18 @@ func TestL2BetweenStepsAgainstGPU(t *testing.T) {
 			want[key{r.mib, r.state}] = r
 		}
 	}
-	var cases []struct {
+	type l2Case struct {
 		mib          int
 		group, state string
 	}
+	var cases []l2Case
 	for _, mib := range []int{4, 8, 16, 24, 32, 40, 48, 64, 96} {
 		for _, state := range []string{"copy_pinned", "memset", "kernel_write", "kernel_read", "cold"} {
-			cases = append(cases, struct {
-				mib          int
-				group, state string
-			}{mib, "l2after", state})
+			cases = append(cases, l2Case{mib, "l2after", state})
 		}
 		if mib == 4 || mib == 16 || mib == 32 || mib == 64 {
 			for _, state := range []string{"prefetched", "faulted"} {
-				cases = append(cases, struct {
-					mib          int
-					group, state string
-				}{mib, "l2managed", state})
+				cases = append(cases, l2Case{mib, "l2managed", state})
 			}
 		}
 	}
