@@ -227,7 +227,7 @@ var counterInfo = [NumCounters]CounterInfo{
 	L2SysmemReadSectors:  {"lts__t_sectors_aperture_sysmem_op_read.sum", unitSector, "L2 read sectors of system memory (mapped and pinned host memory a kernel reads)"},
 	L2SysmemWriteSectors: {"lts__t_sectors_aperture_sysmem_op_write.sum", unitSector, "L2 write sectors of system memory (mapped and pinned host memory a kernel writes)"},
 	HostLinkReadBytes:    {"ptxvm__host_link_bytes_read.sum", unitByte, "bytes kernels read over the host link from mapped and pinned memory (the L2's sysmem misses × 32 B)"},
-	HostLinkWriteBytes:   {"ptxvm__host_link_bytes_write.sum", unitByte, "bytes kernels wrote over the host link to mapped and pinned memory (sysmem write sectors × 32 B)"},
+	HostLinkWriteBytes:   {"ptxvm__host_link_bytes_write.sum", unitByte, "bytes kernels wrote over the host link to mapped and pinned memory (32 B a sector written whole, the bytes written of a sector written in part)"},
 	ManagedFaults:        {"ptxvm__managed_faults.sum", unitRequest, "faults on managed memory: touches of a page not on the device and not on its way (each moves its page and the pages after it, up to the profile's prefetch size)"},
 	ManagedMigratedBytes: {"ptxvm__managed_bytes_migrated_htod.sum", unitByte, "managed-memory bytes those faults moved from the host to the device (pages no one had touched are made on the device and move nothing)"},
 }

@@ -34,6 +34,14 @@ type HostLinkConfig struct {
 	WriteTxnCycles     float64 `json:"write_txn_cycles"`
 	ReadOverheadBytes  int     `json:"read_overhead_bytes"`
 	WriteOverheadBytes int     `json:"write_overhead_bytes"`
+	// WriteRunCycles, if not 0, is what each run of contiguous bytes of a
+	// line written in part takes on the link when the line has several:
+	// they leave one packet at a time (H200, testdata/host/hostmem8.jsonl
+	// group mapped8: store_perm into mapped memory with strides of 2 and
+	// 8 words, several words a line in separate runs, writes 4 bytes in
+	// 2.0 ns at 4-128 MiB, where one word a line takes 1.3 ns at 4-16
+	// MiB).
+	WriteRunCycles float64 `json:"write_run_cycles,omitempty"`
 
 	// Managed memory, in pages of MigrateBytes aligned in the buffer. A
 	// kernel's touch of a page that is not on the device faults: the
@@ -66,7 +74,7 @@ type HostLinkConfig struct {
 func (c *HostLinkConfig) validate() error {
 	if c.ReadBytesPerCycle < 0 || c.WriteBytesPerCycle < 0 || c.MigrateBytesPerCycle < 0 || c.PopulateBytesPerCycle < 0 ||
 		c.MigrateBeyondCacheBytesPerCycle < 0 || c.PopulateBeyondCacheBytesPerCycle < 0 || c.ReadOverheadBytes < 0 || c.WriteOverheadBytes < 0 ||
-		c.ReadTxnCycles < 0 || c.WriteTxnCycles < 0 || c.PrefetchBytes < 0 || c.HostCacheBytes < 0 || c.WriteMigrateFactor < 0 {
+		c.ReadTxnCycles < 0 || c.WriteTxnCycles < 0 || c.WriteRunCycles < 0 || c.PrefetchBytes < 0 || c.HostCacheBytes < 0 || c.WriteMigrateFactor < 0 {
 		return fmt.Errorf("bandwidths and overheads must not be negative")
 	}
 	if c.MigrateBytes < 0 || (c.MigrateBytes > 0 && c.MigrateBytes&(c.MigrateBytes-1) != 0) {
@@ -210,7 +218,7 @@ func (m *Memory) aperture(line uint64) *Aperture {
 // its home over the fabric, as device memory is (Nsight Compute counts
 // both: the sysmem sectors of a coalesced copy are 1.5 times its data's).
 // It returns the latency.
-func (m *Memory) serveSysmem(t txn, part int, now uint64) uint32 {
+func (m *Memory) serveSysmem(t txn, part int, now uint64, wb []uint32) uint32 {
 	c := m.tally.at(t.inst)
 	hl := &m.cfg.HostLink
 	home := m.sliceOf(t.line)
@@ -238,11 +246,19 @@ func (m *Memory) serveSysmem(t txn, part int, now uint64) uint32 {
 			}
 		}
 		payload := n << m.g.sectorShift
+		least := hl.WriteTxnCycles
 		if t.lanes != 0 {
 			payload = n * 4 // a sector written in part: a word
+			if len(wb) >= int(m.g.spl) {
+				bytes, runs := m.writtenRuns(t, wb)
+				payload = bytes
+				if runs > 1 && hl.WriteRunCycles > 0 {
+					least = max(least, float64(runs)*hl.WriteRunCycles)
+				}
+			}
 		}
 		c[HostLinkWriteBytes] += payload
-		return base + m.link(&m.linkWriteFree, payload+uint64(hl.WriteOverheadBytes), hl.WriteBytesPerCycle, hl.WriteTxnCycles, now)
+		return base + m.link(&m.linkWriteFree, payload+uint64(hl.WriteOverheadBytes), hl.WriteBytesPerCycle, least, now)
 	}
 	// Reads, and atomics (performed by the host's memory: a read and a
 	// write over the link).
@@ -349,4 +365,34 @@ func (m *Memory) request(a *Aperture, p, n int, at float64, c *Counts, write boo
 		}
 		a.arrive[q] = uint64(m.migrateFree)
 	}
+}
+
+// writtenRuns returns the bytes write t writes into its line and the runs
+// of contiguous bytes they make (a sector written in part writes the bytes
+// of its mask in wb; a whole one, all of its bytes).
+func (m *Memory) writtenRuns(t txn, wb []uint32) (bytes uint64, runs int) {
+	prev := false // the byte before the sector's first was written
+	for j := 0; j < int(m.g.spl); j++ {
+		bit := uint8(1) << j
+		var w uint32
+		switch {
+		case t.mask&bit == 0:
+		case t.part&bit != 0:
+			w = wb[j]
+		default:
+			w = m.g.whole
+		}
+		if w == 0 {
+			prev = false
+			continue
+		}
+		bytes += uint64(bits.OnesCount32(w)) << m.g.unitShift
+		starts := w &^ (w << 1) // a byte written whose predecessor is not
+		if prev {
+			starts &^= 1
+		}
+		runs += bits.OnesCount32(starts)
+		prev = w>>uint(bits.Len32(m.g.whole)-1)&1 != 0
+	}
+	return bytes, runs
 }

@@ -67,3 +67,34 @@ func TestWriteFaultMigrates(t *testing.T) {
 	assert.InDelta(t, hl.WriteMigrateFactor*read, write, 2)
 	assert.Equal(t, lastArrival(opRead, PageUntouched), lastArrival(opWrite, PageUntouched), "populating does not depend on the access")
 }
+
+// A line written in part counts its bytes and the runs of contiguous bytes
+// they make, across sector boundaries (a mapped write leaves one packet a
+// run: HostLinkConfig.WriteRunCycles).
+func TestWrittenRuns(t *testing.T) {
+	cfg, err := LoadConfig("h100")
+	require.NoError(t, err)
+	m := newMemory(cfg)
+	const all = 0xFFFFFFFF
+	for _, c := range []struct {
+		name        string
+		mask, part  uint8
+		wb          [4]uint32
+		bytes, runs int
+	}{
+		{"a whole line", 0xF, 0, [4]uint32{}, 128, 1},
+		{"two whole sectors apart", 0x5, 0, [4]uint32{}, 64, 2},
+		{"a word a line (stride 32)", 0x1, 0x1, [4]uint32{0xF}, 4, 1},
+		{"a word a sector (stride 8)", 0xF, 0xF, [4]uint32{0xF, 0xF, 0xF, 0xF}, 16, 4},
+		{"every other word (stride 2)", 0xF, 0xF, [4]uint32{0x0F0F0F0F, 0x0F0F0F0F, 0x0F0F0F0F, 0x0F0F0F0F}, 64, 16},
+		{"a run over a sector boundary", 0x3, 0x3, [4]uint32{0xF0000000, 0x0000000F}, 8, 1},
+		{"a part sector after a whole one", 0x3, 0x2, [4]uint32{0, 0xF}, 36, 1},
+		{"a whole sector after a part one ending short", 0x3, 0x1, [4]uint32{0x0F000000, all}, 36, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bytes, runs := m.writtenRuns(txn{mask: c.mask, part: c.part}, c.wb[:])
+			assert.Equal(t, uint64(c.bytes), bytes)
+			assert.Equal(t, c.runs, runs)
+		})
+	}
+}

@@ -197,7 +197,7 @@ func (m *Memory) serve(t txn, part int, now uint64, wb []uint32) uint32 {
 	if len(m.apert) > 0 {
 		if a := m.aperture(t.line); a != nil {
 			if a.Kind == Sysmem {
-				return m.serveSysmem(t, part, now)
+				return m.serveSysmem(t, part, now, wb)
 			}
 			w := m.migrate(a, t, now)
 			return w + m.serveDevice(t, part, now+uint64(w), wb)
@@ -493,6 +493,11 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 		busy = max(busy, base+max(lanes, addrs))
 	case op == opWrite && t.lanes != 0:
 		busy = max(busy, lat.L2PartialWriteTxnCycles+float64(bits.OnesCount8(t.part))*lat.L2PartialWriteCycles)
+	case op == opRead:
+		if lat.L2ReadBytesPerCycle > 0 {
+			busy = float64(int(n)<<m.g.sectorShift) / lat.L2ReadBytesPerCycle
+		}
+		busy = max(busy, lat.L2ReadTxnCycles)
 	}
 	m.sliceFree[slice] = start + busy
 	return uint32(start - float64(now))

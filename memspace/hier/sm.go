@@ -52,6 +52,7 @@ type SM struct {
 	group    uint64
 	grpWaits bool
 	grpWave  int
+	grpFill  int // sectors the group's loads fetch from L2 (FillSectors)
 	done     []Completion
 
 	// Windowed mode: the L1 fills in flight (line → the fill), and the
@@ -104,7 +105,7 @@ func (s *SM) ID() int { return s.id }
 // not decrease.
 func (s *SM) SetCycle(now uint64) {
 	s.now = now
-	s.grpWave = 0
+	s.grpWave, s.grpFill = 0, 0
 	if s.windowed {
 		s.group++
 		s.grpWaits = false
@@ -117,6 +118,13 @@ func (s *SM) SetCycle(now uint64) {
 // lines, a constant access's distinct addresses, a texture fetch's
 // requests. A timing model occupies its data pipe for that many cycles.
 func (s *SM) Wavefronts() int { return s.grpWave }
+
+// FillSectors returns how many sectors the global and local loads observed
+// since the last SetCycle fetch from L2 into the SM (L1 misses and loads
+// that bypass L1; not bulk copies, which the TMA unit moves): a timing
+// model may hold its data pipe while they arrive (gpu.Timing's
+// FillCyclesPerSector).
+func (s *SM) FillSectors() int { return s.grpFill }
 
 // Group is the number of the current group of accesses (windowed mode).
 func (s *SM) Group() uint64 { return s.group }
@@ -367,6 +375,7 @@ func (s *SM) loadLines(a *memspace.Access, c *Counts, hitC, missC, fetched Count
 				c[fetched] += uint64(bits.OnesCount8(fetch)) << s.g.sectorShift
 			}
 			l2 = max(l2, s.send(txn{line: line, mask: fetch, op: opRead | fl, inst: a.Origin.Inst}))
+			s.grpFill += bits.OnesCount8(fetch)
 			if s.windowed {
 				s.startFill(line, fetch)
 			}
@@ -402,6 +411,9 @@ func (s *SM) bypassLines(a *memspace.Access, c *Counts, missC, fetched Counter) 
 		n := bits.OnesCount8(s.ls.mask[i])
 		c[missC] += uint64(n)
 		c[fetched] += uint64(n) << s.g.sectorShift
+		if !a.Bulk {
+			s.grpFill += n
+		}
 		l2 = max(l2, s.send(txn{line: s.ls.line[i], mask: s.ls.mask[i], op: opRead | fl, inst: a.Origin.Inst}))
 	}
 	return s.cfg.Latency.L1Hit + l2

@@ -119,6 +119,15 @@ type Timing struct {
 	// address); TexCycles the same for a texture request.
 	DataCycles float64 `json:"data_cycles_per_wavefront,omitempty"`
 	TexCycles  float64 `json:"tex_cycles_per_request,omitempty"`
+	// FillCyclesPerSector is the cycles each sector a global or local
+	// load fetches from L2 holds the data path while it is written into
+	// the L1: a load takes the larger of its lines' wavefronts and its
+	// fills (0: lines only). H200, testdata/host/hostmem8.jsonl group
+	// lines (warps gathering 32 words of an L2-resident buffer with
+	// ld.global.cg on 1 to 66 SMs): one line a cycle an SM when each line
+	// gives one sector, 1.70-1.81 sectors a cycle when lines give two or
+	// four, so 0.57 cycles a sector.
+	FillCyclesPerSector float64 `json:"fill_cycles_per_sector,omitempty"`
 	// SharedOrder is the order in which the data path serves the
 	// shared-memory loads and stores waiting for it: "arrival" (first
 	// come, first served) or "round_robin" (one operation of each waiting

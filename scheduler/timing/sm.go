@@ -950,6 +950,11 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		s.st.Outcome.Latency += uint32(cfg.ClusterSharedCycles)
 	}
 	wf := float64(s.hs.Wavefronts())
+	if f := cfg.FillCyclesPerSector; f > 0 && in.data && cfg.DataCycles > 0 {
+		// The sectors a load fetches from L2 pass the data path as they
+		// are written into the L1.
+		wf = max(wf, float64(s.hs.FillSectors())*f/cfg.DataCycles)
+	}
 	if in.cas != 0 && s.casWf > 0 {
 		wf, s.casWf = float64(s.casWf), 0
 	}

@@ -1,0 +1,88 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/vm/spec"
+)
+
+// mapped8Row is one launch of hostmem8's `mapped8` group.
+type mapped8Row struct {
+	Name   string  `json:"name"`
+	Bytes  int     `json:"bytes"`
+	US     float64 `json:"us"`
+	Kernel string  `json:"kernel"`
+	Stride int     `json:"stride"`
+}
+
+// TestMappedAccessesAgainstGPU holds the timing model's kernels over mapped
+// (zero-copy) host memory to the H200's eighth host-memory recording
+// (testdata/host/hostmem8.jsonl, group mapped8; CUDA events, medians of 7):
+// store_perm writing mapped memory with strides of 1, 2, 8 and 32 words at
+// 4-128 MiB, and copy_perm reading it with strides of 1 and 32 at 1-16 MiB.
+// A line written in part in several runs of bytes (strides 2 and 8) leaves
+// one packet a run (host_link.write_run_cycles): 1.99 GB/s at every size on
+// the GPU, where one word a line (stride 32) runs at 3.1 GB/s up to 16 MiB.
+// Times must be within mapped8Tol of the GPU's but for mapped8Known. The
+// default run takes the 4 MiB writes; -groundtruth.full every launch
+// (tens of minutes on 2 cores: the large strided writes are slow to run).
+func TestMappedAccessesAgainstGPU(t *testing.T) {
+	const mapped8Tol = 0.15
+	rows := readHostmem8[mapped8Row](t, "mapped8", 54)
+	ptx, err := filepath.Abs(filepath.Join("..", "testdata", "host", "ptx", "hostmem.O3.ptx"))
+	require.NoError(t, err)
+	g := gpu.MustLookup("h200")
+	cache := spec.NewModuleCache()
+	dir := t.TempDir()
+	for _, r := range rows {
+		mib := r.Bytes >> 20
+		name := fmt.Sprintf("%s_%dMiB", r.Name, mib)
+		if !*gtFull && (mib != 4 || r.Kernel != "store_perm") {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			n := r.Bytes / 4
+			in, out := `"memory": "device"`, `"memory": "mapped"`
+			if r.Kernel == "copy_perm" {
+				in, out = out, in
+			}
+			js := fmt.Sprintf(`{"module": %q, "kernel": %q, "grid": [%d, 1, 1], "block": [256, 1, 1],
+  "buffers": [{"name": "in", "type": "f32", "count": %d, %s}, {"name": "out", "type": "f32", "count": %d, %s}],
+  "args": [{"buffer": "in"}, {"buffer": "out"}, {"u32": %d}, {"u32": %d}, {"f32": 2.0}], "outputs": []}`,
+				ptx, r.Kernel, (n+255)/256, n, in, n, out, n, r.Stride)
+			path := filepath.Join(dir, name+".json")
+			require.NoError(t, os.WriteFile(path, []byte(js), 0o644))
+			sp, err := spec.Load(path)
+			require.NoError(t, err)
+			run, err := scheduler.RunSpec(context.Background(), sp, g, scheduler.Options{Workers: 2, Mode: scheduler.ModeTiming}, cache)
+			require.NoError(t, err)
+			us := run.Metrics()["sm__cycles_elapsed.max"] / float64(g.ClockMHz)
+			t.Logf("%-28s model %9.1f µs, GPU %9.1f µs (%+.1f%%)", name, us, r.US, 100*(us/r.US-1))
+			if reason, ok := mapped8Known[name]; ok {
+				t.Logf("  known: %s", reason)
+				return
+			}
+			assert.InEpsilon(t, r.US, us, mapped8Tol, "%s: µs", name)
+		})
+	}
+}
+
+// mapped8Known are the launches the model is not held to, with the reason.
+var mapped8Known = map[string]string{
+	"write_mapped_stride32_16MiB":  "the GPU's one-word-a-line posted writes slow down from 16 MiB on (3.1 GB/s at 4-8 MiB, 2.3-3.1 at 16, 1.5-2.0 at 24-128, the two runs of the recording 0.2-26% apart); the model's packet rate does not",
+	"write_mapped_stride32_24MiB":  "the GPU's one-word-a-line posted writes slow down from 16 MiB on (3.1 GB/s at 4-8 MiB, 2.3-3.1 at 16, 1.5-2.0 at 24-128, the two runs of the recording 0.2-26% apart); the model's packet rate does not",
+	"write_mapped_stride32_32MiB":  "the GPU's one-word-a-line posted writes slow down from 16 MiB on (3.1 GB/s at 4-8 MiB, 2.3-3.1 at 16, 1.5-2.0 at 24-128, the two runs of the recording 0.2-26% apart); the model's packet rate does not",
+	"write_mapped_stride32_48MiB":  "the GPU's one-word-a-line posted writes slow down from 16 MiB on (3.1 GB/s at 4-8 MiB, 2.3-3.1 at 16, 1.5-2.0 at 24-128, the two runs of the recording 0.2-26% apart); the model's packet rate does not",
+	"write_mapped_stride32_64MiB":  "the GPU's one-word-a-line posted writes slow down from 16 MiB on (3.1 GB/s at 4-8 MiB, 2.3-3.1 at 16, 1.5-2.0 at 24-128, the two runs of the recording 0.2-26% apart); the model's packet rate does not",
+	"write_mapped_stride32_96MiB":  "the GPU's one-word-a-line posted writes slow down from 16 MiB on (3.1 GB/s at 4-8 MiB, 2.3-3.1 at 16, 1.5-2.0 at 24-128, the two runs of the recording 0.2-26% apart); the model's packet rate does not",
+	"write_mapped_stride32_128MiB": "the GPU's one-word-a-line posted writes slow down from 16 MiB on (3.1 GB/s at 4-8 MiB, 2.3-3.1 at 16, 1.5-2.0 at 24-128, the two runs of the recording 0.2-26% apart); the model's packet rate does not",
+}
