@@ -95,12 +95,12 @@ func (w *Warp) execCpAsync(in *Inst, f *frame, exec uint32, pc int32) error {
 		acc.Addr = dst
 		acc.Space, acc.Kind, acc.Size, acc.Mask = memspace.Shared, memspace.Store, uint8(size), exec
 		acc.AsyncCopy = true
-		w.observe(f, pc)
+		w.observe(f, pc, false)
 		acc.AsyncCopy = false
 		if reads != 0 {
 			acc.Addr = sv
 			acc.Space, acc.Kind, acc.Size, acc.Mask = memspace.Global, memspace.Load, uint8(size), reads
-			w.observe(f, pc)
+			w.observe(f, pc, false)
 		}
 	}
 	return nil

@@ -33,7 +33,7 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 			return err
 		}
 		if w.watch {
-			w.observe(f, pc)
+			w.observe(f, pc, false)
 		}
 		return nil
 	}
@@ -99,7 +99,7 @@ func (w *Warp) execAtom(in *Inst, f *frame, exec uint32, pc int32) error {
 		}
 	}
 	if w.watch {
-		w.observe(f, pc)
+		w.observe(f, pc, false)
 	}
 	return nil
 }

@@ -164,7 +164,7 @@ func (w *Warp) bulkObserve(f *frame, pc int32, kind memspace.Kind, addr, n uint6
 		}
 		acc.Space, acc.Kind, acc.Size, acc.Mask = memspace.Global, kind, 16, uint32(uint64(1)<<lanes-1)
 		acc.FloatOp, acc.CAS, acc.Bulk = false, false, true
-		w.observe(f, pc)
+		w.observe(f, pc, false)
 		acc.Bulk = false
 	}
 }

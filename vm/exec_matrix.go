@@ -56,7 +56,7 @@ func (w *Warp) matrixObserve(in *Inst, f *frame, need uint32, pc int32, kind mem
 	}
 	acc := w.acc
 	acc.Space, acc.Kind, acc.Size, acc.Mask = in.Space, kind, 16, need
-	w.observe(f, pc)
+	w.observe(f, pc, false)
 }
 
 // rowLanes is the mask of the lanes that supply row addresses for n matrices.

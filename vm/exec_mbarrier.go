@@ -247,7 +247,7 @@ func (w *Warp) execMbarrier(in *Inst, f *frame, exec uint32, pc int32) error {
 			acc.Kind = memspace.Atomic
 		}
 		acc.FloatOp, acc.CAS, acc.Sync = false, false, true
-		w.observe(f, pc)
+		w.observe(f, pc, false)
 		acc.Sync = false
 	}
 	return nil

@@ -224,7 +224,7 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 					}
 				}
 				if w.watch {
-					w.observe(f, pc)
+					w.observe(f, pc, true)
 				}
 				return nil
 			}
@@ -234,7 +234,7 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 				if w.watch {
 					w.vbuf[0] = f.r(in.V[0])[:]
 					acc.Values, acc.Elems = &w.vbuf, 1
-					w.observe(f, pc)
+					w.observe(f, pc, true)
 				}
 				return nil
 			}
@@ -272,7 +272,7 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 		if in.Op == OpSt {
 			acc.Values, acc.Elems = &w.vbuf, uint8(n)
 		}
-		w.observe(f, pc)
+		w.observe(f, pc, true)
 	}
 	return nil
 }

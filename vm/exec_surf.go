@@ -128,7 +128,7 @@ func (w *Warp) execSurf(in *Inst, f *frame, exec uint32, pc int32) error {
 	}
 	acc.Mask, acc.Size = mask, uint8(size)
 	if w.watch && mask != 0 {
-		w.observe(f, pc)
+		w.observe(f, pc, false)
 	}
 	return nil
 }

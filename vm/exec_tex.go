@@ -97,7 +97,7 @@ func (w *Warp) execTex(in *Inst, f *frame, exec uint32, pc int32) error {
 	}
 	if w.watch {
 		acc.Tex = &w.cta.sm.tex
-		w.observe(f, pc)
+		w.observe(f, pc, false)
 	}
 	return nil
 }

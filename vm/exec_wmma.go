@@ -276,7 +276,7 @@ func (w *Warp) wmmaObserve(in *Inst, f *frame, pc int32, regs []int32, kind mems
 	}
 	in.wmmaPlan(len(regs), &base, &stride, in.B != NoReg, func(size uint8, mask uint32, addr [32]uint64, _ bool) {
 		acc.Space, acc.Kind, acc.Size, acc.Mask, acc.Addr = in.Space, kind, size, mask, addr
-		w.observe(f, pc)
+		w.observe(f, pc, false)
 	})
 }
 

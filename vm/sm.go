@@ -57,7 +57,7 @@ type SM struct {
 
 	step  *Step                 // the Step being recorded, if any
 	parts [3]memspace.Access    // a generic access split by space
-	acc   memspace.Access       // the warps' access buffer (Warp.acc)
+	acc   [1]memspace.Access    // the warps' access buffer (Warp.acc: acc[0])
 	tex   memspace.TexFootprint // texels of the current texture fetch
 
 	syncEv SyncEvent // the event handed to Sync
@@ -124,7 +124,7 @@ func (s *SM) Admit(index int) (*CTA, error) {
 	c.liveThreads = l.ThreadsPerCTA()
 	l.joinCluster(c)
 	for _, w := range c.warps {
-		w.acc = &s.acc
+		w.acc = &s.acc[0]
 		w.initForCTA(l, c)
 	}
 	s.resident = append(s.resident, c)
@@ -654,8 +654,11 @@ func (w *Warp) clock() uint64 {
 // completed, to the SM's observer and to the Step being recorded. A generic
 // access is reported by the space each lane's address resolves to (one
 // access per space); local addresses become physical ones in the
-// interleaved layout (memspace.LocalPhysical).
-func (w *Warp) observe(f *frame, pc int32) {
+// interleaved layout (memspace.LocalPhysical). last says that the
+// instruction changes w.acc no more before its step ends: the Step's
+// record then points at the buffer instead of a copy of it (a copy of
+// some 300 bytes per access, when the access is not split).
+func (w *Warp) observe(f *frame, pc int32, last bool) {
 	s := w.cta.sm
 	a := w.acc
 	info := &f.fn.Info[pc]
@@ -698,6 +701,11 @@ func (w *Warp) observe(f *frame, pc int32) {
 		w.localPhysical(a)
 		s.deliver(a)
 		if st := s.step; st != nil {
+			if last && a == &s.acc[0] {
+				a.Values = nil
+				st.Accesses = s.acc[:1]
+				return
+			}
 			s.parts[0] = *a
 			s.parts[0].Values = nil
 			st.Accesses = s.parts[:1]

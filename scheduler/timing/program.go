@@ -52,6 +52,9 @@ type inst struct {
 	nread  int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
 	preds  []int32
 	npread int
+	// wregs and wpreds are regs[nread:] and preds[npread:], what it writes
+	// (writeback's loops, without slicing at each).
+	wregs, wpreds []int32
 	// guard is the predicate that guards it (its own @p, or the branch
 	// ptxas if-converted into it), -1 if none: a guard is read at issue,
 	// timing.guard_cycles after the predicate is ready as an operand.
@@ -270,6 +273,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		in.nread = len(info.Reads.Regs)
 		in.preds = append(append([]int32(nil), info.Reads.Preds...), info.Writes.Preds...)
 		in.npread = len(info.Reads.Preds)
+		in.wregs, in.wpreds = in.regs[in.nread:], in.preds[in.npread:]
 		if g := info.Inst().Guard; g != vm.NoReg {
 			in.guard = g
 		}
@@ -396,5 +400,5 @@ func (p *program) merge(id, lead, reg int32) {
 	p.insts[lead].vecN = max(p.insts[lead].vecN, 1) + 1
 	in := &p.insts[id]
 	*in = inst{info: in.info, form: in.form, folded: true, vecReg: sbIndex(in.info.Func, reg), guard: -1, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
-		line: in.line, lineEnd: in.lineEnd}
+		wregs: in.wregs, wpreds: in.wpreds, line: in.line, lineEnd: in.lineEnd}
 }

@@ -21,16 +21,20 @@ type ring struct {
 	depth int
 }
 
-// full returns the cycle from which the queue has room (<= now: room now).
-func (q *ring) room() uint64 { return q.t[(q.head+maxQueue-q.depth)%maxQueue] }
+// room returns the cycle from which the queue has room (<= now: room now).
+// (maxQueue is a power of two: the masks are the modulo.)
+func (q *ring) room() uint64 { return q.t[uint(q.head-q.depth)%maxQueue] }
 
 func (q *ring) push(leave uint64) {
-	if p := q.t[(q.head+maxQueue-1)%maxQueue]; leave < p {
+	if p := q.t[uint(q.head-1)%maxQueue]; leave < p {
 		leave = p // FIFO: no entry leaves before the one ahead of it
 	}
-	q.t[q.head] = leave
-	q.head = (q.head + 1) % maxQueue
+	q.t[uint(q.head)%maxQueue] = leave
+	q.head = int(uint(q.head+1) % maxQueue)
 }
+
+// maxQueue must be a power of two (ring's masks).
+var _ [0]struct{} = [maxQueue & (maxQueue - 1)]struct{}{}
 
 // part is one SM sub-partition: a warp scheduler, its pipes and queues.
 type part struct {
@@ -91,6 +95,11 @@ type warp struct {
 	// imc is the register a parameter load that missed the constant cache
 	// writes, or -1: the warp issues nothing until it is ready (ImcMiss).
 	imc int32
+	// parked says that look last found the VM's warp with nothing to run
+	// (its lanes held at a barrier or a warp-synchronous instruction):
+	// until a barrier of its block or cluster completes, looking again
+	// finds the same (see rekey and unpark).
+	parked bool
 	// fline is the last instruction-cache line the warp read, fready when
 	// it arrived (fetched).
 	fline   uint32
@@ -115,7 +124,7 @@ type warp struct {
 	asyncSeq, asyncDone uint32
 	// A size of whole cache lines (448 bytes, a size class of Go's
 	// allocator) keeps every warp's first line the one its scan reads.
-	_ [36]byte
+	_ [28]byte
 }
 
 // regReady is when a register's pending value is ready, what kind of wait
@@ -202,6 +211,9 @@ type cta struct {
 	left  int // warps that have not exited
 	start uint64
 	bars  uint64 // c.BarriersCompleted() when last looked at
+	// seen and clSeen are the block's and its cluster's completed
+	// barriers when its parked warps were last let go (step).
+	seen, clSeen uint64
 }
 
 // pending is an instruction whose results wait for L2 (windowed mode).
@@ -355,7 +367,10 @@ func (s *sm) admit(index int, start uint64) error {
 	if err != nil {
 		return err
 	}
-	b := &cta{c: c, start: start}
+	b := &cta{c: c, start: start, seen: c.BarriersCompleted()}
+	if cl := c.Cluster(); cl != nil {
+		b.clSeen = cl.BarriersCompleted()
+	}
 	ws := c.Warps()
 	for i, vw := range ws {
 		slot := vw.Slot()
@@ -462,11 +477,14 @@ func (s *sm) look(w *warp, t uint64) {
 				s.exit(w, t)
 			case vm.WarpAtBarrier:
 				w.eligAt, w.why, w.cause = never, Barrier, -1
+				w.parked = true
 			default: // lanes wait at a warp-synchronous instruction
 				w.eligAt, w.why, w.cause = never, Wait, -1
+				w.parked = true
 			}
 			return
 		}
+		w.parked = false
 		in := &s.r.prog.insts[info.ID]
 		w.next, w.waitID = in, info.ID
 		w.lanes = uint64(bits.OnesCount32(lanes))
@@ -481,17 +499,18 @@ func (s *sm) look(w *warp, t uint64) {
 		thr := min(w.mark, t)
 		dep, why, cause := uint64(0), Wait, int32(-1)
 		for _, r := range in.regs {
-			e := &w.reg[r]
-			if r < sbRegs {
-				bit := uint64(1) << (r & 63)
-				if w.sbMask[r>>6]&bit == 0 {
+			if u := uint32(r); u < sbRegs {
+				m := &w.sbMask[u>>6]
+				bit := uint64(1) << (u & 63)
+				if *m&bit == 0 {
 					continue
 				}
-				if e.at <= thr {
-					w.sbMask[r>>6] &^= bit
+				if w.reg[r].at <= thr {
+					*m &^= bit
 					continue
 				}
 			}
+			e := &w.reg[r]
 			if e.at > dep {
 				dep, why, cause = e.at, e.sb, e.src
 			}
@@ -632,7 +651,14 @@ func (s *sm) step(w *warp, t uint64) error {
 	it := &s.acc.perInst[id]
 	it.execs++
 	it.threads += uint64(bits.OnesCount32(s.st.Active))
-	if s.r.prog.insts[id].ifConv {
+	in := &s.r.prog.insts[id]
+	// Only barriers and exits complete barriers in the VM (a block's
+	// threads exiting can complete the barrier the others wait at);
+	// branches, calls and returns are looked at too.
+	if b := w.cta; in.kind > kindMem && (b.c.BarriersCompleted() != b.seen || b.c.Cluster() != nil && b.c.Cluster().BarriersCompleted() != b.clSeen) {
+		s.unparkAll(b)
+	}
+	if in.ifConv {
 		if s.st.Exec == 0 {
 			it.skipped++
 			s.vm.Recount(-1) // the budget counts the PTX's instructions
@@ -641,7 +667,7 @@ func (s *sm) step(w *warp, t uint64) error {
 	}
 	if joins && s.st.Exec != 0 {
 		var d int64
-		for _, c := range s.r.prog.insts[id].cross {
+		for _, c := range in.cross {
 			if c.up {
 				s.acc.perInst[c.id].skipped++
 				d--
@@ -660,13 +686,13 @@ func (s *sm) step(w *warp, t uint64) error {
 // writeback marks the registers instruction in writes ready at cycle at.
 func (s *sm) writeback(w *warp, in *inst, at uint64, sb Stall) {
 	id := in.info.ID
-	for _, r := range in.regs[in.nread:] {
+	for _, r := range in.wregs {
 		w.reg[r] = regReady{at, id, sb}
 		if r < sbRegs {
 			w.sbMask[r>>6] |= 1 << (r & 63)
 		}
 	}
-	for _, p := range in.preds[in.npread:] {
+	for _, p := range in.wpreds {
 		w.pred[p], w.predSB[p] = at, sb
 	}
 	if in.carryW {
@@ -1152,7 +1178,7 @@ func (s *sm) complete() {
 		s.pendHead++
 		w, in := pd.w, pd.in
 		at := c.Cycle
-		for _, r := range in.regs[in.nread:] {
+		for _, r := range in.wregs {
 			if w.reg[r].at == never {
 				w.reg[r].at = at
 			}
@@ -1171,27 +1197,22 @@ func (s *sm) complete() {
 	s.pendHead = 0
 }
 
-// tryKeyed is try, then rekey.
-func (s *sm) tryKeyed(w *warp, t uint64, next *uint64) bool {
-	ok := s.try(w, t, next)
-	w.rekey()
-	return ok
-}
-
-// try reports whether warp w can issue at cycle t; otherwise it lowers
-// *next to when it might.
-func (s *sm) try(w *warp, t uint64, next *uint64) bool {
+// tryKeyed reports whether warp w can issue at cycle t; otherwise also
+// when it might (never: only an event lets it go on). It rekeys w (the
+// cases below set the key rekey would).
+func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 	if w.slotsLeft == 0 && (w.next == nil || w.eligAt <= t && w.next.kind == kindPlain && w.next.slots+w.frac < 256) {
 		// Look again, and run what ptxas folded away (no issue slot) now
 		// that its operands are ready.
 		s.look(w, t)
 		if !w.live {
-			return false
+			w.part.key[w.idx] = never
+			return false, never
 		}
 	}
 	if w.eligAt > t {
-		*next = min(*next, w.eligAt)
-		return false
+		w.rekey()
+		return false, w.eligAt
 	}
 	if w.next == nil {
 		// Nothing to issue yet although the warp is eligible (seen with a
@@ -1199,30 +1220,80 @@ func (s *sm) try(w *warp, t uint64, next *uint64) bool {
 		// testdata/tma): try again next cycle. (Before the eligibility
 		// test, this spun for ever on a warp no event will wake: a
 		// deadlocked cluster barrier.)
-		*next = min(*next, t+1)
-		return false
+		w.rekey()
+		return false, t + 1
 	}
 	if u, why := s.blocked(w, t); u > t {
 		s.account(w, t)
 		w.eligAt, w.why = u, why
-		*next = min(*next, u)
-		return false
+		w.part.key[w.idx] = u
+		return false, u
 	}
-	return true
+	w.part.key[w.idx] = w.eligAt
+	return true, never
 }
 
 // rekey records in w's sub-partition when w next needs trying (part.key)
 // after a try or an issue: never once it has exited; at once when it has
-// no instruction in view (try looks again); else when it is eligible.
+// no instruction in view (try looks again), unless it is parked; else
+// when it is eligible.
+//
+// A parked warp's look finds nothing to run until a barrier of its block
+// or its cluster completes (its lanes are held at a barrier, or at a
+// warp-synchronous instruction for lanes that are themselves held: the
+// VM lets them go only when a barrier completes, or threads exiting
+// complete it, in a step of some warp of the block or cluster), and
+// finding nothing changes nothing (look sets the same eligAt, why and
+// cause; the VM's resume settles nothing new). So it needs no trying
+// until then: step lets the parked warps go (unparkAll) as soon as such a
+// completion is seen, and until then trying them (every cycle their
+// sub-partition was looked at, until 2026-11-29) did nothing.
 func (w *warp) rekey() {
 	k := w.eligAt
 	switch {
 	case !w.live:
 		k = never
-	case w.slotsLeft == 0 && w.next == nil:
+	case w.slotsLeft == 0 && w.next == nil && !w.parked:
 		k = 0
 	}
 	w.part.key[w.idx] = k
+}
+
+// unparkAll lets the parked warps of block b, and of the other blocks of
+// its cluster, be tried again: a barrier of theirs has completed since
+// they were parked (rekey).
+func (s *sm) unparkAll(b *cta) {
+	b.seen = b.c.BarriersCompleted()
+	unpark(b)
+	cl := b.c.Cluster()
+	if cl == nil || cl.BarriersCompleted() == b.clSeen {
+		return
+	}
+	n := cl.BarriersCompleted()
+	b.clSeen = n
+	if s.r.k == 1 {
+		return // a cluster of one block: b itself
+	}
+	for _, c := range cl.CTAs() {
+		if c == nil || c == b.c || c.SM() == nil || c.SM().ID >= len(s.r.sms) {
+			continue
+		}
+		for _, o := range s.r.sms[c.SM().ID].ctas {
+			if o.c == c {
+				o.clSeen = n
+				unpark(o)
+			}
+		}
+	}
+}
+
+// unpark lets b's parked warps be tried again.
+func unpark(b *cta) {
+	for _, x := range b.warps {
+		if x.parked && x.live {
+			x.unkey()
+		}
+	}
 }
 
 // unkey makes w's sub-partition try w when it next runs.
@@ -1230,12 +1301,9 @@ func (w *warp) unkey() { w.part.key[w.idx] = 0 }
 
 // cycle runs sub-partition p's scheduler at cycle t and returns the next
 // cycle it may have work. A sub-partition with nothing to issue before
-// p.wake is not looked at until then (events from outside its own issues
-// lower p.wake: barrier releases, memory completions).
+// p.wake is not looked at until then (advance; events from outside its own
+// issues lower p.wake: barrier releases, memory completions).
 func (s *sm) cycle(p *part, t uint64) uint64 {
-	if t < p.wake {
-		return p.wake
-	}
 	next := uint64(never)
 	var pick *warp
 	if s.r.lrr {
@@ -1250,8 +1318,8 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		}
 		for i := 0; i < n; i++ {
 			if w := p.warps[(start+i)%n]; w.live {
-				ok := s.try(w, t, &next)
-				w.rekey()
+				ok, u := s.tryKeyed(w, t)
+				next = min(next, u)
 				if ok {
 					pick = w
 					break
@@ -1262,8 +1330,20 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		// Greedy: the last warp again if it can (gto_rr: if it issued in
 		// the cycle before); then the oldest.
 		gtorr := s.r.gtorr
-		if l := p.last; l != nil && l.live && (!gtorr || l.issued == t) && s.tryKeyed(l, t, &next) {
-			pick = l
+		ok := false
+		if l := p.last; l != nil && l.live && (!gtorr || l.issued == t) {
+			// The scan's key test has not seen it: trying it before its
+			// key can only report its key.
+			if k := p.key[l.idx]; k > t {
+				next = min(next, k)
+			} else {
+				var u uint64
+				ok, u = s.tryKeyed(l, t)
+				next = min(next, u)
+			}
+		}
+		if ok {
+			pick = p.last
 		} else if gtorr {
 			// The warps of a block are together, oldest block first: its
 			// least recently issued ready warp (testdata/perf/micro/sched:
@@ -1278,16 +1358,25 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 						continue
 					}
 					w := p.warps[i]
-					if w.live && s.tryKeyed(w, t, &next) && (pick == nil || w.issued < pick.issued) {
+					if !w.live {
+						continue
+					}
+					ok, u := s.tryKeyed(w, t)
+					next = min(next, u)
+					if ok && (pick == nil || w.issued < pick.issued) {
 						pick = w
 					}
 				}
 			}
 		} else {
 			for _, w := range p.warps {
-				if w != p.last && w.live && s.tryKeyed(w, t, &next) {
-					pick = w
-					break
+				if w != p.last && w.live {
+					ok, u := s.tryKeyed(w, t)
+					next = min(next, u)
+					if ok {
+						pick = w
+						break
+					}
 				}
 			}
 		}
@@ -1330,7 +1419,11 @@ func (s *sm) advance(start, end uint64) {
 		s.serve(t)
 		next := s.poolDue()
 		for _, p := range s.parts {
-			if len(p.warps) > 0 {
+			switch {
+			case len(p.warps) == 0:
+			case t < p.wake:
+				next = min(next, p.wake) // what cycle would return
+			default:
 				next = min(next, s.cycle(p, t))
 			}
 		}
