@@ -47,11 +47,10 @@ func TestGatherLinesAgainstGPU(t *testing.T) {
 	rows := readHostmem8[linesRow](t, "lines", 30)
 	ptx, err := filepath.Abs(filepath.Join("..", "testdata", "host", "ptx", "hostmem8.O3.ptx"))
 	require.NoError(t, err)
-	g := gpu.MustLookup("h200")
+	h8 := newH200Runner(t)
+	g := h8.gpu
 	tc, err := timing.Resolve(g)
 	require.NoError(t, err)
-	cache := spec.NewModuleCache()
-	dir := t.TempDir()
 	for _, r := range rows {
 		_, known := linesKnown[r.Name]
 		full := r.Stride <= 2 || r.Stride == 16 || known || r.Blocks != 8 && r.Blocks != 132
@@ -68,17 +67,12 @@ func TestGatherLinesAgainstGPU(t *testing.T) {
 			case r.Stride >= 32:
 				iters = 128
 			}
-			path := filepath.Join(dir, r.Name+".json")
 			js := fmt.Sprintf(`{"module": %q, "kernel": "gather_lines", "grid": [%d, 1, 1], "block": [1024, 1, 1],
   "buffers": [{"name": "p", "type": "f32", "count": 2097152}, {"name": "sink", "type": "f32", "count": 1}],
   "args": [{"buffer": "p"}, {"u32": 2097152}, {"u32": %d}, {"u32": %d}, {"buffer": "sink"}], "outputs": []}`,
 				ptx, r.Blocks, r.Stride, iters)
-			require.NoError(t, os.WriteFile(path, []byte(js), 0o644))
-			sp, err := spec.Load(path)
-			require.NoError(t, err)
-			run, err := scheduler.RunSpec(context.Background(), sp, g, scheduler.Options{Workers: 2, Mode: scheduler.ModeTiming}, cache)
-			require.NoError(t, err)
-			cycles := run.Metrics()["sm__cycles_elapsed.max"] - float64(tc.LaunchCycles)
+			m := h8.run(t, r.Name, js)
+			cycles := m["sm__cycles_elapsed.max"] - float64(tc.LaunchCycles)
 			sectors := r.Sectors * float64(iters) / float64(r.Iters)
 			model := sectors / (cycles / float64(g.ClockMHz) * 1e3)
 			gpuRate := r.Sectors / (r.US * 1e3)
@@ -97,6 +91,28 @@ func TestGatherLinesAgainstGPU(t *testing.T) {
 var linesKnown = map[string]string{
 	"gather_stride8_blocks132":  "the slices read 32 bytes a cycle in the model (170 sectors/ns against the GPU's 289): slices at 55 bytes a cycle for reads and at least 1.17 cycles a read transaction fit this group on 8-132 SMs, but made the H100's padded transposes (TestSliceBoundTransposeAgainstGPU) 11-12% fast and adam_big 7-11% fast (docs/timing-validation.md, \"Gathers from the L2\")",
 	"gather_stride16_blocks132": "as gather_stride8_blocks132 (170 sectors/ns against 291)",
+}
+
+// h200Runner runs launch specs in timing mode on the h200 profile.
+type h200Runner struct {
+	gpu   *gpu.Profile
+	cache *spec.ModuleCache
+	dir   string
+}
+
+func newH200Runner(t *testing.T) *h200Runner {
+	return &h200Runner{gpu: gpu.MustLookup("h200"), cache: spec.NewModuleCache(), dir: t.TempDir()}
+}
+
+// run writes spec js as name.json, runs it and returns its metrics.
+func (h *h200Runner) run(t *testing.T, name, js string) map[string]float64 {
+	path := filepath.Join(h.dir, name+".json")
+	require.NoError(t, os.WriteFile(path, []byte(js), 0o644))
+	sp, err := spec.Load(path)
+	require.NoError(t, err)
+	run, err := scheduler.RunSpec(context.Background(), sp, h.gpu, scheduler.Options{Workers: 2, Mode: scheduler.ModeTiming}, h.cache)
+	require.NoError(t, err)
+	return run.Metrics()
 }
 
 // readHostmem8 returns the rows of testdata/host/hostmem8.jsonl whose

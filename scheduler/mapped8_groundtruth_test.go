@@ -1,18 +1,12 @@
 package scheduler_test
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ptxvm/ptxvm/scheduler"
-	"github.com/ptxvm/ptxvm/scheduler/gpu"
-	"github.com/ptxvm/ptxvm/vm/spec"
 )
 
 // mapped8Row is one launch of hostmem8's `mapped8` group.
@@ -40,9 +34,8 @@ func TestMappedAccessesAgainstGPU(t *testing.T) {
 	rows := readHostmem8[mapped8Row](t, "mapped8", 54)
 	ptx, err := filepath.Abs(filepath.Join("..", "testdata", "host", "ptx", "hostmem.O3.ptx"))
 	require.NoError(t, err)
-	g := gpu.MustLookup("h200")
-	cache := spec.NewModuleCache()
-	dir := t.TempDir()
+	h8 := newH200Runner(t)
+	g := h8.gpu
 	for _, r := range rows {
 		mib := r.Bytes >> 20
 		name := fmt.Sprintf("%s_%dMiB", r.Name, mib)
@@ -59,14 +52,8 @@ func TestMappedAccessesAgainstGPU(t *testing.T) {
   "buffers": [{"name": "in", "type": "f32", "count": %d, %s}, {"name": "out", "type": "f32", "count": %d, %s}],
   "args": [{"buffer": "in"}, {"buffer": "out"}, {"u32": %d}, {"u32": %d}, {"f32": 2.0}], "outputs": []}`,
 				ptx, r.Kernel, (n+255)/256, n, in, n, out, n, r.Stride)
-			path := filepath.Join(dir, name+".json")
-			require.NoError(t, os.WriteFile(path, []byte(js), 0o644))
-			sp, err := spec.Load(path)
-			require.NoError(t, err)
-			run, err := scheduler.RunSpec(context.Background(), sp, g, scheduler.Options{Workers: 2, Mode: scheduler.ModeTiming}, cache)
-			require.NoError(t, err)
 			// CUDA events time the launch too (the profile's launch overhead).
-			us := run.Metrics()["sm__cycles_elapsed.max"]/float64(g.ClockMHz) + g.Host.LaunchOverheadUS
+			us := h8.run(t, name, js)["sm__cycles_elapsed.max"]/float64(g.ClockMHz) + g.Host.LaunchOverheadUS
 			t.Logf("%-28s model %9.1f µs, GPU %9.1f µs (%+.1f%%)", name, us, r.US, 100*(us/r.US-1))
 			if reason, ok := mapped8Known[name]; ok {
 				t.Logf("  known: %s", reason)
