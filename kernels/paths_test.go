@@ -17,6 +17,17 @@ import (
 // a work or scratch folder), as a build records it.
 var machinePath = regexp.MustCompile(`(^|[\s"'=(:,\[])/(home|work|tmp)/[^\s"']*`)
 
+// namesMachineDir reports whether b holds one of the folders machinePath
+// looks for, between slashes.
+func namesMachineDir(b []byte) bool {
+	for _, d := range []string{"home", "work", "tmp"} {
+		if bytes.Contains(b, []byte("/"+d+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestNoMachinePathsCommitted: no committed text file under kernels/ and
 // testdata/ (the bundled PTX, the corpora's PTX, build logs, reports)
 // names a folder of the machine it was made on: the generators run nvcc
@@ -49,6 +60,12 @@ func TestNoMachinePathsCommitted(t *testing.T) {
 			continue // binary
 		}
 		scanned++
+		// A file that names none of machinePath's folders is not run
+		// through the regular expression (about 3 s of CPU over the
+		// corpora's text).
+		if !namesMachineDir(b) {
+			continue
+		}
 		if m := machinePath.Find(b); m != nil {
 			line := 1 + bytes.Count(b[:machinePath.FindIndex(b)[0]], []byte("\n"))
 			assert.Failf(t, "a machine's folder is committed", "%s:%d: %s", f, line, strings.TrimSpace(string(m)))

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"text/tabwriter"
 
@@ -40,7 +41,7 @@ func runCorpus(t *testing.T, root string) []*suite.Result {
 func runCases(t *testing.T, root string, cases []suite.Case) []*suite.Result {
 	t.Helper()
 	require.NotEmpty(t, cases, "no cases under %s", root)
-	results := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 32}, nil)
+	results := runOnce(cases, "")
 	for _, r := range results {
 		if r.Status == suite.Pass {
 			continue
@@ -64,6 +65,59 @@ func runCases(t *testing.T, root string, cases []suite.Case) []*suite.Result {
 	t.Logf("%s: %d cases, %d pass, %d fail, %d errors", root, len(results), s.Pass, s.Fail, s.Error)
 	return results
 }
+
+// runOnce runs cases in mode (scheduler.ModeFunctional, "" too, or
+// scheduler.ModeTiming) with the budget every test of this package gives,
+// 2^32 warp instructions, and returns their results in the order of cases.
+// A case runs once in each mode per test process: the corpus tests hold
+// its functional run to the GPU's outputs and TestCorpusTimingMatchesGPU
+// holds its timed run to the same run (TestClusterCorpus and TestTMACorpus
+// hold their timed runs to the GPU too). Concurrent tests wait for the
+// cases another is running rather than run them again; a result is never
+// changed once stored.
+func runOnce(cases []suite.Case, mode string) []*suite.Result {
+	entries := make([]*onceRun, len(cases))
+	var mine []suite.Case
+	var mineEntries []*onceRun
+	onceMu.Lock()
+	for i, c := range cases {
+		k := [2]string{c.Dir, mode}
+		e := onceRuns[k]
+		if e == nil {
+			e = &onceRun{done: make(chan struct{})}
+			onceRuns[k] = e
+			mine = append(mine, c)
+			mineEntries = append(mineEntries, e)
+		}
+		entries[i] = e
+	}
+	onceMu.Unlock()
+	// The cases this call claimed run first, in one batch, so that no
+	// call waits for another while it holds cases that one waits for.
+	if len(mine) > 0 {
+		for i, r := range suite.Run(context.Background(), mine, suite.Options{MaxInst: 1 << 32, Mode: mode}, nil) {
+			mineEntries[i].r = r
+			close(mineEntries[i].done)
+		}
+	}
+	out := make([]*suite.Result, len(cases))
+	for i, e := range entries {
+		<-e.done
+		out[i] = e.r
+	}
+	return out
+}
+
+// onceRun is runOnce's result of a case in a mode, done once r is set.
+type onceRun struct {
+	done chan struct{}
+	r    *suite.Result
+}
+
+var (
+	onceMu   sync.Mutex
+	onceRuns = map[[2]string]*onceRun{} // by case directory and mode
+)
 
 // TestNvccCorpus runs every kernel nvcc compiled (at -O3 and at -G) and
 // compares its outputs with the GPU's, bit for bit unless the case's spec
@@ -160,7 +214,7 @@ func TestClusterCorpus(t *testing.T) {
 	results := runCases(t, root, cases)
 	require.GreaterOrEqual(t, len(results), 18)
 	checkExact(t, results)
-	timed := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 28, Mode: scheduler.ModeTiming}, nil)
+	timed := runOnce(cases, scheduler.ModeTiming)
 	for _, r := range timed {
 		assert.Equal(t, suite.Pass, r.Status, "%s in timing mode: %s", r.Name, r.Error)
 	}
@@ -181,7 +235,7 @@ func TestTMACorpus(t *testing.T) {
 	results := runCases(t, root, cases)
 	require.GreaterOrEqual(t, len(results), 40)
 	checkExact(t, results)
-	timed := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 28, Mode: scheduler.ModeTiming}, nil)
+	timed := runOnce(cases, scheduler.ModeTiming)
 	for _, r := range timed {
 		assert.Equal(t, suite.Pass, r.Status, "%s in timing mode: %s", r.Name, r.Error)
 	}
@@ -275,7 +329,7 @@ func TestSurfacesGradLOD(t *testing.T) {
 			cases = append(cases, c)
 		}
 	}
-	results := suite.Run(context.Background(), cases, suite.Options{MaxInst: 1 << 32}, nil)
+	results := runOnce(cases, "")
 	most := map[string]int{ // differing elements at most, per case (both builds)
 		"grad1d_ll": 0, "grad2d_ll": 0, "grad2d_pp": 0, "grad3d_ll": 0,
 		"gradsweep1d_ll": 0, "gradsweep2d_ll": 0, "gradsweep2d_lp": 0, "gradsweep3d_ll": 0,

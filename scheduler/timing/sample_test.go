@@ -20,7 +20,7 @@ import (
 )
 
 // corpusLaunch returns the ncu-profiled launch of the corpus with the name
-// given (ncu.Launch.Name: "apps/G/adam_big"). Only committed launches:
+// given (ncu.Launch.Name: "apps/O3/adam_big"). Only committed launches:
 // the public corpus's PTX is not in a clone (testdata/public/.gitignore).
 func corpusLaunch(t *testing.T, name string) *ncu.Launch {
 	t.Helper()
@@ -128,12 +128,14 @@ func TestSampledCyclesMatchFull(t *testing.T) {
 }
 
 // A sampled run decides the same on any number of host goroutines, on
-// the whole GPU and on a slice of it.
+// the whole GPU and on a slice of it. (The Adam step's -O3 build: the
+// same grid, 7.8 waves, as its -G build, which this ran until 2026-11-29,
+// in about half the time.)
 func TestSampledDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a corpus launch four times")
 	}
-	l := corpusLaunch(t, "apps/G/adam_big")
+	l := corpusLaunch(t, "apps/O3/adam_big")
 	for _, slice := range []int{1, 0} {
 		var got []timing.Sampling
 		var cycles []uint64
@@ -149,7 +151,9 @@ func TestSampledDeterministic(t *testing.T) {
 }
 
 // Sampling leaves launches alone that are too small (under
-// timing.MinSampleWaves waves), with MinInst projected below it, or whose
+// timing.MinSampleWaves waves), with MinInst projected below it (the Adam
+// step's -O3 build, 7.8 waves and about 3.2e6 warp instructions, run in
+// full; its -G build until 2026-11-29, twice as long to run), or whose
 // per-wave time has not settled by half the grid (the padded transpose
 // at 3072², 8.7 waves: 3,735, 4,209 and 4,311 cycles), and says why where
 // it was asked to sample one it could.
@@ -164,7 +168,7 @@ func TestSampleThresholds(t *testing.T) {
 		why    string
 	}{
 		{"one wave", "perf/calib.O3/matmul_tiled_256", timing.Sample{Mode: timing.SampleSkip}, ""},
-		{"under MinInst", "apps/G/adam_big", timing.Sample{Mode: timing.SampleSkip, MinInst: timing.AutoSampleInst}, ""},
+		{"under MinInst", "apps/O3/adam_big", timing.Sample{Mode: timing.SampleSkip, MinInst: timing.AutoSampleInst}, ""},
 		{"erratic waves", "perf/calib.O3/transpose_padded_3072", timing.Sample{Mode: timing.SampleSkip, Slice: 1}, "not sampled: the per-wave time had not settled by half the grid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -165,19 +165,19 @@ func TestApproxF64(t *testing.T) {
 		}
 		y := f64(RsqrtApprox64(a))
 		want := 1 / math.Sqrt(x)
-		require.LessOrEqualf(t, math.Abs(y-want)/want, 0x1p-51, "rsqrt.approx.f64(%g)", x)
+		le(t, math.Abs(y-want)/want, 0x1p-51, "rsqrt.approx.f64(%g)", x)
 		if hi := upperWord(a); hi&0x7ff0000000000000 != 0 && hi < inf64 {
 			h := f64(hi)
 			r := RcpApproxFtz64(a)
 			require.Zero(t, r&0xffffffff)
 			if 1/h >= 0x1p-1022 {
-				require.LessOrEqualf(t, math.Abs(f64(r)-1/h)*h, 0x1p-20, "rcp.approx.ftz.f64(%g)", h) // truncated
-				require.LessOrEqualf(t, math.Abs(f64(r)), 1/math.Abs(h), "rcp.approx.ftz.f64(%g) rounds toward zero", h)
+				le(t, math.Abs(f64(r)-1/h)*h, 0x1p-20, "rcp.approx.ftz.f64(%g)", h) // truncated
+				le(t, math.Abs(f64(r)), 1/math.Abs(h), "rcp.approx.ftz.f64(%g) rounds toward zero", h)
 			}
 			s := RsqrtApproxFtz64(a)
 			require.Zero(t, s&0xffffffff)
-			require.LessOrEqualf(t, math.Abs(f64(s)-1/math.Sqrt(h))*math.Sqrt(h), 0x1p-20, "rsqrt.approx.ftz.f64(%g)", h)
-			require.LessOrEqualf(t, f64(s), 1/math.Sqrt(h), "rsqrt.approx.ftz.f64(%g) rounds toward zero", h)
+			le(t, math.Abs(f64(s)-1/math.Sqrt(h))*math.Sqrt(h), 0x1p-20, "rsqrt.approx.ftz.f64(%g)", h)
+			le(t, f64(s), 1/math.Sqrt(h), "rsqrt.approx.ftz.f64(%g) rounds toward zero", h)
 		}
 	}
 }
@@ -231,10 +231,10 @@ func TestApproxBounds(t *testing.T) {
 	for i := 0; i < n; i++ {
 		a := uint32(g.val(tF32))
 		x := f32d(a)
-		ctx := fmt.Sprintf("x=%08x (%g)", a, x)
+		ctx := lazy(func() string { return fmt.Sprintf("x=%08x (%g)", a, x) })
 		// rcp: within 1 ulp (we are correctly rounded)
 		if a<<1 != 0 && math.Abs(1/x) < math.MaxFloat32 {
-			require.LessOrEqual(t, ulps32(RcpApprox32(a, false), 1/x), 0.5, "rcp "+ctx)
+			le(t, ulps32(RcpApprox32(a, false), 1/x), 0.5, "rcp %s", ctx)
 		}
 		// div.approx: 2 ulp for |b| in [2^-126, 2^126] (when the quotient is
 		// a normal number), div.full: 2 ulp everywhere
@@ -242,46 +242,46 @@ func TestApproxBounds(t *testing.T) {
 		if ab := math.Abs(f32d(b)); ab >= 0x1p-126 && ab <= 0x1p126 {
 			q := x / f32d(b)
 			if aq := math.Abs(q); aq >= 0x1p-126 && aq < math.MaxFloat32 {
-				require.LessOrEqualf(t, ulps32(DivApprox32(a, b, false), q), 2.0, "div.approx %s b=%08x", ctx, b)
+				le(t, ulps32(DivApprox32(a, b, false), q), 2.0, "div.approx %s b=%08x", ctx, b)
 			}
 		}
 		if b<<1 != 0 {
 			if q := x / f32d(b); math.Abs(q) < math.MaxFloat32 && q != 0 {
-				require.LessOrEqualf(t, ulps32(DivFull32(a, b, false), q), 2.0, "div.full %s b=%08x", ctx, b)
+				le(t, ulps32(DivFull32(a, b, false), q), 2.0, "div.full %s b=%08x", ctx, b)
 			}
 		}
 		if x > 0 {
 			// sqrt: relative 2^-23; rsqrt: relative 2^-22.9
 			s := math.Sqrt(x)
-			require.LessOrEqual(t, math.Abs(f32d(SqrtApprox32(a, false))-s)/s, math.Exp2(-23), "sqrt "+ctx)
-			require.LessOrEqual(t, math.Abs(f32d(RsqrtApprox32(a, false))-1/s)*s, math.Exp2(-22.9), "rsqrt "+ctx)
+			le(t, math.Abs(f32d(SqrtApprox32(a, false))-s)/s, math.Exp2(-23), "sqrt %s", ctx)
+			le(t, math.Abs(f32d(RsqrtApprox32(a, false))-1/s)*s, math.Exp2(-22.9), "rsqrt %s", ctx)
 			// lg2: absolute 2^-22 in (0.5, 2), relative 2^-22 elsewhere
 			l := math.Log2(x)
 			got := f32d(Lg2Approx32(a, false))
 			if x > 0.5 && x < 2 {
-				require.LessOrEqual(t, math.Abs(got-l), math.Exp2(-22), "lg2 "+ctx)
+				le(t, math.Abs(got-l), math.Exp2(-22), "lg2 %s", ctx)
 			} else {
-				require.LessOrEqual(t, math.Abs(got-l)/math.Abs(l), math.Exp2(-22), "lg2 "+ctx)
+				le(t, math.Abs(got-l)/math.Abs(l), math.Exp2(-22), "lg2 %s", ctx)
 			}
 		}
 		// ex2: 2 ulp over the full range (inputs scaled into the range)
 		xe := math.Mod(x, 160)
 		ae := fb(float32(xe))
 		if ex := math.Exp2(f32d(ae)); ex < math.MaxFloat32 && ex >= 0x1p-149 {
-			require.LessOrEqual(t, ulps32(Ex2Approx32(ae, false), ex), 2.0, "ex2 "+ctx)
+			le(t, ulps32(Ex2Approx32(ae, false), ex), 2.0, "ex2 %s", ctx)
 		}
 		// tanh: relative 2^-11
 		if x != 0 {
 			th := math.Tanh(x)
-			require.LessOrEqual(t, math.Abs(f32d(TanhApprox32(a))-th)/math.Abs(th), math.Exp2(-11), "tanh "+ctx)
+			le(t, math.Abs(f32d(TanhApprox32(a))-th)/math.Abs(th), math.Exp2(-11), "tanh %s", ctx)
 		}
 		// sin/cos: absolute 2^-20.5 on [-2pi, 2pi], 2^-14.7 on [-100pi, 100pi]
 		for _, lim := range []struct{ r, e float64 }{{2 * math.Pi, -20.5}, {100 * math.Pi, -14.7}} {
 			xs := math.Mod(x, lim.r)
 			as := fb(float32(xs))
 			xs = f32d(as)
-			require.LessOrEqual(t, math.Abs(f32d(SinApprox32(as, false))-math.Sin(xs)), math.Exp2(lim.e), "sin %08x", as)
-			require.LessOrEqual(t, math.Abs(f32d(CosApprox32(as, false))-math.Cos(xs)), math.Exp2(lim.e), "cos %08x", as)
+			le(t, math.Abs(f32d(SinApprox32(as, false))-math.Sin(xs)), math.Exp2(lim.e), "sin %08x", as)
+			le(t, math.Abs(f32d(CosApprox32(as, false))-math.Cos(xs)), math.Exp2(lim.e), "cos %08x", as)
 		}
 	}
 	// f16 / bf16 ex2 (relative 2^-9.9 / 2^-7) and tanh (absolute 2^-10.987 /
@@ -291,16 +291,16 @@ func TestApproxBounds(t *testing.T) {
 		if !isNaN16(a) && a&0x7fff != 0x7c00 {
 			x := f16ToF64(a)
 			if e := math.Exp2(x); e >= 0x1p-14 && e <= 65504 {
-				require.LessOrEqualf(t, math.Abs(f16ToF64(Ex2Approx16(a))-e)/e, math.Exp2(-9.9), "ex2.f16 %04x", a)
+				le(t, math.Abs(f16ToF64(Ex2Approx16(a))-e)/e, math.Exp2(-9.9), "ex2.f16 %04x", a)
 			}
-			require.LessOrEqualf(t, math.Abs(f16ToF64(TanhApprox16(a))-math.Tanh(x)), math.Exp2(-10.987), "tanh.f16 %04x", a)
+			le(t, math.Abs(f16ToF64(TanhApprox16(a))-math.Tanh(x)), math.Exp2(-10.987), "tanh.f16 %04x", a)
 		}
 		if !isNaNBF(a) && a&0x7fff != 0x7f80 {
 			x := bf16ToF64(FlushBF16(a))
 			if e := math.Exp2(x); e >= 0x1p-126 && e <= 0x1p127 {
-				require.LessOrEqualf(t, math.Abs(bf16ToF64(Ex2ApproxBF16(a))-e)/e, math.Exp2(-7), "ex2.bf16 %04x", a)
+				le(t, math.Abs(bf16ToF64(Ex2ApproxBF16(a))-e)/e, math.Exp2(-7), "ex2.bf16 %04x", a)
 			}
-			require.LessOrEqualf(t, math.Abs(bf16ToF64(TanhApproxBF16(a))-math.Tanh(bf16ToF64(a))), math.Exp2(-8), "tanh.bf16 %04x", a)
+			le(t, math.Abs(bf16ToF64(TanhApproxBF16(a))-math.Tanh(bf16ToF64(a))), math.Exp2(-8), "tanh.bf16 %04x", a)
 		}
 	}
 	// ex2.approx.ftz.bf16 table (9.7.4.10)
@@ -349,8 +349,8 @@ func TestSinCosSweep(t *testing.T) {
 				continue
 			}
 			a := fb(x)
-			require.LessOrEqualf(t, math.Abs(f32d(SinApprox32(a, false))-math.Sin(float64(x))), math.Exp2(lim.e), "sin %08x", a)
-			require.LessOrEqualf(t, math.Abs(f32d(CosApprox32(a, false))-math.Cos(float64(x))), math.Exp2(lim.e), "cos %08x", a)
+			le(t, math.Abs(f32d(SinApprox32(a, false))-math.Sin(float64(x))), math.Exp2(lim.e), "sin %08x", a)
+			le(t, math.Abs(f32d(CosApprox32(a, false))-math.Cos(float64(x))), math.Exp2(lim.e), "cos %08x", a)
 		}
 	}
 }

@@ -290,7 +290,7 @@ func TestConvertRandom(t *testing.T) {
 					} else {
 						want = encode(refRound(x, d.f, r), d.k)
 					}
-					require.Equalf(t, want, Convert(a, s.k, d.k, r, 0), "cvt.%v.%v.%v %x", r, d.k, s.k, a)
+					eq(t, want, Convert(a, s.k, d.k, r, 0), "cvt.%v.%v.%v %x", r, d.k, s.k, a)
 				}
 			}
 		}
@@ -351,7 +351,7 @@ func TestFloatToIntRandom(t *testing.T) {
 							a = bitsOf(s.f, g.r.IntN(3) == 0, e, g.r.Uint64())
 						}
 						want := refToInt(ratOf(a, s.f), bits, signed, r)
-						require.Equalf(t, want, FloatToInt(a, s.k, bits, signed, r, false),
+						eq(t, want, FloatToInt(a, s.k, bits, signed, r, false),
 							"cvt.%v %v→%v/%d %x", r, s.k, signed, bits, a)
 					}
 				}
@@ -381,7 +381,7 @@ func TestIntToFloatRandom(t *testing.T) {
 						if x.Sign() != 0 {
 							want = refRound(new(big.Rat).SetInt(x), d.f, r)
 						}
-						require.Equalf(t, want, IntToFloat(v, bits, signed, d.k, r),
+						eq(t, want, IntToFloat(v, bits, signed, d.k, r),
 							"cvt.%v.%v.%v%d %x", r, d.k, signed, bits, v)
 					}
 				}
@@ -410,7 +410,7 @@ func TestRoundIntegralRandom(t *testing.T) {
 				} else {
 					want = refRound(new(big.Rat).SetInt64(int64(n)), s.f, RN)
 				}
-				require.Equalf(t, want, RoundIntegral(a, s.k, r, false, false), "cvt.%vi.%v %x", r, s.k, a)
+				eq(t, want, RoundIntegral(a, s.k, r, false, false), "cvt.%vi.%v %x", r, s.k, a)
 			}
 		}
 	}

@@ -439,25 +439,25 @@ func TestF32Random(t *testing.T) {
 						c = uint32(g.near(tF32, uint64(p^sign32)))
 					}
 				}
-				ctx := fmt.Sprintf("a=%08x b=%08x c=%08x r=%v ftz=%v sat=%v", a, b, c, r, ftz, sat)
+				ctx := lazy(func() string { return fmt.Sprintf("a=%08x b=%08x c=%08x r=%v ftz=%v sat=%v", a, b, c, r, ftz, sat) })
 				fin := func(z uint64) uint32 {
 					if sat {
 						return refSat32(uint32(z))
 					}
 					return uint32(z)
 				}
-				require.Equal(t, fin(refAdd(uint64(a), uint64(b), tF32, r, ftz)), Add32(a, b, r, ftz, sat), "add "+ctx)
-				require.Equal(t, fin(refAdd(uint64(a), uint64(b^sign32), tF32, r, ftz)), Sub32(a, b, r, ftz, sat), "sub "+ctx)
-				require.Equal(t, fin(refMul(uint64(a), uint64(b), tF32, r, ftz)), Mul32(a, b, r, ftz, sat), "mul "+ctx)
-				require.Equal(t, fin(refFma(uint64(a), uint64(b), uint64(c), tF32, r, ftz)), Fma32(a, b, c, r, ftz, sat), "fma "+ctx)
+				eq(t, fin(refAdd(uint64(a), uint64(b), tF32, r, ftz)), Add32(a, b, r, ftz, sat), "add %s", ctx)
+				eq(t, fin(refAdd(uint64(a), uint64(b^sign32), tF32, r, ftz)), Sub32(a, b, r, ftz, sat), "sub %s", ctx)
+				eq(t, fin(refMul(uint64(a), uint64(b), tF32, r, ftz)), Mul32(a, b, r, ftz, sat), "mul %s", ctx)
+				eq(t, fin(refFma(uint64(a), uint64(b), uint64(c), tF32, r, ftz)), Fma32(a, b, c, r, ftz, sat), "fma %s", ctx)
 				bb := b
 				if ftz {
 					bb = Flush32(b)
 				}
 				if bb<<1 != 0 {
-					require.Equal(t, uint32(refDiv(uint64(a), uint64(b), tF32, r, ftz)), Div32(a, b, r, ftz), "div "+ctx)
+					eq(t, uint32(refDiv(uint64(a), uint64(b), tF32, r, ftz)), Div32(a, b, r, ftz), "div %s", ctx)
 				}
-				require.Equal(t, uint32(refSqrt(uint64(a&^sign32), tF32, r, ftz)), Sqrt32(a&^sign32, r, ftz), "sqrt "+ctx)
+				eq(t, uint32(refSqrt(uint64(a&^sign32), tF32, r, ftz)), Sqrt32(a&^sign32, r, ftz), "sqrt %s", ctx)
 			}
 		}
 	}

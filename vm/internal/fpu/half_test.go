@@ -150,23 +150,23 @@ func TestHalfRandom(t *testing.T) {
 			a := g.val(tF16)
 			b := g.near(tF16, a)
 			c := g.val(tF16)
-			ctx := fmt.Sprintf("f16 a=%04x b=%04x c=%04x r=%v ftz=%v sat=%v", a, b, c, r, ftz, st)
+			ctx := lazy(func() string { return fmt.Sprintf("f16 a=%04x b=%04x c=%04x r=%v ftz=%v sat=%v", a, b, c, r, ftz, st) })
 			ha, hb, hc := uint16(a), uint16(b), uint16(c)
-			require.Equal(t, sat(refAdd(a, b, tF16, r, ftz), 0x3c00, st), Add16(ha, hb, r, ftz, st), "add "+ctx)
-			require.Equal(t, sat(refAdd(a, b^0x8000, tF16, r, ftz), 0x3c00, st), Sub16(ha, hb, r, ftz, st), "sub "+ctx)
-			require.Equal(t, sat(refMul(a, b, tF16, r, ftz), 0x3c00, st), Mul16(ha, hb, r, ftz, st), "mul "+ctx)
-			require.Equal(t, sat(refFma(a, b, c, tF16, r, ftz), 0x3c00, st), Fma16(ha, hb, hc, r, ftz, st), "fma "+ctx)
+			eq(t, sat(refAdd(a, b, tF16, r, ftz), 0x3c00, st), Add16(ha, hb, r, ftz, st), "add %s", ctx)
+			eq(t, sat(refAdd(a, b^0x8000, tF16, r, ftz), 0x3c00, st), Sub16(ha, hb, r, ftz, st), "sub %s", ctx)
+			eq(t, sat(refMul(a, b, tF16, r, ftz), 0x3c00, st), Mul16(ha, hb, r, ftz, st), "mul %s", ctx)
+			eq(t, sat(refFma(a, b, c, tF16, r, ftz), 0x3c00, st), Fma16(ha, hb, hc, r, ftz, st), "fma %s", ctx)
 
 			a, b, c = g.val(tBF16), g.val(tBF16), g.val(tBF16)
 			if g.r.IntN(2) == 0 {
 				b = g.near(tBF16, a)
 			}
-			ctx = fmt.Sprintf("bf16 a=%04x b=%04x c=%04x r=%v", a, b, c, r)
+			ctx = lazy(func() string { return fmt.Sprintf("bf16 a=%04x b=%04x c=%04x r=%v", a, b, c, r) })
 			ha, hb, hc = uint16(a), uint16(b), uint16(c)
-			require.Equal(t, uint16(refAdd(a, b, tBF16, r, false)), AddBF16(ha, hb, r), "add "+ctx)
-			require.Equal(t, uint16(refAdd(a, b^0x8000, tBF16, r, false)), SubBF16(ha, hb, r), "sub "+ctx)
-			require.Equal(t, uint16(refMul(a, b, tBF16, r, false)), MulBF16(ha, hb, r), "mul "+ctx)
-			require.Equal(t, uint16(refFma(a, b, c, tBF16, r, false)), FmaBF16(ha, hb, hc, r), "fma "+ctx)
+			eq(t, uint16(refAdd(a, b, tBF16, r, false)), AddBF16(ha, hb, r), "add %s", ctx)
+			eq(t, uint16(refAdd(a, b^0x8000, tBF16, r, false)), SubBF16(ha, hb, r), "sub %s", ctx)
+			eq(t, uint16(refMul(a, b, tBF16, r, false)), MulBF16(ha, hb, r), "mul %s", ctx)
+			eq(t, uint16(refFma(a, b, c, tBF16, r, false)), FmaBF16(ha, hb, hc, r), "fma %s", ctx)
 		}
 	}
 }

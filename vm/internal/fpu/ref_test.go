@@ -5,10 +5,13 @@ package fpu
 // big.Int, and square roots are integer square roots at a large scale.
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // tfmt is a binary format for the reference: mant fraction bits, exponent
@@ -324,3 +327,30 @@ func iters(t *testing.T, n int) int {
 	}
 	return n
 }
+
+// eq and le are require.Equal and require.LessOrEqual for the inner loops
+// of the random and dense sweeps: they compare first and call require,
+// with the same arguments, only when the check fails, so that a failure
+// reads as before. Called on every input, require (t.Helper's stack walk,
+// testify's reflection) and the messages' formatting took about 40% of
+// the package's CPU.
+func eq[T comparable](t *testing.T, want, got T, msgAndArgs ...any) {
+	if want != got {
+		t.Helper()
+		require.Equal(t, want, got, msgAndArgs...)
+	}
+}
+
+func le[T cmp.Ordered](t *testing.T, got, bound T, msgAndArgs ...any) {
+	if got <= bound {
+		return
+	}
+	t.Helper()
+	require.LessOrEqual(t, got, bound, msgAndArgs...)
+}
+
+// lazy is a message formatted only when a check fails (fmt's %s calls
+// String).
+type lazy func() string
+
+func (l lazy) String() string { return l() }

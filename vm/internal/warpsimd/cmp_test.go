@@ -31,7 +31,7 @@ func TestCmp32MatchesLanes(t *testing.T) {
 		for _, signed := range []bool{false, true} {
 			lt, eq := Cmp32(&a, &b, signed)
 			wlt, weq := cmp32Go(&a, &b, signed)
-			require.Equal(t, [2]uint32{wlt, weq}, [2]uint32{lt, eq}, "signed %v, a %x, b %x", signed, a, b)
+			same(t, [2]uint32{wlt, weq}, [2]uint32{lt, eq}, "signed %v, a %x, b %x", signed, a, b)
 		}
 	}
 	// The Go loop against plain integer comparisons.

@@ -63,7 +63,7 @@ func TestFmaRN32MatchesFpu(t *testing.T) {
 			}
 		}
 		fmaRN32Go(&g, &a, &b, &c)
-		require.Equal(t, d, g)
+		same(t, d, g)
 	}
 }
 

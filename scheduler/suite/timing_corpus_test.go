@@ -1,7 +1,6 @@
-package timing_test
+package suite_test
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -86,8 +85,14 @@ func sameDifferences(a, b *suite.Result) bool {
 // list-scheduled and if-converted as ptxas compiles it. By default the
 // cases of more than maxCorpusInst machine instructions are left out to
 // keep the suite fast; -timing.corpus.all (or PTXVM_TIMING_CORPUS_ALL=1)
-// runs them all. (The public corpus's PTX is not in the repository.)
+// runs them all. (The public corpus's PTX is not in the repository.) The
+// functional runs are those the corpus tests of this package hold to the
+// GPU (runOnce: a case runs once in each mode per process), and the
+// clusters' and TMA corpora's timed runs those TestClusterCorpus and
+// TestTMACorpus hold to it; this test was in scheduler/timing, where it ran
+// every case functionally a second time, until 2026-11-29.
 func TestCorpusTimingMatchesGPU(t *testing.T) {
+	t.Parallel()
 	sizes := map[string]float64{}
 	ls, err := ncu.ReadAll("../../testdata")
 	require.NoError(t, err)
@@ -112,10 +117,8 @@ func TestCorpusTimingMatchesGPU(t *testing.T) {
 				}
 				run = append(run, c)
 			}
-			opt := suite.Options{MaxInst: 1 << 32}
-			functional := suite.Run(context.Background(), run, opt, nil)
-			opt.Mode = scheduler.ModeTiming
-			results := suite.Run(context.Background(), run, opt, nil)
+			functional := runOnce(run, "")
+			results := runOnce(run, scheduler.ModeTiming)
 			pass := 0
 			for i, r := range results {
 				f := functional[i]
