@@ -180,14 +180,15 @@ type LatencyConfig struct {
 	Store           uint32 `json:"store"`       // until a store has left the SM
 	L2BytesPerCycle int    `json:"l2_slice_bytes_per_cycle"`
 	// L2ReadTxnCycles is the fewest cycles a read transaction holds its
-	// slice, however few its sectors (0: its bytes only). H200,
-	// testdata/host/hostmem8.jsonl group lines: every SM gathering one
-	// sector a line from L2-resident data gets 82 transactions a cycle
-	// from its 96 slices, against 146-166 sectors a cycle in lines of two
-	// or four sectors.
-	L2ReadTxnCycles float64 `json:"l2_read_cycles_per_transaction,omitempty"`
-	// L2ReadBytesPerCycle, if not 0, is what a slice moves a cycle for
-	// reads instead of L2BytesPerCycle.
+	// slice, however few its sectors (0: its bytes only), and
+	// L2ReadBytesPerCycle, if not 0, what a slice moves a cycle for reads
+	// instead of L2BytesPerCycle. No profile sets them: the H200's
+	// L2-resident gathers (testdata/host/hostmem8.jsonl group lines: 82
+	// one-sector transactions a cycle from its 96 slices, 146-166 sectors
+	// a cycle in lines of two or four) want 1.17 and 55, the H100's padded
+	// transposes and adam_big did not (docs/timing-validation.md,
+	// "Gathers from the L2"); they are there for calibrate's -set.
+	L2ReadTxnCycles     float64 `json:"l2_read_cycles_per_transaction,omitempty"`
 	L2ReadBytesPerCycle float64 `json:"l2_slice_read_bytes_per_cycle,omitempty"`
 	// L2AtomicCycles is the cycles an L2 slice spends per update of one
 	// address by a global atomic or reduction of integers (the lanes on

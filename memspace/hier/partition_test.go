@@ -1,6 +1,7 @@
 package hier
 
 import (
+	"math/bits"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -179,4 +180,36 @@ func TestFarWriteQueuesAtBothSlices(t *testing.T) {
 	assert.Equal(t, m.cfg.Latency.L2HitNear, lat, "the near copy serves the read at once")
 	assert.Greater(t, m.sliceFree[near], busy, "the near slice performs the read")
 	assert.Equal(t, busy, m.sliceFree[home], "the home slice is not involved")
+}
+
+// The slices' read knobs (latency.l2_slice_read_bytes_per_cycle and
+// l2_read_cycles_per_transaction; unset in the profiles, for calibrate's
+// -set: docs/timing-validation.md, "Gathers from the L2"): a read holds its
+// slice for its bytes at the read rate, at least the per-transaction
+// cycles; writes keep l2_slice_bytes_per_cycle.
+func TestSliceReadKnobs(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		rate, least float64
+		mask        uint8
+		op          uint8
+		want        float64
+	}{
+		{"unset: a sector at 32 B a cycle", 0, 0, 0x1, opRead, 1},
+		{"unset: a line", 0, 0, 0xf, opRead, 4},
+		{"64 B a cycle: a line", 64, 0, 0xf, opRead, 2},
+		{"at least 1.5 a transaction: a sector", 64, 1.5, 0x1, opRead, 1.5},
+		{"at least 1.5 a transaction: a line", 64, 1.5, 0xf, opRead, 2},
+		{"writes keep the slice rate", 64, 1.5, 0xf, opWrite, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newTest(t, "h100")
+			m := h.Memory()
+			require.Equal(t, 32, m.cfg.Latency.L2BytesPerCycle)
+			m.cfg.Latency.L2ReadBytesPerCycle, m.cfg.Latency.L2ReadTxnCycles = c.rate, c.least
+			n := uint64(bits.OnesCount8(c.mask))
+			m.occupy(3, txn{line: 1, mask: c.mask, op: c.op}, n, 100)
+			assert.InDelta(t, 100+c.want, m.sliceFree[3], 1e-9)
+		})
+	}
 }
