@@ -44,7 +44,7 @@ type linesRow struct {
 // launches on 1, 33, 66 and 264 blocks (about 90 s on 2 cores).
 func TestGatherLinesAgainstGPU(t *testing.T) {
 	const linesTol = 0.15
-	rows := readHostmem8[linesRow](t, "lines", 30)
+	rows := readHostmem[linesRow](t, "hostmem8.jsonl", "lines", 30)
 	ptx, err := filepath.Abs(filepath.Join("..", "testdata", "host", "ptx", "hostmem8.O3.ptx"))
 	require.NoError(t, err)
 	h8 := newH200Runner(t)
@@ -115,10 +115,10 @@ func (h *h200Runner) run(t *testing.T, name, js string) map[string]float64 {
 	return run.Metrics()
 }
 
-// readHostmem8 returns the rows of testdata/host/hostmem8.jsonl whose
-// group is group, decoded as T, and requires n of them.
-func readHostmem8[T any](t *testing.T, group string, n int) []T {
-	f, err := os.Open(filepath.Join("..", "testdata", "host", "hostmem8.jsonl"))
+// readHostmem returns the rows of testdata/host/FILE whose group is group,
+// decoded as T, and requires n of them.
+func readHostmem[T any](t *testing.T, file, group string, n int) []T {
+	f, err := os.Open(filepath.Join("..", "testdata", "host", file))
 	require.NoError(t, err)
 	defer f.Close()
 	var out []T

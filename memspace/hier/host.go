@@ -42,6 +42,19 @@ type HostLinkConfig struct {
 	// 2.0 ns at 4-128 MiB, where one word a line takes 1.3 ns at 4-16
 	// MiB).
 	WriteRunCycles float64 `json:"write_run_cycles,omitempty"`
+	// HostWriteCacheBytes, if not 0, is how much of the lines the GPU
+	// writes in part the host keeps at hand (in lines of the GPU's, with
+	// random replacement), and WriteMissCycles the fewest cycles a partial
+	// write of a line it no longer holds takes on the link: the host reads
+	// the line from its DRAM to merge the bytes. (H200, hostmem9.jsonl
+	// group mapw: store_perm into mapped memory with a stride of 32 words,
+	// which sweeps the buffer 32 times writing a word a line, writes 3.2
+	// GB/s at 8-16 MiB, 2.9 at 24, 2.3 at 32 and 2.0 at 64-128, where the
+	// same words written a 2 or 8 MiB window at a time stay at 3.2 GB/s at
+	// every size and 2 MiB host pages change nothing; strides of 2 and 8,
+	// bound by WriteRunCycles, do not slow.)
+	HostWriteCacheBytes int64   `json:"host_write_cache_bytes,omitempty"`
+	WriteMissCycles     float64 `json:"write_miss_cycles,omitempty"`
 
 	// Managed memory, in pages of MigrateBytes aligned in the buffer. A
 	// kernel's touch of a page that is not on the device faults: the
@@ -74,7 +87,7 @@ type HostLinkConfig struct {
 func (c *HostLinkConfig) validate() error {
 	if c.ReadBytesPerCycle < 0 || c.WriteBytesPerCycle < 0 || c.MigrateBytesPerCycle < 0 || c.PopulateBytesPerCycle < 0 ||
 		c.MigrateBeyondCacheBytesPerCycle < 0 || c.PopulateBeyondCacheBytesPerCycle < 0 || c.ReadOverheadBytes < 0 || c.WriteOverheadBytes < 0 ||
-		c.ReadTxnCycles < 0 || c.WriteTxnCycles < 0 || c.WriteRunCycles < 0 || c.PrefetchBytes < 0 || c.HostCacheBytes < 0 || c.WriteMigrateFactor < 0 {
+		c.ReadTxnCycles < 0 || c.WriteTxnCycles < 0 || c.WriteRunCycles < 0 || c.HostWriteCacheBytes < 0 || c.WriteMissCycles < 0 || c.PrefetchBytes < 0 || c.HostCacheBytes < 0 || c.WriteMigrateFactor < 0 {
 		return fmt.Errorf("bandwidths and overheads must not be negative")
 	}
 	if c.MigrateBytes < 0 || (c.MigrateBytes > 0 && c.MigrateBytes&(c.MigrateBytes-1) != 0) {
@@ -256,6 +269,9 @@ func (m *Memory) serveSysmem(t txn, part int, now uint64, wb []uint32) uint32 {
 					least = max(least, float64(runs)*hl.WriteRunCycles)
 				}
 			}
+			if hl.WriteMissCycles > 0 && !m.hostHolds(t.line) {
+				least = max(least, hl.WriteMissCycles)
+			}
 		}
 		c[HostLinkWriteBytes] += payload
 		return base + m.link(&m.linkWriteFree, payload+uint64(hl.WriteOverheadBytes), hl.WriteBytesPerCycle, least, now)
@@ -289,6 +305,19 @@ func (m *Memory) serveSysmem(t txn, part int, now uint64, wb []uint32) uint32 {
 		m.link(&m.linkWriteFree, nm<<m.g.sectorShift+uint64(hl.WriteOverheadBytes), hl.WriteBytesPerCycle, hl.WriteTxnCycles, now)
 	}
 	return base + hl.LatencyCycles + wait
+}
+
+// hostHolds reports whether the host still holds line, written in part
+// before, and holds it from now on (HostLinkConfig.HostWriteCacheBytes;
+// false when the host keeps none).
+func (m *Memory) hostHolds(line uint64) bool {
+	if m.hostLines == nil {
+		m.hostLines = newHostLines(m.cfg.HostLink.HostWriteCacheBytes, m.cfg.LineBytes)
+		if m.hostLines == nil {
+			return false
+		}
+	}
+	return m.hostLines.touch(line)
 }
 
 // link queues one transaction of bytes bytes on one direction of the host

@@ -98,3 +98,46 @@ func TestWrittenRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestHostLinesSweeps holds the host's memory of lines written in part
+// (HostLinkConfig.HostWriteCacheBytes) to what a store_perm sweep of mapped
+// memory asks of it: a buffer swept again and again misses only on the
+// first sweep when it fits, about half the time at one and a half times
+// the capacity, and nearly always at four times (random replacement: the
+// GPU's writes slow from 24 MiB on and not all at once); two arrays given
+// the same lines answer the same.
+func TestHostLinesSweeps(t *testing.T) {
+	const capacity, line = 1 << 20, 128
+	for _, c := range []struct {
+		name      string
+		footprint float64 // in capacities
+		lo, hi    float64 // the share of misses after the first sweeps
+	}{
+		{"half the capacity", 0.5, 0, 0},
+		{"nearly the capacity", 0.95, 0, 0},
+		{"one and a half", 1.5, 0.4, 0.75},
+		{"four times", 4, 0.9, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := newHostLines(capacity, line), newHostLines(capacity, line)
+			lines := uint64(c.footprint * capacity / line)
+			var miss, n int
+			for sweep := 0; sweep < 6; sweep++ {
+				for l := uint64(0); l < lines; l++ {
+					held := a.touch(l)
+					require.Equal(t, held, b.touch(l), "line %d of sweep %d", l, sweep)
+					if sweep >= 2 {
+						n++
+						if !held {
+							miss++
+						}
+					}
+				}
+			}
+			share := float64(miss) / float64(n)
+			assert.GreaterOrEqual(t, share, c.lo)
+			assert.LessOrEqual(t, share, c.hi)
+		})
+	}
+	assert.Nil(t, newHostLines(line*hostLineWays-1, line), "less than a set holds nothing")
+}

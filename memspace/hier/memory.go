@@ -77,6 +77,9 @@ type Memory struct {
 	linkReadFree, linkWriteFree float64
 	migrateFree                 float64
 	faulted                     bool // a managed page has faulted in this launch
+	// hostLines: the lines written in part the host holds (nil until the
+	// first such write, HostLinkConfig.HostWriteCacheBytes).
+	hostLines *hostLines
 }
 
 // loadWindow is the cycles over which the DRAM's utilisation is averaged.

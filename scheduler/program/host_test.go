@@ -247,7 +247,6 @@ var hostMisses = map[string]string{
 	"managed read_resident/67108864":                              missBeyondL2,
 	"program2 copy_scale_copy_pageable/12582912":                  "the second recording's host: pageable copies at 4-48 MiB move at 7-13 GB/s with no rule of what touched the buffer (one cold rate, 8.5 GB/s)",
 	"managed read_after_prefetch/1048576":                         "after a prefetch the GPU's first read finds none of the buffer in the L2 (hostmem7: 0-2% hits) and pays 3.6 µs beyond the model's cold read at 1 MiB, 5.4-8.3 at 8 MiB (third recording); after_prefetch_us is 5.2 at every size",
-	"mapped write_mapped_stride32/67108864":                       "the GPU's scattered posted writes slow down past 16 MiB (1.86 GB/s at 64 MiB against 3.1 at 16); the model's packet rate does not",
 	"mapped read_mapped_stride32/4194304":                         "scattered reads of mapped memory: 1.39 ns a sector on the GPU at 4 MiB, 1.59 at 16 MiB (fitted there)",
 	"managed prefetch_to_device/4194304":                          "the GPU's prefetch is faster at 4 MiB than its line through 1, 16 and 256 MiB (fit.py: -18% there)",
 	"managed first_read_host_resident/4194304":                    "first touches of 4 MiB are faster on the GPU than the line through 1, 16 and 256 MiB (fit.py: +21%)",
