@@ -29,7 +29,11 @@
 //   read       copy_perm from mapped memory with a stride of 32 at 24-64 MiB
 // 7 repeats after one warm-up, CUDA events.
 //
-// Usage: hostmem9 mix|mapw [once]. One JSON object per line on stdout.
+// pitch: the copy of mix (a coalesced load, a coalesced store) with the
+// stores in a transpose's order, rows of 4-16 KiB apart (pitchk), to see
+// whether such strides load the L2's slices unevenly.
+//
+// Usage: hostmem9 mix|mapw|pitch [once]. One JSON object per line on stdout.
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
@@ -58,6 +62,28 @@ __global__ void __launch_bounds__(1024) mixk(const float* __restrict__ a, float*
     for (int r = 0; r < R; ++r) s += __ldcg(a + at(RG, k * R + r, lane, n));
 #pragma unroll
     for (int x = 0; x < W; ++x) __stcg(b + at(WS, k * W + x, lane, n), s + (float)x);
+  }
+  if (s == 12345.0f) *sink = s;
+}
+// pitchk: a copy in the transpose's pattern without its shared memory:
+// warp access k reads line k of `a` (coalesced, in order) and writes one
+// line of a 32x32-word tile of `b` whose rows are P words apart (the tiles
+// in row-major order, the 32 rows of a tile by consecutive k), so that
+// successive writes are 4P bytes apart as a transpose's are. P is a
+// template parameter, so that its divisions are multiplications.
+template <unsigned P>
+__global__ void __launch_bounds__(1024) pitchk(const float* __restrict__ a, float* __restrict__ b, unsigned n, unsigned iters, float* sink) {
+  unsigned lane = threadIdx.x & 31;
+  unsigned w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, nw = (gridDim.x * blockDim.x) >> 5;
+  const unsigned rows = (8u << 18) / P, tilesPerRow = P / 32;  // n is 8 MiB of words
+  float s = 0;
+  for (unsigned it = 0; it < iters; ++it) {
+    unsigned k = it * nw + w;
+    float v = __ldcg(a + ((k * 32u + lane) & (n - 1)));
+    unsigned t = k >> 5, r = k & 31;
+    unsigned col = t % tilesPerRow * 32, row = (t / tilesPerRow * 32 + r) % rows;
+    __stcg(b + row * P + col + lane, v + 1.0f);
+    s += v;
   }
   if (s == 12345.0f) *sink = s;
 }
@@ -130,6 +156,38 @@ static void mix() {
   CK(cudaFree(A)); CK(cudaFree(B));
 }
 
+// pitch: pitchk at row pitches of 1,024, 2,048 and 4,096 words (4-16 KiB:
+// a transpose of that width's rows) and of 2,080 (padded by a line), beside
+// the plain copy (mix rc_wc), on 132 and 264 blocks.
+static void pitch() {
+  const size_t b = 8u << 20; unsigned n = (unsigned)(b / 4);
+  float *A, *B; CK(cudaMalloc(&A, b)); CK(cudaMalloc(&B, b));
+  for (unsigned blocks : {132u, 264u})
+    for (unsigned p : {0u, 1024u, 2048u, 2080u, 4096u}) {
+      double warps = blocks * 32.0;
+      unsigned iters = (unsigned)std::max(1.0, 2e7 / (warps * 8));
+      std::vector<double> v;
+      for (int r = (once ? 0 : -1); r < (once ? 1 : 7); ++r) {
+        fill_all<<<264, 1024, 0, st>>>(B, n, 1.0f); KL();
+        read_all<<<264, 1024, 0, st>>>(A, n, sink); KL();
+        double t = ev([&] {
+          if (p == 0) mixk<1, 1, false, false><<<blocks, 1024, 0, st>>>(A, B, n, iters, sink);
+          else if (p == 1024) pitchk<1024><<<blocks, 1024, 0, st>>>(A, B, n, iters, sink);
+          else if (p == 2048) pitchk<2048><<<blocks, 1024, 0, st>>>(A, B, n, iters, sink);
+          else if (p == 2080) pitchk<2080><<<blocks, 1024, 0, st>>>(A, B, n, iters, sink);
+          else pitchk<4096><<<blocks, 1024, 0, st>>>(A, B, n, iters, sink);
+          KL();
+        });
+        if (r >= 0) v.push_back(t);
+      }
+      double sec = warps * iters * 4;
+      char extra[200];
+      snprintf(extra, sizeof extra, ",\"kernel\":\"%s\",\"blocks\":%u,\"pitch\":%u,\"iters\":%u,\"read_sectors\":%.0f,\"write_sectors\":%.0f", p ? "pitchk" : "mixk", blocks, p, iters, sec, sec);
+      emit("pitch", "pitch" + std::to_string(p) + "_blocks" + std::to_string(blocks), b, v, extra);
+    }
+  CK(cudaFree(A)); CK(cudaFree(B));
+}
+
 static long anonHuge() {
   FILE* f = fopen("/proc/meminfo", "r"); if (!f) return -1;
   char line[256]; long kb = -1;
@@ -186,12 +244,13 @@ static void mapw() {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) { fprintf(stderr, "usage: hostmem9 mix|mapw [once]\n"); return 2; }
+  if (argc < 2) { fprintf(stderr, "usage: hostmem9 mix|mapw|pitch [once]\n"); return 2; }
   once = argc > 2 && !strcmp(argv[2], "once");
   CK(cudaSetDevice(0)); CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking)); CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
   CK(cudaMalloc(&sink, 4));
   if (!strcmp(argv[1], "mix")) mix();
   else if (!strcmp(argv[1], "mapw")) mapw();
+  else if (!strcmp(argv[1], "pitch")) pitch();
   else { fprintf(stderr, "unknown group %s\n", argv[1]); return 2; }
   CK(cudaDeviceSynchronize());
   return 0;
