@@ -563,7 +563,12 @@ func (s *sm) look(w *warp, t uint64) {
 			w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
 		}
 		if s.code != nil {
-			if f := s.fetched(w, in, t); f > w.eligAt {
+			// fetched's first test here: on the line the warp read last.
+			f := w.fready
+			if in.line != w.fline || in.lineEnd != w.fline {
+				f = s.fetched(w, in, t)
+			}
+			if f > w.eligAt {
 				w.eligAt, w.why, w.cause = f, NoInstruction, -1
 			}
 		}
@@ -766,38 +771,6 @@ func (s *sm) exit(w *warp, t uint64) {
 	if s.tr != nil {
 		s.tr.ctaEnd(b, end)
 	}
-}
-
-// blocked says whether the warp's next instruction must wait for a pipe or
-// a queue at cycle t: until when, and why.
-func (s *sm) blocked(w *warp, t uint64) (uint64, Stall) {
-	in := w.next
-	p := w.part
-	if w.slotsLeft == 0 {
-		switch in.queue {
-		case qMIO:
-			if u := p.mio.room(); u > t {
-				return u, MIOThrottle
-			}
-			return 0, 0
-		case qLSU:
-			if u := p.lsu.room(); u > t {
-				return u, LGThrottle
-			}
-			return 0, 0
-		case qTex:
-			if u := p.tex.room(); u > t {
-				return u, TexThrottle
-			}
-			return 0, 0
-		}
-	} else if in.queue != qNone || in.mixed {
-		return 0, 0
-	}
-	if f := p.pipeFree[in.pipe]; f > fcyc(t) {
-		return ceilCyc(f), MathPipeThrottle
-	}
-	return 0, 0
 }
 
 // issue issues one machine instruction of warp w at cycle t.
@@ -1278,13 +1251,32 @@ func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 		w.rekey()
 		return false, t + 1
 	}
-	if u, why := s.blocked(w, t); u > t {
+	// Must its instruction wait for a pipe or a queue: until u, why.
+	in, p := w.next, w.part
+	var u uint64
+	var why Stall
+	switch {
+	case w.slotsLeft == 0 && in.queue != qNone:
+		switch in.queue {
+		case qMIO:
+			u, why = p.mio.room(), MIOThrottle
+		case qLSU:
+			u, why = p.lsu.room(), LGThrottle
+		case qTex:
+			u, why = p.tex.room(), TexThrottle
+		}
+	case w.slotsLeft == 0 || in.queue == qNone && !in.mixed:
+		if f := p.pipeFree[in.pipe]; f > fcyc(t) {
+			u, why = ceilCyc(f), MathPipeThrottle
+		}
+	}
+	if u > t {
 		s.account(w, t)
 		w.eligAt, w.why = u, why
-		w.part.key[w.idx] = u
+		p.key[w.idx] = u
 		return false, u
 	}
-	w.part.key[w.idx] = w.eligAt
+	p.key[w.idx] = w.eligAt
 	return true, never
 }
 
