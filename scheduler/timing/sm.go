@@ -41,16 +41,16 @@ type part struct {
 	wake  uint64  // nothing to do before this cycle (see cycle)
 	warps []*warp // resident warps, oldest first
 	// key[i] is a cycle before which trying warps[i] can only report that
-	// it waits until key[i] (never: it has exited), and blk[i] its block:
-	// the scan reads these instead of the warps (most tries find the warp
-	// waiting, and each warp read missed the host's caches). A warp's key
-	// is set after each try and issue of it (rekey); whatever else lets it
-	// go on earlier (a barrier's release, a memory completion, the data
-	// path's service) sets it to 0 (unkey).
-	key []uint64
-	blk []*cta
-	// bend[i] says that warps[i] is the last of its block's warps here
-	// (a block's warps are together, in the order admit gave them).
+	// it waits until key[i] (never: it has exited), blk[i] its block and
+	// bend[i] whether it is the last of its block's warps here (a block's
+	// warps are together, in the order admit gave them): the scan reads
+	// key and bend instead of the warps (most tries find the warp waiting,
+	// and each warp read missed the host's caches). A warp's key is set
+	// after each try and issue of it (rekey); whatever else lets it go on
+	// earlier (a barrier's release, a memory completion, the data path's
+	// service) sets it to 0 (unkey).
+	key      []uint64
+	blk      []*cta
 	bend     []bool
 	dead     bool  // some warps of warps have exited
 	last     *warp // the warp that issued last
