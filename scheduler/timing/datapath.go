@@ -28,15 +28,20 @@ type dataOp struct {
 // pool puts the operation warp w issued at cycle t in the pool; its
 // results are not ready until serve gives it the path.
 func (s *sm) pool(w *warp, in *inst, t uint64, wf float64, lat uint32) {
-	s.dataEst = max(s.dataEst, float64(t)) + wf*s.r.cfg.DataCycles
+	s.dataEst = max(s.dataEst, fcyc(t)) + wf*s.r.cfg.DataCycles
 	s.writeback(w, in, never, in.sb)
 	s.dpool = append(s.dpool, dataOp{w: w, age: w.age, in: in, slot: w.w.Slot(), arrive: t, wf: wf, lat: lat})
+	s.poolAt = s.poolNext()
 }
 
 // serve gives the data path, up to cycle t, to the pooled operations in
 // round robin over the warps that have one waiting, and makes their
 // results ready.
-func (s *sm) serve(t uint64) { s.serveUntil(t, false) }
+func (s *sm) serve(t uint64) {
+	if s.poolAt <= t {
+		s.serveUntil(t, false)
+	}
+}
 
 // flush gives the data path to every pooled operation that arrived by
 // cycle t, however long they take: an operation served in arrival order
@@ -47,7 +52,7 @@ func (s *sm) serveUntil(t uint64, all bool) {
 	for len(s.dpool) > 0 {
 		cur := s.poolNext()
 		if all && s.dpool[0].arrive > t || !all && cur > t {
-			return
+			break
 		}
 		// The pool is in the order the operations arrived; the first of
 		// the warp at or after slot rr is served.
@@ -75,7 +80,7 @@ func (s *sm) serveUntil(t uint64, all bool) {
 		if s.rr == n {
 			s.rr = 0
 		}
-		s.dataFree = float64(cur) + op.wf*s.r.cfg.DataCycles
+		s.dataFree = fcyc(cur) + op.wf*s.r.cfg.DataCycles
 		w := op.w
 		if !w.live || w.age != op.age {
 			continue
@@ -94,6 +99,7 @@ func (s *sm) serveUntil(t uint64, all bool) {
 		w.part.wake = min(w.part.wake, at)
 		s.wake = min(s.wake, at)
 	}
+	s.poolAt = s.poolNext()
 }
 
 // poolNext is the cycle serve can next give the path to a pooled
@@ -102,7 +108,7 @@ func (s *sm) poolNext() uint64 {
 	if len(s.dpool) == 0 {
 		return never
 	}
-	return max(uint64(math.Ceil(s.dataFree)), s.dpool[0].arrive)
+	return max(ceilCyc(s.dataFree), s.dpool[0].arrive)
 }
 
 // poolDue is the earliest cycle a pooled operation's results can be
@@ -111,8 +117,8 @@ func (s *sm) poolNext() uint64 {
 // meanwhile (no operation arrives while no warp issues), and none of
 // their results is due before then.
 func (s *sm) poolDue() uint64 {
-	if len(s.dpool) == 0 {
+	if s.poolAt == never {
 		return never
 	}
-	return s.poolNext() + uint64(s.r.offLat[qMIO])
+	return s.poolAt + uint64(s.r.offLat[qMIO])
 }

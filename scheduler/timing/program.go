@@ -31,6 +31,7 @@ const (
 // per launch.
 type inst struct {
 	info  *vm.InstInfo
+	id    int32  // info.ID
 	slots uint32 // machine instructions per execution, in 1/256
 	round uint32 // machine instructions per further round of an atomic's lanes on one address, in 1/256
 	pipe  sasscost.Pipe
@@ -108,6 +109,12 @@ type inst struct {
 	// in flight (its N; -1: wait_all, every copy).
 	asyncCommit bool
 	asyncKeep   int32
+	// rare: asyncWait, carryR or carryW (finish), which look tests
+	// together.
+	rare bool
+	// rounds: an atomic, whose lanes on one address take rounds, or a
+	// compare-and-store loop (finish; issue's rounds).
+	rounds bool
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -180,7 +187,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			c.Slots += float64(saves) * save.Slots / 2
 		}
 		in := &p.insts[id]
-		in.info, in.form, in.vecReg, in.guard = info, form, -1, -1
+		in.info, in.id, in.form, in.vecReg, in.guard = info, int32(id), form, -1, -1
 		in.slots = uint32(c.Slots*256 + 0.5)
 		if info.Class == vm.ClassAtomic {
 			in.round = uint32(c.PerRound*256 + 0.5)
@@ -301,6 +308,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 	if cfg.Fetch.LineBytes > 0 {
 		p.layOut(k, cfg.Fetch.LineBytes)
 	}
+	p.finish()
 	return p
 }
 
@@ -357,7 +365,17 @@ const atHand = ^uint32(0) - 1
 // if-converted away (ifConvert).
 func (p *program) fold(id int32) {
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true, vecReg: -1, guard: -1, line: in.line, lineEnd: in.lineEnd}
+	*in = inst{info: in.info, id: in.id, form: in.form, folded: true, vecReg: -1, guard: -1, line: in.line, lineEnd: in.lineEnd}
+}
+
+// finish sets what the instructions' other fields imply, once they are
+// final (after fold, merge and poolShared).
+func (p *program) finish() {
+	for i := range p.insts {
+		in := &p.insts[i]
+		in.rare = in.asyncWait || in.carryR || in.carryW
+		in.rounds = in.cas != 0 || in.info != nil && in.info.Class == vm.ClassAtomic
+	}
 }
 
 // poolShared marks the instructions that wait for the data path in the
@@ -399,6 +417,6 @@ func sbSize(f *vm.Func) int {
 func (p *program) merge(id, lead, reg int32) {
 	p.insts[lead].vecN = max(p.insts[lead].vecN, 1) + 1
 	in := &p.insts[id]
-	*in = inst{info: in.info, form: in.form, folded: true, vecReg: sbIndex(in.info.Func, reg), guard: -1, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
+	*in = inst{info: in.info, id: in.id, form: in.form, folded: true, vecReg: sbIndex(in.info.Func, reg), guard: -1, regs: in.regs, nread: in.nread, preds: in.preds, npread: in.npread,
 		wregs: in.wregs, wpreds: in.wpreds, line: in.line, lineEnd: in.lineEnd}
 }

@@ -229,6 +229,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	if cfg.SharedOrder == RoundRobin {
 		r.prog.poolShared()
 	}
+	r.prog.finish()
 	for p := sasscost.Pipe(0); p < sasscost.NumPipes; p++ {
 		r.pipeCycles[p] = cfg.Pipes[p.String()].Cycles
 	}
@@ -321,7 +322,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	sms := make([]*sm, min(groups, n)*k)
 	r.sms, r.k = sms, k
 	for i := range sms {
-		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, acc: tallies[i/k%workers]}
+		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, poolAt: never, acc: tallies[i/k%workers]}
 		s.vm.Observer = s.hs
 		s.vm.DeferCount = true
 		if r.prog.agg != nil {
@@ -346,6 +347,8 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		if opt.Trace != nil {
 			s.tr = opt.Trace.forSM(i)
 		}
+		s.insts, s.lastLine, s.perInst = r.prog.insts, r.prog.lastLine, s.acc.perInst
+		s.guardCycles = r.prog.guardCycles
 		sms[i] = s
 	}
 	res := &Result{ClockMHz: float64(prof.ClockMHz), WarpsPerSM: prof.SM.MaxWarps, SubPartitions: prof.SM.SubPartitions, BlocksPerSM: occ,

@@ -41,14 +41,17 @@ type part struct {
 	wake  uint64  // nothing to do before this cycle (see cycle)
 	warps []*warp // resident warps, oldest first
 	// key[i] is a cycle before which trying warps[i] can only report that
-	// it waits until key[i] (never: it has exited), and blk[i] its block:
-	// the scan reads these instead of the warps (most tries find the warp
-	// waiting, and each warp read missed the host's caches). A warp's key
-	// is set after each try and issue of it (rekey); whatever else lets it
-	// go on earlier (a barrier's release, a memory completion, the data
-	// path's service) sets it to 0 (unkey).
+	// it waits until key[i] (never: it has exited), blk[i] its block and
+	// bend[i] whether it is the last of its block's warps here (a block's
+	// warps are together, in the order admit gave them): the scan reads
+	// key and bend instead of the warps (most tries find the warp waiting,
+	// and each warp read missed the host's caches). A warp's key is set
+	// after each try and issue of it (rekey); whatever else lets it go on
+	// earlier (a barrier's release, a memory completion, the data path's
+	// service) sets it to 0 (unkey).
 	key      []uint64
 	blk      []*cta
+	bend     []bool
 	dead     bool  // some warps of warps have exited
 	last     *warp // the warp that issued last
 	pipeFree [sasscost.NumPipes]float64
@@ -245,6 +248,7 @@ type sm struct {
 	// taken to leave (round robin).
 	dataEst  float64
 	dpool    []dataOp // shared-memory operations waiting for the data path (round robin)
+	poolAt   uint64   // poolNext, kept as dpool and dataFree change
 	rr       int      // the warp slot the data path serves next, or after
 	barFree  float64  // barrier unit busy until
 	texFree  float64
@@ -268,6 +272,12 @@ type sm struct {
 	capLines int
 	st       vm.Step
 	err      error
+	// insts, lastLine and perInst are r.prog.insts, r.prog.lastLine and
+	// acc.perInst, read at every look and issue.
+	insts       []inst
+	lastLine    []bool
+	perInst     []instTally
+	guardCycles uint32 // r.prog.guardCycles
 	// casWords are the shared-memory words compare-and-store loops hold
 	// or will hold (casloop.go).
 	casWords  []casWord
@@ -394,7 +404,11 @@ func (s *sm) admit(index int, start uint64) error {
 		w.idx = int32(len(p.warps))
 		p.warps = append(p.warps, w)
 		p.key = append(p.key, 0)
+		if n := len(p.blk); n > 0 && p.blk[n-1] == b {
+			p.bend[n-1] = false
+		}
 		p.blk = append(p.blk, b)
+		p.bend = append(p.bend, true)
 		p.wake = min(p.wake, start)
 		b.left++
 	}
@@ -442,7 +456,7 @@ func (s *sm) account(w *warp, t uint64) {
 	e := min(max(w.eligAt, w.mark), t)
 	var it *instTally
 	if w.waitID >= 0 {
-		it = &s.acc.perInst[w.waitID]
+		it = &s.perInst[w.waitID]
 	}
 	if d := e - w.mark; d > 0 {
 		s.acc.stalls[w.why] += d
@@ -450,7 +464,7 @@ func (s *sm) account(w *warp, t uint64) {
 			it.stalls[w.why] += d
 		}
 		if w.cause >= 0 {
-			s.acc.perInst[w.cause].caused[w.why] += d
+			s.perInst[w.cause].caused[w.why] += d
 		}
 		if s.tr != nil {
 			s.tr.stall(w, w.why, w.mark, e)
@@ -485,7 +499,7 @@ func (s *sm) look(w *warp, t uint64) {
 			return
 		}
 		w.parked = false
-		in := &s.r.prog.insts[info.ID]
+		in := &s.insts[info.ID]
 		w.next, w.waitID = in, info.ID
 		w.lanes = uint64(bits.OnesCount32(lanes))
 		// A register ready by thr changes nothing here: when the latest
@@ -518,19 +532,19 @@ func (s *sm) look(w *warp, t uint64) {
 		for i, p := range in.preds {
 			v := w.pred[p]
 			if p == in.guard && i < in.npread && v != never {
-				v += uint64(s.r.prog.guardCycles)
+				v += uint64(s.guardCycles)
 			}
 			if v > dep {
 				dep, why, cause = v, w.predSB[p], -1
 			}
 		}
-		if in.asyncWait {
-			if a := w.asyncDue(in.asyncKeep); a > dep {
-				dep, why, cause = a, LongScoreboard, -1
+		if in.rare {
+			if in.asyncWait {
+				if a := w.asyncDue(in.asyncKeep); a > dep {
+					dep, why, cause = a, LongScoreboard, -1
+				}
 			}
-		}
-		if in.carryR || in.carryW {
-			if w.carry > dep {
+			if (in.carryR || in.carryW) && w.carry > dep {
 				dep, why, cause = w.carry, Wait, -1
 			}
 		}
@@ -549,7 +563,12 @@ func (s *sm) look(w *warp, t uint64) {
 			w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
 		}
 		if s.code != nil {
-			if f := s.fetched(w, in, t); f > w.eligAt {
+			// fetched's first test here: on the line the warp read last.
+			f := w.fready
+			if in.line != w.fline || in.lineEnd != w.fline {
+				f = s.fetched(w, in, t)
+			}
+			if f > w.eligAt {
 				w.eligAt, w.why, w.cause = f, NoInstruction, -1
 			}
 		}
@@ -593,20 +612,29 @@ func (s *sm) fetched(w *warp, in *inst, t uint64) uint64 {
 	if in.line == w.fline && in.lineEnd == w.fline {
 		return w.fready
 	}
+	if l := in.line; l == in.lineEnd {
+		// One line, in the cache or asked for, and the next one asked
+		// for (or none follows in its function): what the loop below
+		// finds, without asking for anything.
+		if r := s.code[l]; r != 0 && (s.lastLine[l] || s.code[l+1] != 0) {
+			w.fline, w.fready = l, r-1
+			return r - 1
+		}
+	}
 	f := &s.r.cfg.Fetch
 	ready := uint64(0)
 	for l := in.line; l <= in.lineEnd; l++ {
 		r := s.code[l]
 		if r == 0 {
 			at := t + uint64(f.MissCycles)
-			if l > 0 && !s.r.prog.lastLine[l-1] && s.code[l-1] != 0 {
+			if l > 0 && !s.lastLine[l-1] && s.code[l-1] != 0 {
 				at = max(t, s.code[l-1]-1) + uint64(f.SequentialCycles)
 			}
 			r = at + 1
 			s.code[l] = r
 			s.cached(l)
 		}
-		if n := l + 1; !s.r.prog.lastLine[l] && s.code[n] == 0 {
+		if n := l + 1; !s.lastLine[l] && s.code[n] == 0 {
 			// Asked for now: a warp long stalled has not streamed on.
 			s.code[n] = max(r-1, t) + uint64(f.SequentialCycles) + 1
 			s.cached(n)
@@ -648,10 +676,13 @@ func (s *sm) step(w *warp, t uint64) error {
 		return err
 	}
 	id := s.st.Info.ID
-	it := &s.acc.perInst[id]
+	it := &s.perInst[id]
 	it.execs++
 	it.threads += uint64(bits.OnesCount32(s.st.Active))
-	in := &s.r.prog.insts[id]
+	in := w.next // the instruction the VM ran (look set it)
+	if in == nil || in.id != id {
+		in = &s.insts[id]
+	}
 	// Only barriers and exits complete barriers in the VM (a block's
 	// threads exiting can complete the barrier the others wait at);
 	// branches, calls and returns are looked at too.
@@ -685,7 +716,7 @@ func (s *sm) step(w *warp, t uint64) error {
 
 // writeback marks the registers instruction in writes ready at cycle at.
 func (s *sm) writeback(w *warp, in *inst, at uint64, sb Stall) {
-	id := in.info.ID
+	id := in.id
 	for _, r := range in.wregs {
 		w.reg[r] = regReady{at, id, sb}
 		if r < sbRegs {
@@ -742,38 +773,6 @@ func (s *sm) exit(w *warp, t uint64) {
 	}
 }
 
-// blocked says whether the warp's next instruction must wait for a pipe or
-// a queue at cycle t: until when, and why.
-func (s *sm) blocked(w *warp, t uint64) (uint64, Stall) {
-	in := w.next
-	p := w.part
-	if w.slotsLeft == 0 {
-		switch in.queue {
-		case qMIO:
-			if u := p.mio.room(); u > t {
-				return u, MIOThrottle
-			}
-			return 0, 0
-		case qLSU:
-			if u := p.lsu.room(); u > t {
-				return u, LGThrottle
-			}
-			return 0, 0
-		case qTex:
-			if u := p.tex.room(); u > t {
-				return u, TexThrottle
-			}
-			return 0, 0
-		}
-	} else if in.queue != qNone || in.mixed {
-		return 0, 0
-	}
-	if f := p.pipeFree[in.pipe]; f > float64(t) {
-		return uint64(math.Ceil(f)), MathPipeThrottle
-	}
-	return 0, 0
-}
-
 // issue issues one machine instruction of warp w at cycle t.
 func (s *sm) issue(w *warp, t uint64) {
 	s.account(w, t)
@@ -782,41 +781,55 @@ func (s *sm) issue(w *warp, t uint64) {
 	in := w.next
 	p := w.part
 	p.last = w
-	cfg := s.r.cfg
 	s.acc.stalls[Selected]++
 	s.acc.issued++
 	s.acc.threadIss += w.lanes
-	it := &s.acc.perInst[in.info.ID]
+	it := &s.perInst[in.id]
 	it.stalls[Selected]++
 	it.issued++
 	if s.tr != nil {
 		s.tr.issue(w, t)
 	}
-	pc := s.r.pipeCycles[in.pipe]
 	if w.slotsLeft > 0 {
-		// The next machine instruction of an expanded PTX instruction.
-		w.slotsLeft--
-		if in.queue == qNone && !in.mixed {
-			p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], float64(t)) + pc
-		}
-		w.readyAt, w.readyW = t+uint64(w.gap), Wait
-		if in.cas != 0 {
-			// A compare-and-store loop's instructions wait on its LDS
-			// and ATOMS.CAST results.
-			w.readyW = ShortScoreboard
-		}
-		s.waitLast(w, in)
-		w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
-		if w.slotsLeft == 0 {
-			w.next = nil
-			w.readyAt = t + s.issueGap(w)
-			if w.tail > 0 {
-				w.readyAt, w.readyW = t+w.tail, w.tailWhy
-			}
-			s.look(w, t+1)
-		}
+		s.issueMore(w, in, t)
 		return
 	}
+	s.issueFirst(w, in, t)
+}
+
+// issueMore issues, at cycle t, the next machine instruction of warp w's
+// expanded PTX instruction in.
+func (s *sm) issueMore(w *warp, in *inst, t uint64) {
+	p := w.part
+	pc := s.r.pipeCycles[in.pipe]
+	w.slotsLeft--
+	if in.queue == qNone && !in.mixed {
+		p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + pc
+	}
+	w.readyAt, w.readyW = t+uint64(w.gap), Wait
+	if in.cas != 0 {
+		// A compare-and-store loop's instructions wait on its LDS
+		// and ATOMS.CAST results.
+		w.readyW = ShortScoreboard
+	}
+	s.waitLast(w, in)
+	w.eligAt, w.why, w.cause = w.readyAt, w.readyW, -1
+	if w.slotsLeft == 0 {
+		w.next = nil
+		w.readyAt = t + s.issueGap(w)
+		if w.tail > 0 {
+			w.readyAt, w.readyW = t+w.tail, w.tailWhy
+		}
+		s.look(w, t+1)
+	}
+}
+
+// issueFirst issues, at cycle t, the first machine instruction of warp w's
+// next PTX instruction in: it executes in the VM now.
+func (s *sm) issueFirst(w *warp, in *inst, t uint64) {
+	p := w.part
+	cfg := s.r.cfg
+	pc := s.r.pipeCycles[in.pipe]
 	w.asyncBook(in)
 	total := in.slots + w.frac
 	n := max(1, total>>8)
@@ -828,11 +841,11 @@ func (s *sm) issue(w *warp, t uint64) {
 	start := t
 	switch in.queue {
 	case qNone:
-		p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], float64(t)) + pc
+		p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + pc
 	case qMIO:
 		if !in.data && in.kind != kindMem {
-			f := max(p.pipeFree[in.pipe], float64(t))
-			start = uint64(math.Ceil(f))
+			f := max(p.pipeFree[in.pipe], fcyc(t))
+			start = ceilCyc(f)
 			p.pipeFree[in.pipe] = f + pc // an expansion's other instructions issue to other pipes
 		}
 	}
@@ -861,28 +874,8 @@ func (s *sm) issue(w *warp, t uint64) {
 	w.next = nil
 	var casDone uint64
 	gap := in.gap
-	switch {
-	case in.cas != 0 && len(s.st.Accesses) > 0:
-		// A compare-and-store loop: its rounds issue their machine
-		// instructions (and BSSY, BSYNC around them), spread over the
-		// rounds, and the warp waits for the last.
-		rounds, done, wf := s.casLoop(in, start)
-		s.acc.perInst[in.info.ID].rounds += uint64(rounds - 1)
-		slots := cfg.SharedCAS.RoundSlots32
-		if in.cas == 64 {
-			slots = cfg.SharedCAS.RoundSlots64
-		}
-		n = max(1, uint32(2+float64(rounds)*slots+0.5))
-		gap = uint32(max(1, (done-t)/uint64(n)))
-		casDone, s.casWf = done, wf
-	case in.info.Class == vm.ClassAtomic:
-		r := uint32(atomicRounds(s.st.Accesses)) - 1
-		s.acc.perInst[in.info.ID].rounds += uint64(r)
-		if in.round > 0 && r > 0 {
-			extra := r*in.round + w.frac
-			n += extra >> 8
-			w.frac = extra & 255
-		}
+	if in.rounds {
+		n, gap, casDone = s.rounds(w, in, start, t, n)
 	}
 	lat := uint64(in.lat) + uint64(n-1)*uint64(gap)
 	switch in.kind {
@@ -937,6 +930,40 @@ func (s *sm) issue(w *warp, t uint64) {
 	s.look(w, t+1)
 }
 
+// rounds is, for an atomic (in.rounds) warp w issued at cycle t and its
+// unit started at start, its machine instructions n, the cycles between
+// them, and for a compare-and-store loop when its last store's result is
+// ready (0 otherwise).
+func (s *sm) rounds(w *warp, in *inst, start, t uint64, n uint32) (uint32, uint32, uint64) {
+	cfg := s.r.cfg
+	var casDone uint64
+	gap := in.gap
+	switch {
+	case in.cas != 0 && len(s.st.Accesses) > 0:
+		// A compare-and-store loop: its rounds issue their machine
+		// instructions (and BSSY, BSYNC around them), spread over the
+		// rounds, and the warp waits for the last.
+		rounds, done, wf := s.casLoop(in, start)
+		s.acc.perInst[in.info.ID].rounds += uint64(rounds - 1)
+		slots := cfg.SharedCAS.RoundSlots32
+		if in.cas == 64 {
+			slots = cfg.SharedCAS.RoundSlots64
+		}
+		n = max(1, uint32(2+float64(rounds)*slots+0.5))
+		gap = uint32(max(1, (done-t)/uint64(n)))
+		casDone, s.casWf = done, wf
+	case in.info.Class == vm.ClassAtomic:
+		r := uint32(atomicRounds(s.st.Accesses)) - 1
+		s.acc.perInst[in.info.ID].rounds += uint64(r)
+		if in.round > 0 && r > 0 {
+			extra := r*in.round + w.frac
+			n += extra >> 8
+			w.frac = extra & 255
+		}
+	}
+	return n, gap, casDone
+}
+
 // waitLast holds the last machine instruction of in until in.lastAt
 // cycles after its first (a return waiting for its return address to load
 // from the stack frame: long_scoreboard).
@@ -955,12 +982,12 @@ func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
 	start := t
 	switch {
 	case in.queue == qTex:
-		start = uint64(math.Ceil(max(s.texFree, float64(t))))
+		start = ceilCyc(max(s.texFree, fcyc(t)))
 	case in.pooled:
-		start = uint64(math.Ceil(max(s.dataEst, float64(t))))
+		start = ceilCyc(max(s.dataEst, fcyc(t)))
 	case in.data:
 		s.flush(t)
-		start = uint64(math.Ceil(max(s.dataFree, float64(t))))
+		start = ceilCyc(max(s.dataFree, fcyc(t)))
 	}
 	s.lastSet = max(s.lastSet, start)
 	s.hs.SetCycle(s.lastSet)
@@ -1032,10 +1059,11 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	}
 	switch {
 	case in.queue == qTex:
-		s.texFree = max(s.texFree, float64(start)) + wf*cfg.TexCycles
+		s.texFree = max(s.texFree, fcyc(start)) + wf*cfg.TexCycles
 	case in.data:
-		s.dataFree = max(s.dataFree, float64(start)) + wf*cfg.DataCycles
+		s.dataFree = max(s.dataFree, fcyc(start)) + wf*cfg.DataCycles
 		s.dataEst = max(s.dataEst, s.dataFree)
+		s.poolAt = s.poolNext()
 	}
 	if len(s.st.Accesses) == 0 {
 		// Guard false in every lane (ptxas's predicated if: reduce_shared's
@@ -1075,7 +1103,7 @@ func (s *sm) barrier(w *warp, t uint64) {
 		// BarrierUnitCycles for each barrier it completes, one after
 		// another (eight blocks of eight warps in barrier loops: 90.5
 		// cycles a barrier on the H100, 28.9 for one block alone).
-		at = uint64(math.Ceil(max(float64(t), s.barFree)))
+		at = ceilCyc(max(fcyc(t), s.barFree))
 		s.barFree = float64(at) + cfg.BarrierUnitCycles
 	}
 	rel := at + uint64(cfg.BarrierCycles) + uint64(cfg.BarrierWarpCycles*float64(len(w.cta.warps))+0.5)
@@ -1223,13 +1251,32 @@ func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 		w.rekey()
 		return false, t + 1
 	}
-	if u, why := s.blocked(w, t); u > t {
+	// Must its instruction wait for a pipe or a queue: until u, why.
+	in, p := w.next, w.part
+	var u uint64
+	var why Stall
+	switch {
+	case w.slotsLeft == 0 && in.queue != qNone:
+		switch in.queue {
+		case qMIO:
+			u, why = p.mio.room(), MIOThrottle
+		case qLSU:
+			u, why = p.lsu.room(), LGThrottle
+		case qTex:
+			u, why = p.tex.room(), TexThrottle
+		}
+	case w.slotsLeft == 0 || in.queue == qNone && !in.mixed:
+		if f := p.pipeFree[in.pipe]; f > fcyc(t) {
+			u, why = ceilCyc(f), MathPipeThrottle
+		}
+	}
+	if u > t {
 		s.account(w, t)
 		w.eligAt, w.why = u, why
-		w.part.key[w.idx] = u
+		p.key[w.idx] = u
 		return false, u
 	}
-	w.part.key[w.idx] = w.eligAt
+	p.key[w.idx] = w.eligAt
 	return true, never
 }
 
@@ -1349,23 +1396,20 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 			// least recently issued ready warp (testdata/perf/micro/sched:
 			// four SFU-bound warps of a block on one sub-partition finish
 			// together).
-			key, blk := p.key, p.blk
-			for i := 0; i < len(key) && pick == nil; {
-				b := blk[i]
-				for ; i < len(key) && blk[i] == b; i++ {
-					if k := key[i]; k > t {
-						next = min(next, k) // what try would report
-						continue
-					}
-					w := p.warps[i]
-					if !w.live {
-						continue
-					}
+			key := p.key
+			bend, warps := p.bend[:len(key)], p.warps[:len(key)]
+			for i, k := range key {
+				if k > t {
+					next = min(next, k) // what try would report
+				} else if w := warps[i]; w.live {
 					ok, u := s.tryKeyed(w, t)
 					next = min(next, u)
 					if ok && (pick == nil || w.issued < pick.issued) {
 						pick = w
 					}
+				}
+				if pick != nil && bend[i] {
+					break
 				}
 			}
 		} else {
@@ -1397,7 +1441,10 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		}
 		clear(p.warps[n:])
 		clear(p.blk[n:])
-		p.warps, p.key, p.blk = p.warps[:n], p.key[:n], p.blk[:n]
+		p.warps, p.key, p.blk, p.bend = p.warps[:n], p.key[:n], p.blk[:n], p.bend[:n]
+		for i := range n {
+			p.bend[i] = i == n-1 || p.blk[i+1] != p.blk[i]
+		}
 		p.dead = false
 		if p.last != nil && !p.last.live {
 			p.last = nil
@@ -1486,6 +1533,21 @@ func atomicRounds(acc []memspace.Access) int {
 		}
 	}
 	return most
+}
+
+// fcyc is cycle t as a float64: one conversion, where float64(t) of a
+// uint64 tests for values of 2^63 and more (no cycle is that late).
+func fcyc(t uint64) float64 { return float64(int64(t)) }
+
+// ceilCyc is uint64(math.Ceil(f)) for 0 <= f < 2^63, a pipe's or a data
+// path's free time, without the library call's feature test and the
+// unsigned conversion's.
+func ceilCyc(f float64) uint64 {
+	i := int64(f)
+	if float64(i) < f {
+		i++
+	}
+	return uint64(i)
 }
 
 // issueGap is the cycles until warp w may issue again after an
