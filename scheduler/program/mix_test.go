@@ -122,7 +122,7 @@ var mixKnown = func() map[string]string {
 		writes  = "coalesced writes: the H200's L2 takes 73 sectors a cycle (xbar2lts 89-90% busy); the model's slices charge far writes at both partitions' slices (55)"
 		mixed   = "reads and writes together: the H200 moves them on separate paths (lts2xbar out, xbar2lts in; up to 165 sectors a cycle in all, t_sectors_srcunit_tex 98-102%), the model's slices one queue for both at 32 bytes a cycle"
 		partial = "one-sector partial writes: the H200's L2 takes 37 requests a cycle (xbar2lts 91-93%), the model's slices 31 (0.7 + 1.625 cycles a request, far ones at both partitions)"
-		smSide  = "scattered stores on 8 SMs: an H200 SM sends about one line written in part every 2.07 cycles (0.48 a cycle an SM), the model 0.84 a cycle (its data path takes a store's lines at one a cycle)"
+		smSide  = "scattered stores on 8 SMs: an H200 SM sends about one line written in part every 2.07 cycles (0.48 a cycle an SM), the model 0.84 a cycle (its data path takes a store's lines at one a cycle; timing.store_cycles_per_line 2.07 fits these three, but was not adopted: docs/timing-validation.md)"
 		latency = "coalesced loads on 8 SMs: the H200's SMs get 1.23 sectors a cycle each with four loads a warp in flight (ptxas unrolls the loop by four), the model 0.94; why was not looked into"
 	)
 	m := map[string]string{}

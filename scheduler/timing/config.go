@@ -78,6 +78,7 @@ func Resolve(p *gpu.Profile) (*gpu.Timing, error) {
 	flt(&t.DataCycles, d.DataCycles)
 	flt(&t.TexCycles, d.TexCycles)
 	flt(&t.FillCyclesPerSector, d.FillCyclesPerSector)
+	flt(&t.StoreCyclesPerLine, d.StoreCyclesPerLine)
 	str(&t.SharedOrder, d.SharedOrder)
 	str(&t.SharedOrder, Arrival)
 	flt(&t.SharedCAS.RoundCycles32, d.SharedCAS.RoundCycles32)
@@ -150,7 +151,7 @@ func check(p *gpu.Profile, c *gpu.Timing) error {
 	if c.CTALaunchWarpCycles < 0 {
 		return e("cta_launch_warp_cycles", "must not be negative")
 	}
-	if c.DataCycles < 0 || c.TexCycles < 0 || c.FillCyclesPerSector < 0 || c.CTADispatchCycles < 0 || c.BarrierWarpCycles < 0 {
+	if c.DataCycles < 0 || c.TexCycles < 0 || c.FillCyclesPerSector < 0 || c.StoreCyclesPerLine < 0 || c.CTADispatchCycles < 0 || c.BarrierWarpCycles < 0 {
 		return e("data_cycles_per_wavefront", "cycles per wavefront, request or dispatch must not be negative")
 	}
 	if q := c.SharedCAS; q.RoundCycles32 < 0 || q.RoundCycles64 < 0 || q.WordCycles32 < 0 || q.WordCycles64 < 0 ||

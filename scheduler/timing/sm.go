@@ -1008,6 +1008,11 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		// are written into the L1.
 		wf = max(wf, float64(s.hs.FillSectors())*f/cfg.DataCycles)
 	}
+	if f := cfg.StoreCyclesPerLine; f > 0 && in.data && cfg.DataCycles > 0 && len(s.st.Accesses) > 0 &&
+		s.st.Accesses[0].Kind == memspace.Store && s.st.Accesses[0].Space == memspace.Global {
+		// A global store's lines leave the SM one at a time.
+		wf = max(wf, float64(s.hs.Wavefronts())*f/cfg.DataCycles)
+	}
 	if in.cas != 0 && s.casWf > 0 {
 		wf, s.casWf = float64(s.casWf), 0
 	}
