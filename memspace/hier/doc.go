@@ -17,6 +17,10 @@
 //     unless lane pairs share addresses; atomics serialise per bank);
 //   - DRAM traffic and, in timing mode, latencies with slice and channel
 //     queues;
+//   - memory on the host (host.go): apertures of system (pinned, mapped)
+//     and managed memory, the host link's packets and their costs (runs of
+//     a line written in part, the host's cache of such lines,
+//     hostcache.go), and managed pages' faults and migrations;
 //   - the counters (Counter, Counts, Tally per instruction, Metrics with the
 //     derived values the source texts name) and the GPU profiles as JSON
 //     (profiles/h100.json, profiles/gf100.json; Config, LoadConfig).
