@@ -73,7 +73,7 @@ TEXT NAME(SB), NOSPLIT, $0-32 \
 	MOVQ b+16(FP), DX \
 	VPBROADCASTQ m+24(FP), Y15 \
 	MOVL $0xffffffff, AX \
-	MOVQ AX, X14 \
+	VMOVQ AX, X14 \
 	VPBROADCASTQ X14, Y14 \
 	MOVQ $4, BX \
 shiftloop: \
