@@ -188,6 +188,12 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 		// the tiled matmul's inner loop. No addresses are written out.
 		return nil
 	}
+	if exec == ^uint32(0) && !w.watch && in.Op == OpSt && in.Space == memspace.Shared && in.Vec == 1 &&
+		in.T.Size() == 4 && in.Flags&(FAbsAddr|FLocalRel|FAddr32) == FAddr32 &&
+		w.storeShared32Regs(f.r(in.A), uint32(in.Off), f.r(in.V[0])) {
+		// The same for st.shared.b32 [r+imm] (a tile's row, stored).
+		return nil
+	}
 	if in.Op == OpLd && in.Flags&FAbsAddr != 0 && exec&(exec-1) != 0 && !w.watch && in.Vec <= 4 &&
 		(in.Space == memspace.Param || in.Space == memspace.Const) {
 		// A kernel parameter or a constant at a fixed address: every lane
@@ -364,6 +370,16 @@ func (w *Warp) loadShared32Regs(a *[32]uint64, off uint32, d *[32]uint64) bool {
 		return true
 	}
 	return w.view.LoadShared32Regs(a, off, d)
+}
+
+// storeShared32Regs is storeSharedWords from the address register a and
+// the offset off, without writing the addresses out: the words of s at
+// uint32(a[l]) + off, which is what addresses and storeSharedWords store.
+// It reports false, having written nothing, where the general path must
+// decide.
+func (w *Warp) storeShared32Regs(a *[32]uint64, off uint32, s *[32]uint64) bool {
+	sh, sb := w.view.Shared, w.view.SharedBase
+	return sb+uint64(len(sh)) <= 1<<32 && warpsimd.StoreWords32(sh, a, s, off-uint32(sb))
 }
 
 // storeSharedWords is loadSharedWords for a store: a full warp's 4-byte
