@@ -98,14 +98,33 @@ func loadWords32(h *Allocation, a *Access, dst *[32]uint64) bool {
 	if h == nil || len(h.Data) < 4 {
 		return false
 	}
-	d, base := h.Data, h.Base
-	last := uint64(len(d) - 4) // the highest offset a word can start at
-	for l, p := range &a.Addr {
+	return words32(dst, a, h.Data, h.Base)
+}
+
+// words32 loads, for all 32 lanes, the little-endian word at a.Addr[l] -
+// base of mem into dst[l], zero-extended, when every lane's address is a
+// multiple of 4 and its word lies in mem; else it returns false, having
+// written some lanes or none. With AVX2 four lanes at a time
+// (words32AVX2: four consecutive words are one load, others a gather);
+// TestWords32MatchesLanes holds the two forms equal.
+func words32(dst *[32]uint64, a *Access, mem []byte, base uint64) bool {
+	if len(mem) < 4 {
+		return false
+	}
+	last := uint64(len(mem) - 4) // the highest offset a word can start at
+	if hasAVX2 {
+		return words32AVX2(dst, &a.Addr, &mem[0], base, last)
+	}
+	return words32Go(dst, &a.Addr, mem, base, last)
+}
+
+func words32Go(dst, addr *[32]uint64, mem []byte, base, last uint64) bool {
+	for l, p := range addr {
 		o := p - base
 		if p&3 != 0 || o > last {
 			return false
 		}
-		dst[l] = uint64(binary.LittleEndian.Uint32(d[o : o+4]))
+		dst[l] = uint64(binary.LittleEndian.Uint32(mem[o : o+4]))
 	}
 	return true
 }
@@ -154,15 +173,7 @@ func pageWords32(h *Allocation, a *Access, dst *[32]uint64) bool {
 	default:
 		return false
 	}
-	base := h.Base + start
-	for l, p := range &a.Addr {
-		o := p - base
-		if p&3 != 0 || o > last {
-			return false
-		}
-		dst[l] = uint64(binary.LittleEndian.Uint32(pg[o : o+4]))
-	}
-	return true
+	return words32(dst, a, pg[:last+4], h.Base+start)
 }
 
 // storeWords32 is StoreScalar of 4 bytes to global memory for all 32 lanes

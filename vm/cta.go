@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"sort"
 	"strings"
+
+	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
 )
 
 // CTA is one thread block resident on an SM: its warps, shared memory and
@@ -116,9 +118,7 @@ func (c *CTA) tryComplete(id int) bool {
 		f.waiting |= held
 		n := f.nextWait
 		if held == ^uint32(0) { // a full warp: no bit loop
-			for _, p := range &f.pc {
-				n = min(n, p)
-			}
+			n = min(n, warpsimd.Min32(&f.pc))
 		} else {
 			for x := held; x != 0; x &= x - 1 {
 				n = min(n, f.pc[bits.TrailingZeros32(x)])

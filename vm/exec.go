@@ -257,6 +257,9 @@ func (w *Warp) runFrame(f *frame, limit int) error {
 			}
 			w.execFloat(in, f, exec)
 		case OpSetp:
+			if exec == ^uint32(0) && w.setp32Full(in, f) {
+				break
+			}
 			w.execSetp(in, f, exec)
 		case OpLd, OpSt:
 			if in.Fuse != FuseNone && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 {
@@ -376,9 +379,7 @@ func (w *Warp) runFrame(f *frame, limit int) error {
 					// The arriving lanes are held, to resume after the barrier.
 					f.blocked |= exec
 					if exec == ^uint32(0) {
-						for l := range f.pc {
-							f.pc[l] = pc + 1
-						}
+						warpsimd.Fill32(&f.pc, pc+1)
 					} else {
 						for x := exec; x != 0; x &= x - 1 {
 							f.pc[bits.TrailingZeros32(x)] = pc + 1

@@ -133,7 +133,13 @@ func compareLanes(in *Inst, f *frame, exec uint32, t Type, shift uint) uint32 {
 		return r
 	}
 	lt, eq := intOrder(a, b, exec, t.Bits(), t.Signed() && in.Cmp <= CmpGe)
-	switch in.Cmp {
+	return intCmp(in.Cmp, lt, eq, exec)
+}
+
+// intCmp is the integer comparison cmp of the lanes of exec from their
+// order (intOrder's masks).
+func intCmp(cmp uint8, lt, eq, exec uint32) uint32 {
+	switch cmp {
 	case CmpEq:
 		return eq
 	case CmpNe:
@@ -146,6 +152,25 @@ func compareLanes(in *Inst, f *frame, exec uint32, t Type, shift uint) uint32 {
 		return exec &^ (lt | eq)
 	}
 	return exec &^ lt // CmpGe, CmpHs
+}
+
+// setp32Full is execSetp for a full warp's setp of 32-bit integers with
+// one destination and no boolean combiner (the tiled multiply's bounds
+// and loop tests): the comparison straight from warpsimd.Cmp32, without
+// compareLanes' type dispatch. It reports false, having done nothing, for
+// other forms.
+func (w *Warp) setp32Full(in *Inst, f *frame) bool {
+	switch in.T {
+	case B32, U32, S32:
+	default:
+		return false
+	}
+	if in.BoolOp != BoolNone || in.D2 != NoReg {
+		return false
+	}
+	lt, eq := warpsimd.Cmp32(f.r(in.A), f.r(in.B), in.T == S32 && in.Cmp <= CmpGe)
+	f.preds[in.D] = intCmp(in.Cmp, lt, eq, ^uint32(0))
+	return true
 }
 
 // intOrder compares the n-bit integers a and b of the lanes of exec (as

@@ -59,16 +59,9 @@ func (w *Warp) fullInt(in *Inst, f *frame) bool {
 			return false
 		}
 	case OpShl:
-		d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
-		n := uint64(in.T.Bits())
-		for l := range 32 {
-			s := uint64(uint32(b[l]))
-			r := (a[l] << (s & 63)) & msk
-			if s >= n {
-				r = 0
-			}
-			d[l] = r
-		}
+		// A shift by the width or more is 0: the bits past the width are
+		// masked off (warpsimd.ShlQ).
+		warpsimd.ShlQ(f.r(in.D), f.r(in.A), f.r(in.B), msk)
 	case OpShr:
 		d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
 		n := uint64(in.T.Bits())
@@ -79,14 +72,7 @@ func (w *Warp) fullInt(in *Inst, f *frame) bool {
 			}
 			break
 		}
-		for l := range 32 {
-			s := uint64(uint32(b[l]))
-			r := (a[l] & msk) >> (s & 63)
-			if s >= n {
-				r = 0
-			}
-			d[l] = r
-		}
+		warpsimd.ShrQ(d, a, b, msk)
 	case OpSelp:
 		d, a, b := f.r(in.D), f.r(in.A), f.r(in.B)
 		p := f.preds[in.C]

@@ -73,6 +73,12 @@ func TestFullWarpIntMatchesGeneral(t *testing.T) {
 		"selp.b32 %r5, %r2, %r3, %p2;", "selp.b64 %rd10, %rd7, %rd8, %p2;", "selp.s16 %h5, %h2, %h3, %p2;",
 		"add.s64 %rd10, %rd7, %rd8;",
 	}
+	// setp of 32-bit integers (setp32Full), its predicate made a value.
+	for _, c := range []string{"eq.s32", "ne.s32", "lt.s32", "le.s32", "gt.s32", "ge.s32", "lo.u32", "ls.u32",
+		"hi.u32", "hs.u32", "lt.u32", "ge.u32", "eq.b32", "ne.b32"} {
+		forms = append(forms, "setp."+c+" %p3, %r2, %r3;\n\tselp.b32 %r5, 7, 9, %p3;")
+	}
+	forms = append(forms, "setp.gt.s32 %p3, %r2, -5;\n\tselp.b32 %r5, 7, 9, %p3;")
 	r := rand.New(rand.NewSource(11))
 	in := make([]uint32, 32*6)
 	for i := range in {

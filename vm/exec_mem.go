@@ -183,9 +183,15 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 	}
 	if exec == ^uint32(0) && !w.watch && in.Op == OpLd && in.Space == memspace.Shared && in.Vec == 1 &&
 		in.T.Size() == 4 && !in.T.Signed() && in.Flags&(FAbsAddr|FLocalRel|FAddr32) == FAddr32 &&
-		w.view.LoadShared32Regs(f.r(in.A), uint32(in.Off), f.r(in.V[0])) {
+		w.loadShared32Regs(f.r(in.A), uint32(in.Off), f.r(in.V[0])) {
 		// A full warp's ld.shared.{b,u,f}32 [r+imm] with nothing watching:
 		// the tiled matmul's inner loop. No addresses are written out.
+		return nil
+	}
+	if exec == ^uint32(0) && !w.watch && in.Op == OpSt && in.Space == memspace.Shared && in.Vec == 1 &&
+		in.T.Size() == 4 && in.Flags&(FAbsAddr|FLocalRel|FAddr32) == FAddr32 &&
+		w.storeShared32Regs(f.r(in.A), uint32(in.Off), f.r(in.V[0])) {
+		// The same for st.shared.b32 [r+imm] (a tile's row, stored).
 		return nil
 	}
 	if in.Op == OpLd && in.Flags&FAbsAddr != 0 && exec&(exec-1) != 0 && !w.watch && in.Vec <= 4 &&
@@ -225,6 +231,8 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 				}
 				if w.watch {
 					w.observe(f, pc, true)
+				} else if exec == ^uint32(0) && acc.Size == 4 && in.Space == memspace.Global {
+					w.prefetchNext(pc)
 				}
 				return nil
 			}
@@ -348,6 +356,32 @@ func (w *Warp) loadSharedWords(acc *memspace.Access, dst *[32]uint64) bool {
 	return warpsimd.LoadWords32(dst, &acc.Addr, sh, -uint32(sb))
 }
 
+// loadShared32Regs loads a full warp's ld.shared.b32 [a+off] into d
+// without writing the addresses out: eight lanes at a time (warpsimd:
+// a row of eight words is one load, one word broadcast, other groups
+// gathered) when d is not a, else lane by lane
+// (memspace.View.LoadShared32Regs). It reports false where the general
+// path must decide (a misaligned or out-of-range lane), a unchanged.
+// The tiled multiply's chain (fuse.go) leaves two or three of its
+// loads a turn to run this way, where a turn ends inside the chain.
+func (w *Warp) loadShared32Regs(a *[32]uint64, off uint32, d *[32]uint64) bool {
+	sh, sb := w.view.Shared, w.view.SharedBase
+	if d != a && sb+uint64(len(sh)) <= 1<<32 && warpsimd.LoadWords32(d, a, sh, off-uint32(sb)) {
+		return true
+	}
+	return w.view.LoadShared32Regs(a, off, d)
+}
+
+// storeShared32Regs is storeSharedWords from the address register a and
+// the offset off, without writing the addresses out: the words of s at
+// uint32(a[l]) + off, which is what addresses and storeSharedWords store.
+// It reports false, having written nothing, where the general path must
+// decide.
+func (w *Warp) storeShared32Regs(a *[32]uint64, off uint32, s *[32]uint64) bool {
+	sh, sb := w.view.Shared, w.view.SharedBase
+	return sb+uint64(len(sh)) <= 1<<32 && warpsimd.StoreWords32(sh, a, s, off-uint32(sb))
+}
+
 // storeSharedWords is loadSharedWords for a store: a full warp's 4-byte
 // shared words from src, at the addresses in acc, in one pass where each
 // group of eight lanes writes eight consecutive words (warpsimd). It
@@ -358,4 +392,34 @@ func (w *Warp) storeSharedWords(acc *memspace.Access, src *[32]uint64) bool {
 		return false
 	}
 	return warpsimd.StoreWords32(sh, &acc.Addr, src, -uint32(sb))
+}
+
+// loadStride is what prefetchNext remembers of one load instruction of a
+// warp: its pc, its first lane's last address, and how far that moved the
+// time before.
+type loadStride struct {
+	pc   int32
+	addr uint64
+	d    uint64
+}
+
+// prefetchNext, after a full warp's 4-byte global load at pc from the
+// addresses in w.acc, asks the host's caches for the lines the same
+// instruction will read next if its addresses move on by the same stride
+// as the last two times (memspace.View.PrefetchWords): the tiled
+// multiply's tile loads step a row panel at a time, each row a host page
+// apart, and waited on memory for every warp load. A hint only: what runs
+// and what it reads are unchanged.
+func (w *Warp) prefetchNext(pc int32) {
+	e := &w.strides[pc&3]
+	a := w.acc.Addr[0]
+	if e.pc != pc {
+		*e = loadStride{pc: pc, addr: a}
+		return
+	}
+	d := a - e.addr
+	if d == e.d && d != 0 {
+		w.view.PrefetchWords(w.acc, d)
+	}
+	e.addr, e.d = a, d
 }

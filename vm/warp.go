@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
 )
 
 // SIMT model
@@ -69,6 +70,10 @@ func (f *frame) park(m uint32, pc int32) {
 
 // recompute refreshes nextWait.
 func (f *frame) recompute() {
+	if f.waiting == ^uint32(0) {
+		f.nextWait = warpsimd.Min32(&f.pc)
+		return
+	}
 	n := int32(noPC)
 	for x := f.waiting; x != 0; x &= x - 1 {
 		if p := f.pc[bits.TrailingZeros32(x)]; p < n {
@@ -99,10 +104,15 @@ func (f *frame) settle() bool {
 	// current group when nextWait == curPC).
 	pc := f.nextWait
 	var g uint32
-	for x := f.waiting; x != 0; x &= x - 1 {
-		l := bits.TrailingZeros32(x)
-		if f.pc[l] == pc {
-			g |= 1 << l
+	if bits.OnesCount32(f.waiting) > 8 {
+		// Many lanes (a full warp let go by a barrier): eight at a time.
+		g = warpsimd.Eq32(&f.pc, pc) & f.waiting
+	} else {
+		for x := f.waiting; x != 0; x &= x - 1 {
+			l := bits.TrailingZeros32(x)
+			if f.pc[l] == pc {
+				g |= 1 << l
+			}
 		}
 	}
 	f.waiting &^= g
@@ -170,6 +180,9 @@ type Warp struct {
 	mbLateSpace memspace.Space
 	mbLateAt    uint64
 	mbLateAddr  [32]uint64
+
+	// strides: the last full-warp 4-byte global loads, by pc (exec_mem.go)
+	strides [4]loadStride
 
 	// counters
 	Inst       uint64 // warp instructions executed

@@ -97,3 +97,25 @@ func mulWideS32Go(d, a, b *[32]uint64, _ uint64) {
 		d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
 	}
 }
+
+// ShlQ is shl: d[l] = (a[l] << s) & m for s = uint32(b[l]), 0 when s is
+// the type's width or more (for m the mask of a 16-, 32- or 64-bit type,
+// the bits shifted past the width are masked off, so the shift by 64 or
+// more that Go and VPSLLVQ make 0 is all that needs saying).
+func ShlQ(d, a, b *[32]uint64, m uint64) { bin(shlQAVX2, shlQGo, d, a, b, m) }
+
+// ShrQ is shr of unsigned values: d[l] = (a[l] & m) >> uint32(b[l]), 0
+// for a shift of the type's width or more.
+func ShrQ(d, a, b *[32]uint64, m uint64) { bin(shrQAVX2, shrQGo, d, a, b, m) }
+
+func shlQGo(d, a, b *[32]uint64, m uint64) {
+	for l := range 32 {
+		d[l] = (a[l] << uint32(b[l])) & m
+	}
+}
+
+func shrQGo(d, a, b *[32]uint64, m uint64) {
+	for l := range 32 {
+		d[l] = (a[l] & m) >> uint32(b[l])
+	}
+}

@@ -25,3 +25,9 @@ func mulWideS32AVX2(d, a, b *[32]uint64, m uint64)
 
 //go:noescape
 func addKQAVX2(d, a *[32]uint64, k, m uint64)
+
+//go:noescape
+func shlQAVX2(d, a, b *[32]uint64, m uint64)
+
+//go:noescape
+func shrQAVX2(d, a, b *[32]uint64, m uint64)

@@ -61,3 +61,47 @@ addkloop:
 	JNZ addkloop
 	VZEROUPPER
 	RET
+
+// SHIFTQ defines func NAME(d, a, b *[32]uint64, m uint64) for shl and shr:
+// the counts are b's low 32 bits (VPSLLVQ and VPSRLVQ give 0 for a count
+// of 64 or more, as Go's shifts do); PRE and POST apply the mask Y15
+// before (shr: the value as its type holds it) or after (shl) the shift.
+#define SHIFTQ(NAME, PRE0, PRE1, OP, POST0, POST1) \
+TEXT NAME(SB), NOSPLIT, $0-32 \
+	MOVQ d+0(FP), DI \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), DX \
+	VPBROADCASTQ m+24(FP), Y15 \
+	MOVL $0xffffffff, AX \
+	VMOVQ AX, X14 \
+	VPBROADCASTQ X14, Y14 \
+	MOVQ $4, BX \
+shiftloop: \
+	VMOVDQU 0(SI), Y0 \
+	VMOVDQU 32(SI), Y1 \
+	VMOVDQU 0(DX), Y2 \
+	VMOVDQU 32(DX), Y3 \
+	VPAND Y14, Y2, Y2 \
+	VPAND Y14, Y3, Y3 \
+	PRE0 \
+	PRE1 \
+	OP Y2, Y0, Y0 \
+	OP Y3, Y1, Y1 \
+	POST0 \
+	POST1 \
+	VMOVDQU Y0, 0(DI) \
+	VMOVDQU Y1, 32(DI) \
+	ADDQ $64, SI \
+	ADDQ $64, DX \
+	ADDQ $64, DI \
+	DECQ BX \
+	JNZ shiftloop \
+	VZEROUPPER \
+	RET
+
+#define MASK0 VPAND Y15, Y0, Y0
+#define MASK1 VPAND Y15, Y1, Y1
+#define NONE
+
+SHIFTQ(·shlQAVX2, NONE, NONE, VPSLLVQ, MASK0, MASK1)
+SHIFTQ(·shrQAVX2, MASK0, MASK1, VPSRLVQ, NONE, NONE)

@@ -21,6 +21,7 @@ func TestIntFormsMatchGo(t *testing.T) {
 		{"sub", SubQ, subQGo}, {"and", AndQ, andQGo}, {"or", OrQ, orQGo}, {"xor", XorQ, xorQGo},
 		{"mul.wide.u32", func(d, a, b *[32]uint64, _ uint64) { MulWideU32(d, a, b) }, mulWideU32Go},
 		{"mul.wide.s32", func(d, a, b *[32]uint64, _ uint64) { MulWideS32(d, a, b) }, mulWideS32Go},
+		{"shl", ShlQ, shlQGo}, {"shr", ShrQ, shrQGo},
 	}
 	r := rand.New(rand.NewPCG(12, 13))
 	masks := []uint64{0xffff, 0xffffffff, ^uint64(0)}
@@ -31,6 +32,9 @@ func TestIntFormsMatchGo(t *testing.T) {
 				a[l], b[l] = r.Uint64(), r.Uint64()
 				if l%5 == 0 {
 					a[l] = uint64(int64(int32(r.Uint32()))) // sign-extended
+				}
+				if l%3 == 0 { // shift counts: under, at and past each width
+					b[l] = b[l]&^0xffffffff | uint64(r.IntN(70))
 				}
 			}
 			m := masks[it%3]
