@@ -128,12 +128,13 @@ type Timing struct {
 	// gives one sector, 1.70-1.81 sectors a cycle when lines give two or
 	// four, so 0.57 cycles a sector.
 	FillCyclesPerSector float64 `json:"fill_cycles_per_sector,omitempty"`
-	// StoreCyclesPerLine, if not 0, is the fewest cycles each line a
-	// global store writes holds the data path (0: a cycle a line, as any
-	// wavefront). H200, testdata/host/hostmem9.jsonl group mix: on 8 SMs
-	// a warp storing one word into each of 32 lines sends 0.48 lines a
-	// cycle an SM, 2.07 cycles a line. Not set in any profile (tried, see
-	// docs/timing-validation.md).
+	// StoreCyclesPerLine, if not 0, is the cycles each line a global
+	// store writes holds the SM's port from the L1 to the crossbar; a
+	// store waits in its LSU queue until the port takes it (0: no such
+	// port). H200, testdata/host/hostmem9.jsonl group mix: on 8 SMs a warp
+	// storing one word into each of 32 lines sends 0.48 lines a cycle an
+	// SM, 2.07 cycles a line; the calibration corpora's training and
+	// held-out MAPE did not move (docs/timing-validation.md).
 	StoreCyclesPerLine float64 `json:"store_cycles_per_line,omitempty"`
 	// SharedOrder is the order in which the data path serves the
 	// shared-memory loads and stores waiting for it: "arrival" (first

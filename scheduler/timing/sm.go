@@ -33,6 +33,13 @@ func (q *ring) push(leave uint64) {
 	q.head = int(uint(q.head+1) % maxQueue)
 }
 
+// hold keeps the last entry in the queue until leave at least.
+func (q *ring) hold(leave uint64) {
+	if i := uint(q.head-1) % maxQueue; q.t[i] < leave {
+		q.t[i] = leave
+	}
+}
+
 // maxQueue must be a power of two (ring's masks).
 var _ [0]struct{} = [maxQueue & (maxQueue - 1)]struct{}{}
 
@@ -243,6 +250,9 @@ type sm struct {
 	clock  uint64 // what %clock reads: the cycle of the instruction executing
 
 	dataFree float64 // L1/shared data path busy until
+	// storeFree: the SM's port from the L1 to the crossbar, which global
+	// stores' lines leave by, busy until (gpu.Timing.StoreCyclesPerLine).
+	storeFree float64
 	// dataEst is when the data path would be free if the pooled
 	// operations had taken it in arrival order: when a queue entry is
 	// taken to leave (round robin).
@@ -1008,10 +1018,14 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		// are written into the L1.
 		wf = max(wf, float64(s.hs.FillSectors())*f/cfg.DataCycles)
 	}
-	if f := cfg.StoreCyclesPerLine; f > 0 && in.data && cfg.DataCycles > 0 && len(s.st.Accesses) > 0 &&
+	if f := cfg.StoreCyclesPerLine; f > 0 && in.queue == qLSU && len(s.st.Accesses) > 0 &&
 		s.st.Accesses[0].Kind == memspace.Store && s.st.Accesses[0].Space == memspace.Global {
-		// A global store's lines leave the SM one at a time.
-		wf = max(wf, float64(s.hs.Wavefronts())*f/cfg.DataCycles)
+		// A global store's lines leave the SM by the L1's port to the
+		// crossbar, one every f cycles: its LSU queue entry stays until
+		// the port takes it (lg_throttle behind a busy port).
+		ps := max(s.storeFree, fcyc(start))
+		s.storeFree = ps + float64(s.hs.Wavefronts())*f
+		p.lsu.hold(ceilCyc(ps))
 	}
 	if in.cas != 0 && s.casWf > 0 {
 		wf, s.casWf = float64(s.casWf), 0
