@@ -181,15 +181,13 @@ func (w *Warp) execMem(in *Inst, f *frame, exec uint32, pc int32) error {
 	if exec == 0 {
 		return nil
 	}
-	if exec == ^uint32(0) && !w.watch && in.Op == OpLd && in.Space == memspace.Shared && in.Vec == 1 &&
-		in.T.Size() == 4 && !in.T.Signed() && in.Flags&(FAbsAddr|FLocalRel|FAddr32) == FAddr32 &&
+	if exec == ^uint32(0) && !w.watch && in.Fast == FastLdShared32 &&
 		w.loadShared32Regs(f.r(in.A), uint32(in.Off), f.r(in.V[0])) {
 		// A full warp's ld.shared.{b,u,f}32 [r+imm] with nothing watching:
 		// the tiled matmul's inner loop. No addresses are written out.
 		return nil
 	}
-	if exec == ^uint32(0) && !w.watch && in.Op == OpSt && in.Space == memspace.Shared && in.Vec == 1 &&
-		in.T.Size() == 4 && in.Flags&(FAbsAddr|FLocalRel|FAddr32) == FAddr32 &&
+	if exec == ^uint32(0) && !w.watch && in.Fast == FastStShared32 &&
 		w.storeShared32Regs(f.r(in.A), uint32(in.Off), f.r(in.V[0])) {
 		// The same for st.shared.b32 [r+imm] (a tile's row, stored).
 		return nil

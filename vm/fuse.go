@@ -47,11 +47,55 @@ func (u Fuse) String() string {
 	return "fuse(" + itoa(int(u)) + ")"
 }
 
-// markFused marks the superinstructions of code (Inst.Fuse). Branch targets
+// Fast names a full-warp fast path a lone instruction may take, decided
+// once at lowering (Inst.Fast) instead of at every execution.
+type Fast uint8
+
+const (
+	// FastNone: none.
+	FastNone Fast = iota
+	// FastLdShared32: ld.shared.{b,u,f}32 [r+imm], run for a full warp
+	// with nothing watching straight from the address register
+	// (Warp.loadShared32Regs).
+	FastLdShared32
+	// FastStShared32: st.shared.{b,u,s,f}32 [r+imm], likewise
+	// (Warp.storeShared32Regs).
+	FastStShared32
+)
+
+var fastNames = [...]string{FastNone: "none", FastLdShared32: "ld.shared.32 [r+imm]", FastStShared32: "st.shared.32 [r+imm]"}
+
+// String names the fast path.
+func (f Fast) String() string {
+	if int(f) < len(fastNames) {
+		return fastNames[f]
+	}
+	return "fast(" + itoa(int(f)) + ")"
+}
+
+// fastForm is the fast path in may take (Inst.Fast).
+func fastForm(in *Inst) Fast {
+	if in.Space != memspace.Shared || in.Vec != 1 || in.T.Size() != 4 || in.Flags&(FAbsAddr|FLocalRel|FAddr32) != FAddr32 {
+		return FastNone
+	}
+	switch {
+	case in.Op == OpLd && !in.T.Signed():
+		return FastLdShared32
+	case in.Op == OpSt:
+		return FastStShared32
+	}
+	return FastNone
+}
+
+// markFused marks the superinstructions of code (Inst.Fuse) and each
+// instruction's fast path (Inst.Fast). Branch targets
 // need no care: a jump into the middle of one runs the rest unfused, and
 // the interpreter checks at run time that no waiting lanes rejoin inside
 // it.
 func markFused(code []Inst) {
+	for pc := range code {
+		code[pc].Fast = fastForm(&code[pc])
+	}
 	for pc := 0; pc+2 < len(code); pc++ {
 		if n := chainSteps(code, pc); n >= 2 {
 			for j := range n {
@@ -129,9 +173,7 @@ func chainSteps(code []Inst, pc int) int {
 // unsigned or untyped value from [register+offset] in the 32-bit shared
 // window: the form memspace.View.LoadShared32Regs loads.
 func sharedLoad32(in *Inst) bool {
-	return in.Op == OpLd && in.Guard == NoReg && in.Space == memspace.Shared && in.Vec == 1 &&
-		in.T.Size() == 4 && !in.T.Signed() && in.Flags&(FAbsAddr|FLocalRel|FAddr32) == FAddr32 &&
-		in.A != NoReg && in.V[0] != NoReg
+	return fastForm(in) == FastLdShared32 && in.Guard == NoReg && in.A != NoReg && in.V[0] != NoReg
 }
 
 // plainFma32 reports whether in is an unguarded fma.rn.f32 without .ftz or

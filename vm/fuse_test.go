@@ -270,3 +270,41 @@ func TestFusedChain(t *testing.T) {
 		require.Equal(t, 6*6, faults, "misaligned; past the end at steps 35, 20, 9, 0; below the window")
 	}
 }
+
+// TestFastFormsMarkedAtLowering: lowering marks the lone instructions
+// whose full-warp fast path the interpreter may take (Inst.Fast), and only
+// those: 32-bit shared loads (not signed ones) and stores at [r+imm].
+func TestFastFormsMarkedAtLowering(t *testing.T) {
+	src := header + `
+.visible .entry k(.param .u64 p)
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	.reg .f32 %f<4>;
+	.shared .align 8 .b8 sh[256];
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, sh;
+	ld.shared.u32 %r2, [%r1+4];
+	ld.shared.f32 %f1, [%r1];
+	ld.shared.s32 %r3, [%r1+8];
+	ld.shared.u16 %r4, [%r1+12];
+	ld.shared.v2.u32 {%r5, %r6}, [%r1+16];
+	st.shared.b32 [%r1+24], %r2;
+	st.shared.f32 [%r1+28], %f1;
+	ld.global.u32 %r7, [%rd1];
+	st.global.u32 [%rd1], %r7;
+	ret;
+}
+`
+	m, err := vm.NewDevice().LoadModule("fast.ptx", []byte(src))
+	require.NoError(t, err)
+	k, err := m.Kernel("k")
+	require.NoError(t, err)
+	var got []string
+	for _, in := range k.Entry.Code {
+		if in.Fast != vm.FastNone {
+			got = append(got, in.Op.String()+" "+in.Fast.String())
+		}
+	}
+	require.Equal(t, []string{"ld ld.shared.32 [r+imm]", "ld ld.shared.32 [r+imm]", "st st.shared.32 [r+imm]", "st st.shared.32 [r+imm]"}, got)
+}

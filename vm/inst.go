@@ -316,7 +316,11 @@ type Inst struct {
 	// them and nothing watches (markFused, exec_fused.go). The instructions
 	// themselves are unchanged: a timing model, a report or a partial warp
 	// steps through them one by one.
-	Fuse  Fuse
+	Fuse Fuse
+	// Fast names the full-warp fast path this instruction alone may take
+	// when nothing watches (FastNone ...; markFused): decided once here,
+	// not at each execution.
+	Fast  Fast
 	Flags Flags
 	Guard int32 // predicate index, or NoReg
 	// D is the destination; D2 a second, predicate destination (setp's q,

@@ -141,3 +141,33 @@ func TestHostLinesSweeps(t *testing.T) {
 	}
 	assert.Nil(t, newHostLines(line*hostLineWays-1, line), "less than a set holds nothing")
 }
+
+// TestPartialWriteMissCostsTheLink: a mapped line written in part that the
+// host does not hold takes write_miss_cycles on the link, one it holds the
+// link's packet rate; lines written whole never ask the host's cache; and
+// a line of several runs pays its runs whether or not it is held.
+func TestPartialWriteMissCostsTheLink(t *testing.T) {
+	h := newTest(t, "h100")
+	m := h.Memory()
+	hl := &m.cfg.HostLink
+	require.Greater(t, hl.WriteMissCycles, hl.WriteTxnCycles)
+	const base = 1 << 32
+	require.NoError(t, m.SetApertures([]*Aperture{NewAperture(Sysmem, base, 1<<20, 0, PageHost)}))
+	line := uint64(base) >> (m.g.sectorShift + m.g.lineShift)
+	word := []uint32{0xF, 0, 0, 0}             // one run: a word of sector 0
+	strided := []uint32{0xF, 0xF, 0xF, 0xF}    // four runs: a word a sector
+	cost := func(t txn, wb []uint32) float64 { // link cycles the write takes from an idle link
+		m.linkWriteFree = 0
+		m.serveSysmem(t, 0, 0, wb)
+		return m.linkWriteFree
+	}
+	part1 := txn{line: line, mask: 0x1, part: 0x1, lanes: 1, op: opWrite}
+	assert.InDelta(t, hl.WriteMissCycles, cost(part1, word), 1e-9, "first partial write of the line: a miss")
+	assert.InDelta(t, hl.WriteTxnCycles, cost(part1, word), 1e-9, "the same line again: held")
+	whole := txn{line: line + 1, mask: 0xF, op: opWrite}
+	assert.InDelta(t, float64(128+hl.WriteOverheadBytes)/hl.WriteBytesPerCycle, cost(whole, nil), 1e-9, "a whole line: its bytes")
+	part4 := txn{line: line + 1, mask: 0xF, part: 0xF, lanes: 1, op: opWrite}
+	assert.Nil(t, m.hostLines.find(line+1), "a whole line is not a partial write: the host's cache is not asked")
+	assert.InDelta(t, 4*hl.WriteRunCycles, cost(part4, strided), 1e-9, "four runs, the line not held")
+	assert.InDelta(t, 4*hl.WriteRunCycles, cost(part4, strided), 1e-9, "four runs, the line held")
+}

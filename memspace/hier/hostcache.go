@@ -24,22 +24,29 @@ func newHostLines(capacity int64, lineBytes int) *hostLines {
 	return &hostLines{tags: make([]uint64, sets*hostLineWays), sets: sets, rnd: 0x9E3779B97F4A7C15}
 }
 
+// find returns line's slot when the array holds it, else nil.
+func (h *hostLines) find(line uint64) *uint64 {
+	set := h.tags[line%h.sets*hostLineWays:][:hostLineWays]
+	for i := range set {
+		if set[i] == line+1 {
+			return &set[i]
+		}
+	}
+	return nil
+}
+
 // touch reports whether line is held, and holds it from now on: in an
 // empty way of its set, or else in one drawn at random.
 func (h *hostLines) touch(line uint64) bool {
-	set := h.tags[line%h.sets*hostLineWays:][:hostLineWays]
-	empty := -1
-	for i, t := range set {
-		if t == line+1 {
-			return true
-		}
-		if t == 0 && empty < 0 {
-			empty = i
-		}
+	if h.find(line) != nil {
+		return true
 	}
-	if empty >= 0 {
-		set[empty] = line + 1
-		return false
+	set := h.tags[line%h.sets*hostLineWays:][:hostLineWays]
+	for i, t := range set {
+		if t == 0 {
+			set[i] = line + 1
+			return false
+		}
 	}
 	h.rnd ^= h.rnd << 13
 	h.rnd ^= h.rnd >> 7

@@ -53,7 +53,8 @@ var mixKernels = map[string]string{
 // the H200's L2 reading coalesced lines at 127-139 sectors a cycle
 // (lts2xbar 76-79% busy), taking writes at up to 73 (xbar2lts 89-90%),
 // and both together at up to 165 (docs/timing-validation.md, "Reads and
-// writes mixed in the L2"). The default run takes two launches; -hostfull
+// writes mixed in the L2"). The default run takes three launches (ws on 8
+// blocks holds the store port, timing.store_cycles_per_line); -hostfull
 // all 33 (71 s on 2 idle cores, 2026-11-29: 12 within 15%, 21 known).
 func TestMixedL2AgainstGPU(t *testing.T) {
 	const mixTol, clockMHz = 0.15, 1980
@@ -78,7 +79,7 @@ func TestMixedL2AgainstGPU(t *testing.T) {
 	dir := t.TempDir()
 	cache := spec.NewModuleCache()
 	for _, r := range rows {
-		if !*hostFull && r.Name != "rg_blocks132" && r.Name != "wc_blocks8" {
+		if !*hostFull && r.Name != "rg_blocks132" && r.Name != "wc_blocks8" && r.Name != "ws_blocks8" {
 			continue
 		}
 		t.Run(r.Name, func(t *testing.T) {
