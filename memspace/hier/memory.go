@@ -55,6 +55,12 @@ type Memory struct {
 
 	// Timing mode: when each slice and each DRAM channel is next free.
 	sliceFree []float64
+	// sliceInFree: when each slice's in port is next free (two ports,
+	// Latency.L2WriteBytesPerCycle).
+	sliceInFree []float64
+	// fabricFree: when the fabric into each partition is next free
+	// (Latency.L2FabricSectorsPerCycle).
+	fabricFree []float64
 	// lastAtom is, per slice, the line (+1) of the last atomic or
 	// reduction it performed (0: none).
 	lastAtom []uint64
@@ -96,6 +102,8 @@ func newMemory(cfg *Config) *Memory {
 		m.slices[i].spl = int(m.g.spl)
 	}
 	m.sliceFree = make([]float64, cfg.L2.Slices)
+	m.sliceInFree = make([]float64, cfg.L2.Slices)
+	m.fabricFree = make([]float64, max(cfg.L2.Partitions, 1))
 	m.lastAtom = make([]uint64, cfg.L2.Slices)
 	m.chanFree = make([]float64, cfg.DRAM.Channels)
 	m.chanCyc = float64(cfg.SectorBytes) * float64(cfg.DRAM.Channels) / cfg.DRAM.BytesPerCycle
@@ -257,10 +265,12 @@ func (m *Memory) serveDevice(t txn, part int, now uint64, wb []uint32) uint32 {
 		}
 		ft := t
 		ft.mask = miss
-		hit2, wait := m.access(home, ft, c, true, true, true, now, nil)
-		u = max(u, m.pend.until(home, t.line, hit2, now))
-		f := m.fill(home, ft, hit2, c, now+uint64(wait))
-		l := after(lat.L2HitFar+wait+f, u, now)
+		fw := m.crossFabric(home, uint64(bits.OnesCount8(miss)), now)
+		at := now + uint64(fw)
+		hit2, wait := m.access(home, ft, c, true, true, true, at, nil)
+		u = max(u, m.pend.until(home, t.line, hit2, at))
+		f := m.fill(home, ft, hit2, c, at+uint64(wait))
+		l := after(lat.L2HitFar+fw+wait+f, u, now)
 		m.pend.note(near, t.line, miss, now+uint64(l), now)
 		if f > 0 {
 			m.pend.note(home, t.line, miss&^hit2, now+uint64(l), now)
@@ -273,16 +283,33 @@ func (m *Memory) serveDevice(t txn, part int, now uint64, wb []uint32) uint32 {
 		tw := t
 		tw.lanes = 0
 		m.occupy(near, tw, n, now)
-		_, wait := m.access(home, t, c, true, true, true, now, wb)
-		return lat.L2HitFar + wait
+		fw := m.crossFabric(home, n, now)
+		_, wait := m.access(home, t, c, true, true, true, now+uint64(fw), wb)
+		return lat.L2HitFar + fw + wait
 	default:
 		// The near copy is looked up (and dropped: the result lives at
 		// home); the operation is performed at the home slice.
 		m.access(near, t, c, false, false, false, now, nil)
 		m.slices[near].drop(t.line, t.mask)
-		hit, wait := m.access(home, t, c, true, true, true, now, nil)
-		return lat.L2HitFar + wait + m.fill(home, t, hit, c, now+uint64(wait))
+		fw := m.crossFabric(home, n, now)
+		at := now + uint64(fw)
+		hit, wait := m.access(home, t, c, true, true, true, at, nil)
+		return lat.L2HitFar + fw + wait + m.fill(home, t, hit, c, at+uint64(wait))
 	}
+}
+
+// crossFabric queues n sectors on the fabric into the partition of slice
+// home from cycle now (Latency.L2FabricSectorsPerCycle a cycle each way;
+// unset, the fabric takes no time) and returns the cycles they wait.
+func (m *Memory) crossFabric(home int, n uint64, now uint64) uint32 {
+	r := m.cfg.Latency.L2FabricSectorsPerCycle
+	if r <= 0 {
+		return 0
+	}
+	p := m.partitionOf(home)
+	start := max(float64(now), m.fabricFree[p])
+	m.fabricFree[p] = start + float64(n)/r
+	return uint32(start - float64(now))
 }
 
 // after is latency lat from cycle now, made to reach at least cycle until
@@ -319,11 +346,32 @@ func (m *Memory) lookup(slice int, line uint64, prio uint8, c *Counts, now uint6
 		if rmw := opart & odirty; rmw != 0 {
 			c[DRAMReadSectors] += uint64(bits.OnesCount8(rmw))
 			m.dram(old, rmw, now, false)
+			m.holdForDRAM(slice, rmw, now, false)
 		}
 		c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
 		m.dram(old, odirty, now, true)
+		m.holdForDRAM(slice, odirty, now, false)
 	}
 	return e
+}
+
+// holdForDRAM holds slice's port for the sectors of mask it exchanges
+// with DRAM, when the slice has two (Latency.L2WriteBytesPerCycle): a fill
+// comes in, a write-back goes out.
+func (m *Memory) holdForDRAM(slice int, mask uint8, now uint64, fill bool) {
+	lat := &m.cfg.Latency
+	if lat.L2WriteBytesPerCycle <= 0 || mask == 0 {
+		return
+	}
+	free, rate := m.sliceFree, lat.L2ReadBytesPerCycle
+	if rate <= 0 {
+		rate = float64(lat.L2BytesPerCycle)
+	}
+	if fill {
+		free, rate = m.sliceInFree, lat.L2WriteBytesPerCycle
+	}
+	start := max(float64(now), free[slice])
+	free[slice] = start + float64(bits.OnesCount8(mask)<<m.g.sectorShift)/rate
 }
 
 // access looks the sectors of t up in slice, allocating the line on a miss
@@ -453,8 +501,13 @@ func (m *Memory) write(slice int, e *slot, t txn, c *Counts, home bool, now uint
 // waited for the slice.
 func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 	lat := &m.cfg.Latency
-	start := max(float64(now), m.sliceFree[slice])
+	free := m.sliceFree
 	busy := float64(int(n)<<m.g.sectorShift) / float64(lat.L2BytesPerCycle)
+	if t.op&opMask == opWrite && lat.L2WriteBytesPerCycle > 0 {
+		free = m.sliceInFree
+		busy = float64(int(n)<<m.g.sectorShift) / lat.L2WriteBytesPerCycle
+	}
+	start := max(float64(now), free[slice])
 	switch op := t.op & opMask; {
 	case op == opAtom || op == opRed:
 		chain := lat.L2AtomicCycles
@@ -502,7 +555,7 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 		}
 		busy = max(busy, lat.L2ReadTxnCycles)
 	}
-	m.sliceFree[slice] = start + busy
+	free[slice] = start + busy
 	return uint32(start - float64(now))
 }
 
@@ -528,6 +581,7 @@ func (m *Memory) fill(slice int, t txn, hit uint8, c *Counts, now uint64) uint32
 		e.part &^= fetch // merged with what was written
 	}
 	c[DRAMReadSectors] += uint64(bits.OnesCount8(fetch))
+	m.holdForDRAM(slice, fetch, now, true)
 	return uint32(max(0, int64(m.cfg.Latency.DRAM)+m.loadLatency(t.line, m.dram(t.line, fetch, now, false), now)))
 }
 
@@ -583,10 +637,13 @@ func (m *Memory) dram(line uint64, mask uint8, now uint64, write bool) uint32 {
 // (timing and windowed modes): a launch is not over before its writes are.
 func (m *Memory) BusyUntil() uint64 {
 	var t uint64
-	for _, f := range m.sliceFree {
-		t = max(t, uint64(f))
+	for i, f := range m.sliceFree {
+		t = max(t, uint64(f), uint64(m.sliceInFree[i]))
 	}
 	for _, f := range m.chanFree {
+		t = max(t, uint64(f))
+	}
+	for _, f := range m.fabricFree {
 		t = max(t, uint64(f))
 	}
 	return max(t, uint64(m.linkReadFree), uint64(m.linkWriteFree), uint64(m.migrateFree))

@@ -213,3 +213,77 @@ func TestSliceReadKnobs(t *testing.T) {
 		})
 	}
 }
+
+// Two ports (latency.l2_slice_write_bytes_per_cycle, unset in the
+// profiles, for calibrate's -set: docs/timing-validation.md, "Reads and
+// writes mixed in the L2"): the SMs' writes and DRAM's fills hold the in
+// port at the write rate, the SMs' reads and the write-backs the out port
+// at the read rate; with it unset, writes hold the one port and DRAM's
+// traffic none.
+func TestSliceTwoPorts(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		write, read float64
+		do          func(m *Memory)
+		out, in     float64 // cycles past 100 each port is held
+	}{
+		{"one port: a line written", 0, 0, func(m *Memory) { m.occupy(3, txn{line: 1, mask: 0xf, op: opWrite}, 4, 100) }, 4, 0},
+		{"one port: a fill is not counted", 0, 0, func(m *Memory) { m.holdForDRAM(3, 0xf, 100, true) }, 0, 0},
+		{"two ports: a line written", 64, 0, func(m *Memory) { m.occupy(3, txn{line: 1, mask: 0xf, op: opWrite}, 4, 100) }, 0, 2},
+		{"two ports: a line read", 64, 0, func(m *Memory) { m.occupy(3, txn{line: 1, mask: 0xf, op: opRead}, 4, 100) }, 4, 0},
+		{"two ports: a line read at the read rate", 64, 128, func(m *Memory) { m.occupy(3, txn{line: 1, mask: 0xf, op: opRead}, 4, 100) }, 1, 0},
+		{"two ports: a fill comes in", 64, 128, func(m *Memory) { m.holdForDRAM(3, 0x3, 100, true) }, 0, 1},
+		{"two ports: a write-back goes out", 64, 128, func(m *Memory) { m.holdForDRAM(3, 0xf, 100, false) }, 1, 0},
+		{"two ports: a write-back at the slice rate", 64, 0, func(m *Memory) { m.holdForDRAM(3, 0xf, 100, false) }, 4, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newTest(t, "h100")
+			m := h.Memory()
+			m.cfg.Latency.L2WriteBytesPerCycle, m.cfg.Latency.L2ReadBytesPerCycle = c.write, c.read
+			c.do(m)
+			assert.InDelta(t, c.out, max(0, m.sliceFree[3]-100), 1e-9, "out port")
+			assert.InDelta(t, c.in, max(0, m.sliceInFree[3]-100), 1e-9, "in port")
+		})
+	}
+}
+
+// The fabric between the partitions (latency.l2_fabric_sectors_per_cycle,
+// unset in the profiles, for calibrate's -set: docs/timing-validation.md,
+// "The fabric between the L2's partitions"): what a far write or a far
+// read that misses its near copy sends home queues on the fabric into the
+// home partition, at the rate each way; a read its near copy serves, and
+// everything with the knob unset, takes none of it.
+func TestFabricQueuesFarSectors(t *testing.T) {
+	var homeFree []float64
+	for _, rate := range []float64{0, 4} {
+		h := newTest(t, "h100")
+		m := h.Memory()
+		m.cfg.Latency.L2FabricSectorsPerCycle = rate
+		var far []uint64
+		for line := uint64(base >> 7); len(far) < 2; line++ {
+			if m.partitionOf(m.sliceOf(line)) != 0 {
+				far = append(far, line)
+			}
+		}
+		p := m.partitionOf(m.sliceOf(far[0]))
+		if m.partitionOf(m.sliceOf(far[1])) != p {
+			t.Fatal("two partitions")
+		}
+		m.serve(txn{line: far[0], mask: 0xf, op: opWrite}, 0, 1000, nil)
+		if m.sliceOf(far[1]) == m.sliceOf(far[0]) {
+			t.Fatal("two home slices")
+		}
+		m.serve(txn{line: far[1], mask: 0x3, op: opRead}, 0, 1000, nil)
+		homeFree = append(homeFree, m.sliceFree[m.sliceOf(far[1])])
+		if rate == 0 {
+			assert.Zero(t, m.fabricFree[p], "unset: the fabric takes no time")
+			continue
+		}
+		assert.InDelta(t, 1000+4/rate+2/rate, m.fabricFree[p], 1e-9, "a far write's four sectors, then a far miss's two")
+		assert.Zero(t, m.fabricFree[1-p], "the other way is free")
+		before := m.fabricFree[p]
+		m.serve(txn{line: far[0], mask: 0xf, op: opRead}, 0, 2000, nil)
+		assert.Equal(t, before, m.fabricFree[p], "a read the near copy serves stays in its partition")
+	}
+	assert.InDelta(t, homeFree[0]+1, homeFree[1], 1e-9, "the miss reaches its home slice after the write's cycle on the fabric")
+}
