@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -163,6 +164,7 @@ func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, 
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			start := time.Now()
 			sp, err := spec.Load(filepath.Join(hostDir, c.Spec))
 			if !assert.NoError(t, err, c.Name) {
 				return
@@ -199,6 +201,11 @@ func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, 
 				mu.Lock()
 				rows = append(rows, row)
 				mu.Unlock()
+				if *hostCases != "" || *hostGPU != "h100" {
+					// Each figure as its case ends, so that a run cut
+					// short still says what it measured.
+					t.Logf("%-60s %4.0f MiB  GPU %9.1f  model %9.1f  %+6.1f%%  (%s, %.0f s)  %s", row.What, float64(row.Bytes)/(1<<20), row.GPU, row.Model, 100*row.err(), c.Name, time.Since(start).Seconds(), knownMiss(row.What, row.Bytes))
+				}
 			}
 		}(c)
 	}
@@ -362,11 +369,9 @@ func TestHostMemoryAgainstGPU(t *testing.T) {
 		}
 	}
 	if *hostCases != "" || *hostGPU != "h100" {
-		// Another profile, or some of the cases: every figure and the
-		// summary in the log (the document is of the full run on h100).
-		for _, r := range rows {
-			t.Logf("%-60s %4.0f MiB  GPU %9.1f  model %9.1f  %+6.1f%%  %s", r.What, float64(r.Bytes)/(1<<20), r.GPU, r.Model, 100*r.err(), knownMiss(r.What, r.Bytes))
-		}
+		// Another profile, or some of the cases: every figure was logged
+		// as its case ended; the summary (the document is of the full
+		// run on h100).
 		t.Logf("on %s:\n%s", *hostGPU, hostSummary(rows))
 	} else if *hostFull {
 		writeHostTable(t, rows)
