@@ -109,7 +109,10 @@
 //     half of l2_ws_4MiB's first-pass misses), writes go on to the home
 //     slice (in timing mode a far write takes the bandwidth of both: the
 //     padded transpose, which ncu counts at 74-78 of the 80 slices'
-//     sectors a cycle, is bound there from 2048 up); so a working set
+//     sectors a cycle, is bound there from 2048 up; on the H200 ncu finds
+//     the fabric itself the transposes' busiest unit, which the slices
+//     stand in for: Latency.L2FabricSectorsPerCycle gives it a rate for
+//     calibration runs, unset in the profiles); so a working set
 //     that every SM reads stops fitting well below
 //     50 MiB (l2_ws: 24 MiB fits, 32 MiB half, 40 MiB not; our hit rates
 //     66.7, 52.6, 20.7 % against ncu's 66.5, 53.8, 9.2 %);
