@@ -1470,8 +1470,7 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 	// The warps of a block are together, oldest block first: its least
 	// recently issued ready warp (testdata/perf/micro/sched: four
 	// SFU-bound warps of a block on one sub-partition finish together).
-	key := p.key
-	warps, bend := p.warps[:len(key)], p.bend[:len(key)]
+	key, warps, bend := p.key, p.warps, p.bend
 	var pick *warp
 	i := 0
 	for i < len(key) {
@@ -1529,30 +1528,38 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 // next: it drops the warps that have exited and sets p.wake.
 func (s *sm) endCycle(p *part, next uint64) uint64 {
 	if p.dead {
-		n := 0
-		for i, w := range p.warps {
-			if w.live {
-				w.idx = int32(n)
-				p.warps[n], p.key[n], p.blk[n] = w, p.key[i], p.blk[i]
-				n++
-			}
+		return s.compact(p, next)
+	}
+	p.wake = next
+	return next
+}
+
+// compact is endCycle for a sub-partition some of whose warps have
+// exited: it drops them.
+func (s *sm) compact(p *part, next uint64) uint64 {
+	n := 0
+	for i, w := range p.warps {
+		if w.live {
+			w.idx = int32(n)
+			p.warps[n], p.key[n], p.blk[n] = w, p.key[i], p.blk[i]
+			n++
 		}
-		clear(p.warps[n:])
-		clear(p.blk[n:])
-		p.warps, p.key, p.blk, p.bend = p.warps[:n], p.key[:n], p.blk[:n], p.bend[:n]
-		for i := range n {
-			p.bend[i] = i == n-1 || p.blk[i+1] != p.blk[i]
-		}
-		p.dead = false
-		if p.last != nil && !p.last.live {
-			p.last = nil
-		}
-		if n == 0 {
-			// Nothing to do until admit gives it warps (advance tests
-			// the wake first).
-			p.wake = never
-			return next
-		}
+	}
+	clear(p.warps[n:])
+	clear(p.blk[n:])
+	p.warps, p.key, p.blk, p.bend = p.warps[:n], p.key[:n], p.blk[:n], p.bend[:n]
+	for i := range n {
+		p.bend[i] = i == n-1 || p.blk[i+1] != p.blk[i]
+	}
+	p.dead = false
+	if p.last != nil && !p.last.live {
+		p.last = nil
+	}
+	if n == 0 {
+		// Nothing to do until admit gives it warps (advance tests the
+		// wake first).
+		p.wake = never
+		return next
 	}
 	p.wake = next
 	return next
