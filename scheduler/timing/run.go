@@ -341,7 +341,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		s.parts = make([]*part, prof.SM.SubPartitions)
 		for j := range s.parts {
 			p := &part{}
-			p.mio.depth, p.lsu.depth, p.tex.depth = cfg.MIOQueue, cfg.LSUQueue, cfg.TexQueue
+			p.q[qMIO].depth, p.q[qLSU].depth, p.q[qTex].depth = cfg.MIOQueue, cfg.LSUQueue, cfg.TexQueue
 			s.parts[j] = p
 		}
 		if opt.Trace != nil {

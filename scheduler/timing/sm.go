@@ -62,8 +62,9 @@ type part struct {
 	dead     bool  // some warps of warps have exited
 	last     *warp // the warp that issued last
 	pipeFree [sasscost.NumPipes]float64
-	mio, lsu ring
-	tex      ring
+	// q are the queues in front of the units, by queue (qMIO, qLSU,
+	// qTex; q[qNone] is not used).
+	q [4]ring
 }
 
 // warp is the cycle loop's state of one warp slot. The fields the
@@ -866,11 +867,11 @@ func (s *sm) issueFirst(w *warp, in *inst, t uint64) {
 		// The queue entry leaves when its unit starts it.
 		switch in.queue {
 		case qMIO:
-			p.mio.push(start)
+			p.q[qMIO].push(start)
 		case qLSU:
-			p.lsu.push(start)
+			p.q[qLSU].push(start)
 		case qTex:
-			p.tex.push(start)
+			p.q[qTex].push(start)
 		}
 	}
 	var clBefore uint64
@@ -1025,7 +1026,7 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 		// the port takes it (lg_throttle behind a busy port).
 		ps := max(s.storeFree, fcyc(start))
 		s.storeFree = ps + float64(s.hs.Wavefronts())*f
-		p.lsu.hold(ceilCyc(ps))
+		p.q[qLSU].hold(ceilCyc(ps))
 	}
 	if in.cas != 0 && s.casWf > 0 {
 		wf, s.casWf = float64(s.casWf), 0
@@ -1275,16 +1276,9 @@ func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 	var u uint64
 	var why Stall
 	switch {
-	case w.slotsLeft == 0 && in.queue != qNone:
-		switch in.queue {
-		case qMIO:
-			u, why = p.mio.room(), MIOThrottle
-		case qLSU:
-			u, why = p.lsu.room(), LGThrottle
-		case qTex:
-			u, why = p.tex.room(), TexThrottle
-		}
-	case w.slotsLeft == 0 || in.queue == qNone && !in.mixed:
+	case w.slotsLeft == 0:
+		u, why = p.busy(in, t)
+	case in.queue == qNone && !in.mixed:
 		if f := p.pipeFree[in.pipe]; f > fcyc(t) {
 			u, why = ceilCyc(f), MathPipeThrottle
 		}
@@ -1298,6 +1292,22 @@ func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 	p.key[w.idx] = w.eligAt
 	return true, never
 }
+
+// busy is until when the queue or the pipe of a warp's next PTX
+// instruction in (its first machine instruction) holds it at cycle t (not
+// after t: it does not), and why.
+func (p *part) busy(in *inst, t uint64) (uint64, Stall) {
+	if q := in.queue & 3; q != qNone {
+		return p.q[q].room(), queueWhy[q]
+	}
+	if f := p.pipeFree[in.pipe]; f > fcyc(t) {
+		return ceilCyc(f), MathPipeThrottle
+	}
+	return 0, Selected
+}
+
+// queueWhy is the stall reason of a warp held by a full queue, by queue.
+var queueWhy = [4]Stall{qMIO: MIOThrottle, qLSU: LGThrottle, qTex: TexThrottle}
 
 // rekey records in w's sub-partition when w next needs trying (part.key)
 // after a try or an issue: never once it has exited; at once when it has
@@ -1370,6 +1380,9 @@ func (w *warp) unkey() { w.part.key[w.idx] = 0 }
 // p.wake is not looked at until then (advance; events from outside its own
 // issues lower p.wake: barrier releases, memory completions).
 func (s *sm) cycle(p *part, t uint64) uint64 {
+	if s.r.gtorr {
+		return s.cycleRR(p, t)
+	}
 	next := uint64(never)
 	var pick *warp
 	if s.r.lrr {
@@ -1393,11 +1406,9 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 			}
 		}
 	} else {
-		// Greedy: the last warp again if it can (gto_rr: if it issued in
-		// the cycle before); then the oldest.
-		gtorr := s.r.gtorr
+		// Greedy: the last warp again if it can; then the oldest.
 		ok := false
-		if l := p.last; l != nil && l.live && (!gtorr || l.issued == t) {
+		if l := p.last; l != nil && l.live {
 			// The scan's key test has not seen it: trying it before its
 			// key can only report its key.
 			if k := p.key[l.idx]; k > t {
@@ -1410,27 +1421,6 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		}
 		if ok {
 			pick = p.last
-		} else if gtorr {
-			// The warps of a block are together, oldest block first: its
-			// least recently issued ready warp (testdata/perf/micro/sched:
-			// four SFU-bound warps of a block on one sub-partition finish
-			// together).
-			key := p.key
-			bend, warps := p.bend[:len(key)], p.warps[:len(key)]
-			for i, k := range key {
-				if k > t {
-					next = min(next, k) // what try would report
-				} else if w := warps[i]; w.live {
-					ok, u := s.tryKeyed(w, t)
-					next = min(next, u)
-					if ok && (pick == nil || w.issued < pick.issued) {
-						pick = w
-					}
-				}
-				if pick != nil && bend[i] {
-					break
-				}
-			}
 		} else {
 			for _, w := range p.warps {
 				if w != p.last && w.live {
@@ -1449,25 +1439,127 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		pick.rekey()
 		next = t + 1
 	}
-	if p.dead {
-		n := 0
-		for i, w := range p.warps {
-			if w.live {
-				w.idx = int32(n)
-				p.warps[n], p.key[n], p.blk[n] = w, p.key[i], p.blk[i]
-				n++
+	return s.endCycle(p, next)
+}
+
+// cycleRR is cycle for the gto_rr scheduler: the warp that issued in the
+// cycle before again if it can; else, in the oldest block with a warp that
+// can, its least recently issued such warp. It tries the warps the one
+// loop of cycle did until 2026-11-29 (ninth pass), in the same order, in
+// two: a loop up to the first warp that can issue, which tests no block
+// end, and, after it, one over the rest of that warp's block; tryKeyed's
+// common case (an instruction in view, held by nothing but its pipe or
+// queue) is written out in the first.
+func (s *sm) cycleRR(p *part, t uint64) uint64 {
+	next := uint64(never)
+	if l := p.last; l != nil && l.live && l.issued == t {
+		// The scan's key test has not seen it: trying it before its key
+		// can only report its key.
+		if k := p.key[l.idx]; k > t {
+			next = k
+		} else {
+			ok, u := s.tryKeyed(l, t)
+			if ok {
+				s.issue(l, t)
+				l.rekey()
+				return s.endCycle(p, t+1)
+			}
+			next = u
+		}
+	}
+	// The warps of a block are together, oldest block first: its least
+	// recently issued ready warp (testdata/perf/micro/sched: four
+	// SFU-bound warps of a block on one sub-partition finish together).
+	key, warps, bend := p.key, p.warps, p.bend
+	var pick *warp
+	i := 0
+	for i < len(key) {
+		k := key[i]
+		if k > t {
+			next = min(next, k) // what try would report
+			i++
+			continue
+		}
+		if w := warps[i]; w.live {
+			if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+				// tryKeyed's common case written out: an instruction
+				// in view that nothing but its pipe or queue can hold.
+				if u, why := p.busy(in, t); u > t {
+					s.account(w, t)
+					w.eligAt, w.why = u, why
+					key[i] = u
+					next = min(next, u)
+					i++
+					continue
+				}
+				key[i] = w.eligAt
+				pick = w
+				break
+			}
+			ok, u := s.tryKeyed(w, t)
+			if ok {
+				pick = w
+				break
+			}
+			next = min(next, u)
+		}
+		i++
+	}
+	if pick == nil {
+		return s.endCycle(p, next)
+	}
+	for !bend[i] {
+		i++
+		if key[i] > t {
+			continue
+		}
+		if w := warps[i]; w.live {
+			if ok, _ := s.tryKeyed(w, t); ok && w.issued < pick.issued {
+				pick = w
 			}
 		}
-		clear(p.warps[n:])
-		clear(p.blk[n:])
-		p.warps, p.key, p.blk, p.bend = p.warps[:n], p.key[:n], p.blk[:n], p.bend[:n]
-		for i := range n {
-			p.bend[i] = i == n-1 || p.blk[i+1] != p.blk[i]
+	}
+	s.issue(pick, t)
+	pick.rekey()
+	return s.endCycle(p, t+1)
+}
+
+// endCycle ends a cycle of sub-partition p whose next cycle with work is
+// next: it drops the warps that have exited and sets p.wake.
+func (s *sm) endCycle(p *part, next uint64) uint64 {
+	if p.dead {
+		return s.compact(p, next)
+	}
+	p.wake = next
+	return next
+}
+
+// compact is endCycle for a sub-partition some of whose warps have
+// exited: it drops them.
+func (s *sm) compact(p *part, next uint64) uint64 {
+	n := 0
+	for i, w := range p.warps {
+		if w.live {
+			w.idx = int32(n)
+			p.warps[n], p.key[n], p.blk[n] = w, p.key[i], p.blk[i]
+			n++
 		}
-		p.dead = false
-		if p.last != nil && !p.last.live {
-			p.last = nil
-		}
+	}
+	clear(p.warps[n:])
+	clear(p.blk[n:])
+	p.warps, p.key, p.blk, p.bend = p.warps[:n], p.key[:n], p.blk[:n], p.bend[:n]
+	for i := range n {
+		p.bend[i] = i == n-1 || p.blk[i+1] != p.blk[i]
+	}
+	p.dead = false
+	if p.last != nil && !p.last.live {
+		p.last = nil
+	}
+	if n == 0 {
+		// Nothing to do until admit gives it warps (advance tests the
+		// wake first).
+		p.wake = never
+		return next
 	}
 	p.wake = next
 	return next
@@ -1481,14 +1573,17 @@ func (s *sm) advance(start, end uint64) {
 	s.admitQueued()
 	s.complete()
 	t := max(start, s.next)
+	parts, rr := s.parts, s.r.gtorr
 	for t < end && s.err == nil && len(s.ctas) > 0 {
 		s.serve(t)
 		next := s.poolDue()
-		for _, p := range s.parts {
+		for _, p := range parts {
 			switch {
-			case len(p.warps) == 0:
 			case t < p.wake:
 				next = min(next, p.wake) // what cycle would return
+			case len(p.warps) == 0:
+			case rr:
+				next = min(next, s.cycleRR(p, t))
 			default:
 				next = min(next, s.cycle(p, t))
 			}
