@@ -92,7 +92,20 @@ func (w *Warp) runFrame(f *frame, limit int) error {
 	preds := f.preds
 	for n := 0; n < limit; n++ {
 		in := &code[pc]
-		exec := mask
+		var exec uint32
+		if in.Fuse == FuseRun && mask == ^uint32(0) && !w.watch && w.mbLate == 0 {
+			// A full warp's run of arithmetic (exec_run.go), counted there.
+			if k, npc := w.runFast(f, pc, limit-n); k > 0 {
+				n += k - 1
+				pc = npc
+				if pc < f.nextWait {
+					continue
+				}
+				f.cur, f.curPC = mask, pc
+				goto resched
+			}
+		}
+		exec = mask
 		if in.Guard >= 0 {
 			p := preds[in.Guard]
 			if in.GuardNeg {

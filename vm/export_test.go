@@ -64,3 +64,27 @@ func ChainPlansForTest(f *Func) (ident int, lens []int) {
 	}
 	return ident, lens
 }
+
+// WithoutRuns turns full-warp runs (exec_run.go) off in kernels lowered
+// until the returned function is called: every instruction steps through
+// runFrame, for tests that compare the two.
+func WithoutRuns() (restore func()) {
+	noRuns = true
+	return func() { noRuns = false }
+}
+
+// RunMarks returns how many instructions of f are marked FuseRun and how
+// many its frame layout's run table covers.
+func RunMarks(f *Func) (marked, covered int) {
+	for pc := range f.Code {
+		if f.Code[pc].Fuse == FuseRun {
+			marked++
+		}
+	}
+	for _, o := range f.frameLayout().runTable(f.Code) {
+		if o.k != runNone {
+			covered++
+		}
+	}
+	return marked, covered
+}

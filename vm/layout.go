@@ -57,6 +57,10 @@ type layout struct {
 	// chains are the plans of the code's FuseLdLdFmaChain heads in this
 	// layout, in pc order.
 	chains []chainPlan
+	// runs is the code's run table in this layout (runPlans), for the
+	// code at runsCode.
+	runs     []runOp
+	runsCode *Inst
 }
 
 // Limits of the analysis: registers that may share, and instructions ×
@@ -80,7 +84,9 @@ func identityLayout(f *Func) *layout {
 	for i := range s {
 		s[i] = int32(i)
 	}
-	return &layout{slot: s, init: f.init, slots: n, chains: chainPlans(f.Code, s)}
+	l := &layout{slot: s, init: f.init, slots: n, chains: chainPlans(f.Code, s)}
+	l.setRuns(f)
+	return l
 }
 
 // frameLayout returns the layout a new frame of f uses.
@@ -354,5 +360,22 @@ func computeLayout(f *Func) *layout {
 		}
 	}
 	l.chains = chainPlans(f.Code, l.slot)
+	l.setRuns(f)
 	return l
+}
+
+// setRuns builds the run table of f's code as it is now in l.
+func (l *layout) setRuns(f *Func) {
+	l.runs, l.runsCode = nil, nil
+	if len(f.Code) > 0 {
+		l.runs, l.runsCode = runPlans(f.Code, l.slot, int(f.NumPred)), &f.Code[0]
+	}
+}
+
+// runTable is l's run table if it was built for code, else nil.
+func (l *layout) runTable(code []Inst) []runOp {
+	if len(code) == 0 || l.runsCode != &code[0] || len(l.runs) != len(code) {
+		return nil
+	}
+	return l.runs
 }

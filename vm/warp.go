@@ -31,6 +31,7 @@ type frame struct {
 	regs      [][32]uint64 // by slot (layout.go)
 	slot      []int32      // the slot of each register index (an operand's offset / 32)
 	chains    []chainPlan  // the layout's FuseLdLdFmaChain plans, in pc order
+	runs      []runOp      // the layout's run table (exec_run.go), nil if none
 	preds     []uint32
 	params    []byte // per-lane function parameter block, lane-major
 	localBase uint64 // this activation's local depot (local-space address)
@@ -219,6 +220,7 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	copy(f.regs, lay.init)
 	f.slot = lay.slot
 	f.chains = lay.chains
+	f.runs = lay.runTable(f.code)
 	for _, u := range fn.sregs {
 		*f.r(u.reg) = w.sregs[u.id]
 	}

@@ -1,0 +1,346 @@
+package vm
+
+import "github.com/ptxvm/ptxvm/vm/internal/warpsimd"
+
+// Full-warp runs
+//
+// Most of a kernel's instructions outside its memory accesses are integer
+// and predicate arithmetic that a full warp runs with one warpsimd call
+// each (fullInt, setp32Full, FmaRN32). Through runFrame's loop each of
+// them costs a dispatch of about a hundred host instructions (Go keeps no
+// register across a call, so every turn of the loop stores and reloads its
+// live values, and the opcode switch is a binary search) around a call of
+// thirty to a hundred. A run is a stretch of consecutive instructions of
+// such forms (FuseRun, markFused), with uniform branches between them:
+// runFast executes it from a table built when the frame's layout is (each
+// instruction's form and its operands' slots resolved, runOp), in a loop
+// with a few live values, counting the instructions once at its end.
+//
+// runFrame enters a run only for a full warp (every lane of the warp in the
+// running group, so no lane waits to rejoin inside it) with nothing watching
+// (no observer, no timing model's Step) and no cp.async arrive pending
+// (mbLate); anything else steps through the same instructions one by one.
+// Each form calls what the general path calls for a full warp, so a run
+// computes and writes exactly what stepping would
+// (TestRunsMatchStepping). A branch whose lanes disagree, and every form a
+// run does not cover, ends the run where it stands and the general path
+// goes on from there.
+
+// runKind is a run's form of one instruction (runOp.k); runNone ends a run.
+type runKind uint8
+
+const (
+	runNone runKind = iota
+	runCopy         // mov of 64 bits: d = a
+	runAnd          // and, and mov of fewer bits (a & a & m)
+	runAdd
+	runSub
+	runOr
+	runXor
+	runShl
+	runShr // unsigned
+	runMulWideU32
+	runMulWideS32
+	runMulLo
+	runMadLo
+	runFma32    // fma.rn.f32 without ftz, sat or oob
+	runSetp32   // setp of 32-bit integers, one destination, no combiner
+	runPred     // and/or/xor/not/mov of predicates
+	runBra      // bra, guarded or not
+	runKindsEnd // the number of kinds
+)
+
+// runOp is one instruction of a run, its register operands as frame slots.
+type runOp struct {
+	k runKind
+	// setp: signed (1) or unsigned (0) order; pred: the Op's combiner
+	// (OpPAnd ...).
+	sub uint8
+	// setp: the comparison (CmpEq ...); pred: the negation bits (1: a, 2: b).
+	cmp uint8
+	neg bool // bra: the guard is negated
+	// d, a, b, c: slots (register forms) or predicate indexes (setp's d,
+	// pred's d, a, b; bra's c is its guard, -1 for none); bra's a is its
+	// target pc.
+	d, a, b, c int32
+	m          uint64 // the type's mask (register forms)
+}
+
+// runForm is the run form of in (runNone: not one), the same for every
+// layout; runOpFor fills in the slots.
+func runForm(in *Inst) runKind {
+	if in.Op == OpBra {
+		return runBra
+	}
+	if in.Guard >= 0 {
+		return runNone
+	}
+	sz := in.T.Size()
+	switch in.Op {
+	case OpMov:
+		if sz == 1 {
+			return runNone
+		}
+		if sizeMask(in.T) == ^uint64(0) {
+			return runCopy
+		}
+		return runAnd
+	case OpAdd:
+		if sz == 4 && in.Flags&FSat == 0 || sz == 8 {
+			return runAdd
+		}
+	case OpSub:
+		if sz != 1 && in.Flags&FSat == 0 {
+			return runSub
+		}
+	case OpAnd:
+		if sz != 1 {
+			return runAnd
+		}
+	case OpOr:
+		if sz != 1 {
+			return runOr
+		}
+	case OpXor:
+		if sz != 1 {
+			return runXor
+		}
+	case OpShl:
+		if sz != 1 {
+			return runShl
+		}
+	case OpShr:
+		if sz != 1 && !in.T.Signed() {
+			return runShr
+		}
+	case OpMulWide:
+		if sz != 1 {
+			switch in.T2 {
+			case S32:
+				return runMulWideS32
+			case U32:
+				return runMulWideU32
+			}
+		}
+	case OpMulLo:
+		if sz != 1 {
+			return runMulLo
+		}
+	case OpMadLo:
+		if sz != 1 {
+			return runMadLo
+		}
+	case OpFFma:
+		if in.T == F32 && in.Flags&(FFtz|FSat) == 0 && in.Rnd == rndN && in.Imm == 0 {
+			return runFma32
+		}
+	case OpSetp:
+		switch in.T {
+		case B32, U32, S32:
+			if in.BoolOp == BoolNone && in.D2 == NoReg {
+				return runSetp32
+			}
+		}
+	case OpPAnd, OpPOr, OpPXor, OpPNot, OpPMov:
+		return runPred
+	}
+	return runNone
+}
+
+// runOpFor is in's runOp in the layout slot (register index → slot), or
+// one of kind runNone where in is no run form or names a register the
+// layout does not hold.
+func runOpFor(in *Inst, slot []int32, npred int) runOp {
+	k := runForm(in)
+	if k == runNone {
+		return runOp{}
+	}
+	bad := false
+	sl := func(off int32) int32 {
+		if off < 0 || int(off>>5) >= len(slot) {
+			bad = true
+			return 0
+		}
+		return slot[off>>5]
+	}
+	pr := func(p int32) int32 {
+		if p < 0 || int(p) >= npred {
+			bad = true
+		}
+		return p
+	}
+	o := runOp{k: k, m: sizeMask(in.T), c: -1}
+	switch k {
+	case runCopy:
+		o.d, o.a = sl(in.D), sl(in.A)
+	case runAnd:
+		o.d, o.a, o.b = sl(in.D), sl(in.A), sl(in.A)
+		if in.Op == OpAnd {
+			o.b = sl(in.B)
+		}
+	case runAdd, runSub, runOr, runXor, runShl, runShr, runMulWideU32, runMulWideS32, runMulLo:
+		o.d, o.a, o.b = sl(in.D), sl(in.A), sl(in.B)
+		if k == runAdd && in.T.Size() == 4 {
+			o.m = 0xffffffff // what runFrame's add passes
+		}
+	case runMadLo, runFma32:
+		o.d, o.a, o.b, o.c = sl(in.D), sl(in.A), sl(in.B), sl(in.C)
+	case runSetp32:
+		o.d, o.a, o.b = pr(in.D), sl(in.A), sl(in.B)
+		if in.T == S32 && in.Cmp <= CmpGe {
+			o.sub = 1
+		}
+		o.cmp = in.Cmp
+	case runPred:
+		o.d, o.a, o.b = pr(in.D), pr(in.A), 0
+		o.sub = uint8(in.Op - OpPAnd)
+		neg := uint8(in.Imm & 3)
+		if in.Op == OpPMov && in.Flags&FNeg2 != 0 {
+			neg |= 1
+		}
+		if in.Op == OpPAnd || in.Op == OpPOr || in.Op == OpPXor {
+			o.b = pr(in.B)
+		} else {
+			neg &= 1
+		}
+		o.cmp = neg
+	case runBra:
+		o.a, o.neg = in.Target, in.GuardNeg
+		if in.Guard >= 0 {
+			o.c = pr(in.Guard)
+		}
+	}
+	if bad {
+		return runOp{}
+	}
+	return o
+}
+
+// runPlans returns the run table of code in the layout slot: one runOp per
+// instruction, runNone where no run form is (nil if no run starts in
+// code). A run entered at a FuseRun mark goes on through every run form
+// after it, a branch that ends the marks' count included.
+func runPlans(code []Inst, slot []int32, npred int) []runOp {
+	var ops []runOp
+	for pc := range code {
+		if code[pc].Fuse == FuseRun {
+			ops = make([]runOp, len(code))
+			break
+		}
+	}
+	if ops == nil {
+		return nil
+	}
+	for pc := range code {
+		if code[pc].Fuse == FuseNone || code[pc].Fuse == FuseRun {
+			ops[pc] = runOpFor(&code[pc], slot, npred)
+		}
+	}
+	return ops
+}
+
+// noRuns turns full-warp runs off (tests that compare them with stepping).
+var noRuns bool
+
+// runFast executes the run at pc for the full warp of frame f, at most max
+// instructions, and returns how many it executed and the pc after them.
+// It stops before an instruction of no run form, a branch whose lanes
+// disagree, or a pc where waiting lanes would rejoin; 0 when it executed
+// nothing.
+func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
+	ops, regs, preds := f.runs, f.regs, f.preds
+	nw := f.nextWait
+	k := 0
+	for k < max && pc < nw && uint(pc) < uint(len(ops)) {
+		o := &ops[pc]
+		switch o.k {
+		case runCopy:
+			regs[o.d] = regs[o.a]
+		case runAnd:
+			warpsimd.AndQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+		case runAdd:
+			warpsimd.AddQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+		case runSub:
+			warpsimd.SubQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+		case runOr:
+			warpsimd.OrQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+		case runXor:
+			warpsimd.XorQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+		case runShl:
+			warpsimd.ShlQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+		case runShr:
+			warpsimd.ShrQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+		case runMulWideU32:
+			warpsimd.MulWideU32(&regs[o.d], &regs[o.a], &regs[o.b])
+		case runMulWideS32:
+			warpsimd.MulWideS32(&regs[o.d], &regs[o.a], &regs[o.b])
+		case runMulLo:
+			d, a, b, m := &regs[o.d], &regs[o.a], &regs[o.b], o.m
+			for l := range 32 {
+				d[l] = (a[l] * b[l]) & m
+			}
+		case runMadLo:
+			d, a, b, c, m := &regs[o.d], &regs[o.a], &regs[o.b], &regs[o.c], o.m
+			for l := range 32 {
+				d[l] = (a[l]*b[l] + c[l]) & m
+			}
+		case runFma32:
+			warpsimd.FmaRN32(&regs[o.d], &regs[o.a], &regs[o.b], &regs[o.c])
+		case runSetp32:
+			lt, eq := warpsimd.Cmp32(&regs[o.a], &regs[o.b], o.sub != 0)
+			preds[o.d] = intCmp(o.cmp, lt, eq, ^uint32(0))
+		case runPred:
+			a, b := preds[o.a], preds[o.b]
+			if o.cmp&1 != 0 {
+				a = ^a
+			}
+			if o.cmp&2 != 0 {
+				b = ^b
+			}
+			var r uint32
+			switch Op(o.sub) + OpPAnd {
+			case OpPAnd:
+				r = a & b
+			case OpPOr:
+				r = a | b
+			case OpPXor:
+				r = a ^ b
+			case OpPNot:
+				r = ^a
+			default: // OpPMov
+				r = a
+			}
+			preds[o.d] = r
+		case runBra:
+			p := ^uint32(0)
+			if o.c >= 0 {
+				p = preds[o.c]
+				if o.neg {
+					p = ^p
+				}
+			}
+			switch p {
+			case ^uint32(0):
+				pc = o.a
+			case 0:
+				pc++
+			default:
+				return w.ranFast(k, pc) // divergence: the general path's
+			}
+			k++
+			continue
+		default:
+			return w.ranFast(k, pc)
+		}
+		k++
+		pc++
+	}
+	return w.ranFast(k, pc)
+}
+
+// ranFast counts a run's k instructions of a full warp.
+func (w *Warp) ranFast(k int, pc int32) (int, int32) {
+	w.Inst += uint64(k)
+	w.ThreadInst += uint64(k) * WarpSize
+	return k, pc
+}
