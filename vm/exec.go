@@ -275,7 +275,7 @@ func (w *Warp) runFrame(f *frame, limit int) error {
 			}
 			w.execSetp(in, f, exec)
 		case OpLd, OpSt:
-			if in.Fuse != FuseNone && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 {
+			if (in.Fuse == FuseLdLdFma || in.Fuse == FuseLdLdFmaChain) && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 {
 				// Several instructions at once (fuse.go).
 				k := int32(0)
 				if in.Fuse == FuseLdLdFmaChain {

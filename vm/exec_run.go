@@ -1,6 +1,11 @@
 package vm
 
-import "github.com/ptxvm/ptxvm/vm/internal/warpsimd"
+import (
+	"unsafe"
+
+	"github.com/ptxvm/ptxvm/memspace"
+	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
+)
 
 // Full-warp runs
 //
@@ -43,11 +48,18 @@ const (
 	runMulWideS32
 	runMulLo
 	runMadLo
-	runFma32    // fma.rn.f32 without ftz, sat or oob
-	runSetp32   // setp of 32-bit integers, one destination, no combiner
-	runPred     // and/or/xor/not/mov of predicates
-	runBra      // bra, guarded or not
-	runKindsEnd // the number of kinds
+	runFma32  // fma.rn.f32 without ftz, sat or oob
+	runSetp32 // setp of 32-bit integers, one destination, no combiner
+	runPred   // and/or/xor/not/mov of predicates
+	runBra    // bra, guarded or not
+	// The memory forms run what execMem runs for a full warp with nothing
+	// watching, where it takes a fast path; where that path declines (a
+	// lane's access not plainly valid) the run ends before the
+	// instruction, and stepping runs it from the start (and faults).
+	runLdGlobal32 // ld.global.{b,u,f}32 d, [rd+imm]
+	runLdShared32 // ld.shared.{b,u,f}32 d, [r+imm] (FastLdShared32)
+	runStShared32 // st.shared.{b,u,s,f}32 [r+imm], b (FastStShared32)
+	runKindsEnd   // the number of kinds
 )
 
 // runOp is one instruction of a run, its register operands as frame slots.
@@ -59,11 +71,14 @@ type runOp struct {
 	// setp: the comparison (CmpEq ...); pred: the negation bits (1: a, 2: b).
 	cmp uint8
 	neg bool // bra: the guard is negated
-	// d, a, b, c: slots (register forms) or predicate indexes (setp's d,
-	// pred's d, a, b; bra's c is its guard, -1 for none); bra's a is its
-	// target pc.
+	// d, a, b, c: the byte offsets of register operands in the frame's
+	// register file (slot × 256), or predicate indexes (setp's d, pred's
+	// d, a, b; bra's c is its guard, -1 for none); bra's a is its target
+	// pc.
 	d, a, b, c int32
-	m          uint64 // the type's mask (register forms)
+	// m is the type's mask (register forms), or the memory forms'
+	// immediate offset.
+	m uint64
 }
 
 // runForm is the run form of in (runNone: not one), the same for every
@@ -74,6 +89,15 @@ func runForm(in *Inst) runKind {
 	}
 	if in.Guard >= 0 {
 		return runNone
+	}
+	switch {
+	case in.Fast == FastLdShared32 && in.Op == OpLd:
+		return runLdShared32
+	case in.Fast == FastStShared32 && in.Op == OpSt:
+		return runStShared32
+	case in.Op == OpLd && in.Fast == FastNone && in.Space == memspace.Global && in.Vec == 1 &&
+		in.T.Size() == 4 && !in.T.Signed() && in.Flags&(FAbsAddr|FLocalRel|FAddr32) == 0:
+		return runLdGlobal32
 	}
 	sz := in.T.Size()
 	switch in.Op {
@@ -150,18 +174,18 @@ func runForm(in *Inst) runKind {
 // runOpFor is in's runOp in the layout slot (register index → slot), or
 // one of kind runNone where in is no run form or names a register the
 // layout does not hold.
-func runOpFor(in *Inst, slot []int32, npred int) runOp {
+func runOpFor(in *Inst, slot []int32, slots int32, npred int) runOp {
 	k := runForm(in)
 	if k == runNone {
 		return runOp{}
 	}
 	bad := false
 	sl := func(off int32) int32 {
-		if off < 0 || int(off>>5) >= len(slot) {
+		if off < 0 || int(off>>5) >= len(slot) || slot[off>>5] < 0 || slot[off>>5] >= slots {
 			bad = true
 			return 0
 		}
-		return slot[off>>5]
+		return slot[off>>5] * regBytes
 	}
 	pr := func(p int32) int32 {
 		if p < 0 || int(p) >= npred {
@@ -209,6 +233,13 @@ func runOpFor(in *Inst, slot []int32, npred int) runOp {
 		if in.Guard >= 0 {
 			o.c = pr(in.Guard)
 		}
+	case runLdGlobal32, runLdShared32:
+		o.d, o.a, o.m = sl(in.V[0]), sl(in.A), uint64(in.Off)
+		if k == runLdShared32 {
+			o.m = uint64(uint32(in.Off))
+		}
+	case runStShared32:
+		o.b, o.a, o.m = sl(in.V[0]), sl(in.A), uint64(uint32(in.Off))
 	}
 	if bad {
 		return runOp{}
@@ -216,11 +247,14 @@ func runOpFor(in *Inst, slot []int32, npred int) runOp {
 	return o
 }
 
+// regBytes is the size of one slot of a frame's register file.
+const regBytes = int32(unsafe.Sizeof([32]uint64{}))
+
 // runPlans returns the run table of code in the layout slot: one runOp per
 // instruction, runNone where no run form is (nil if no run starts in
 // code). A run entered at a FuseRun mark goes on through every run form
 // after it, a branch that ends the marks' count included.
-func runPlans(code []Inst, slot []int32, npred int) []runOp {
+func runPlans(code []Inst, slot []int32, slots, npred int) []runOp {
 	var ops []runOp
 	for pc := range code {
 		if code[pc].Fuse == FuseRun {
@@ -233,7 +267,7 @@ func runPlans(code []Inst, slot []int32, npred int) []runOp {
 	}
 	for pc := range code {
 		if code[pc].Fuse == FuseNone || code[pc].Fuse == FuseRun {
-			ops[pc] = runOpFor(&code[pc], slot, npred)
+			ops[pc] = runOpFor(&code[pc], slot, int32(slots), npred)
 		}
 	}
 	return ops
@@ -248,46 +282,54 @@ var noRuns bool
 // disagree, or a pc where waiting lanes would rejoin; 0 when it executed
 // nothing.
 func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
-	ops, regs, preds := f.runs, f.regs, f.preds
+	ops, preds := f.runs, f.preds
+	if len(f.regs) == 0 {
+		return 0, pc
+	}
+	// The table's offsets were checked against the layout's slots when it
+	// was built, and a frame's register file has a slot for each
+	// (pushFrame): r needs no bounds check.
+	base := unsafe.Pointer(&f.regs[0])
+	r := func(off int32) *[32]uint64 { return (*[32]uint64)(unsafe.Add(base, off)) }
 	nw := f.nextWait
 	k := 0
 	for k < max && pc < nw && uint(pc) < uint(len(ops)) {
 		o := &ops[pc]
 		switch o.k {
 		case runCopy:
-			regs[o.d] = regs[o.a]
+			*r(o.d) = *r(o.a)
 		case runAnd:
-			warpsimd.AndQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+			warpsimd.AndQ(r(o.d), r(o.a), r(o.b), o.m)
 		case runAdd:
-			warpsimd.AddQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+			warpsimd.AddQ(r(o.d), r(o.a), r(o.b), o.m)
 		case runSub:
-			warpsimd.SubQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+			warpsimd.SubQ(r(o.d), r(o.a), r(o.b), o.m)
 		case runOr:
-			warpsimd.OrQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+			warpsimd.OrQ(r(o.d), r(o.a), r(o.b), o.m)
 		case runXor:
-			warpsimd.XorQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+			warpsimd.XorQ(r(o.d), r(o.a), r(o.b), o.m)
 		case runShl:
-			warpsimd.ShlQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+			warpsimd.ShlQ(r(o.d), r(o.a), r(o.b), o.m)
 		case runShr:
-			warpsimd.ShrQ(&regs[o.d], &regs[o.a], &regs[o.b], o.m)
+			warpsimd.ShrQ(r(o.d), r(o.a), r(o.b), o.m)
 		case runMulWideU32:
-			warpsimd.MulWideU32(&regs[o.d], &regs[o.a], &regs[o.b])
+			warpsimd.MulWideU32(r(o.d), r(o.a), r(o.b))
 		case runMulWideS32:
-			warpsimd.MulWideS32(&regs[o.d], &regs[o.a], &regs[o.b])
+			warpsimd.MulWideS32(r(o.d), r(o.a), r(o.b))
 		case runMulLo:
-			d, a, b, m := &regs[o.d], &regs[o.a], &regs[o.b], o.m
+			d, a, b, m := r(o.d), r(o.a), r(o.b), o.m
 			for l := range 32 {
 				d[l] = (a[l] * b[l]) & m
 			}
 		case runMadLo:
-			d, a, b, c, m := &regs[o.d], &regs[o.a], &regs[o.b], &regs[o.c], o.m
+			d, a, b, c, m := r(o.d), r(o.a), r(o.b), r(o.c), o.m
 			for l := range 32 {
 				d[l] = (a[l]*b[l] + c[l]) & m
 			}
 		case runFma32:
-			warpsimd.FmaRN32(&regs[o.d], &regs[o.a], &regs[o.b], &regs[o.c])
+			warpsimd.FmaRN32(r(o.d), r(o.a), r(o.b), r(o.c))
 		case runSetp32:
-			lt, eq := warpsimd.Cmp32(&regs[o.a], &regs[o.b], o.sub != 0)
+			lt, eq := warpsimd.Cmp32(r(o.a), r(o.b), o.sub != 0)
 			preds[o.d] = intCmp(o.cmp, lt, eq, ^uint32(0))
 		case runPred:
 			a, b := preds[o.a], preds[o.b]
@@ -297,20 +339,20 @@ func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
 			if o.cmp&2 != 0 {
 				b = ^b
 			}
-			var r uint32
+			var v uint32
 			switch Op(o.sub) + OpPAnd {
 			case OpPAnd:
-				r = a & b
+				v = a & b
 			case OpPOr:
-				r = a | b
+				v = a | b
 			case OpPXor:
-				r = a ^ b
+				v = a ^ b
 			case OpPNot:
-				r = ^a
+				v = ^a
 			default: // OpPMov
-				r = a
+				v = a
 			}
-			preds[o.d] = r
+			preds[o.d] = v
 		case runBra:
 			p := ^uint32(0)
 			if o.c >= 0 {
@@ -329,6 +371,23 @@ func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
 			}
 			k++
 			continue
+		case runLdGlobal32:
+			// execMem's steps: the access, its addresses, LoadScalar.
+			acc := w.acc
+			acc.Space, acc.Size, acc.Mask, acc.Kind = memspace.Global, 4, ^uint32(0), memspace.Load
+			warpsimd.AddKQ(&acc.Addr, r(o.a), o.m, ^uint64(0))
+			if !w.view.LoadScalar(acc, r(o.d)) {
+				return w.ranFast(k, pc)
+			}
+			w.prefetchNext(pc)
+		case runLdShared32:
+			if !w.loadShared32Regs(r(o.a), uint32(o.m), r(o.d)) {
+				return w.ranFast(k, pc)
+			}
+		case runStShared32:
+			if !w.storeShared32Regs(r(o.a), uint32(o.m), r(o.b)) {
+				return w.ranFast(k, pc)
+			}
 		default:
 			return w.ranFast(k, pc)
 		}

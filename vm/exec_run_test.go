@@ -38,6 +38,11 @@ var runForms = []string{
 	"and.pred %p{d}, %p{a}, %p{b};", "or.pred %p{d}, %p{a}, !%p{b};", "xor.pred %p{d}, !%p{a}, %p{b};",
 	"not.pred %p{d}, %p{a};", "mov.pred %p{d}, %p{a};",
 	"cvt.u32.u64 %r{d}, %rd{a};", "@%p{c} add.s32 %r{d}, %r{a}, %r{b};",
+	// memory: the lane's own input words, the block's shared words (lanes
+	// overlap), a misaligned and an out-of-range access (faults)
+	"ld.global.u32 %r{d}, [%rd9+{k4}];", "ld.global.f32 %f{d}, [%rd9+{k4}];", "ld.global.s32 %r{d}, [%rd9+{k4}];",
+	"st.shared.u32 [%r12+{k4}], %r{a};", "ld.shared.u32 %r{d}, [%r12+{k4}];", "st.shared.f32 [%r12+{k4}], %f{a};",
+	"ld.global.u32 %r{d}, [%rd9+{k}];", "ld.shared.u32 %r{d}, [%r12+4096];",
 	// uniform predicates (%p6 true, %p7 false, %p5 by the parameter):
 	// their branches agree across the warp
 	"@%p6 bra {L};", "@%p7 bra {L};", "@!%p5 bra {L};", "bra {L};",
@@ -53,10 +58,11 @@ const runKernel = `
 .visible .entry k(.param .u64 pout, .param .u64 pin, .param .u32 pu)
 {
 	.reg .b16 %%h<5>;
-	.reg .b32 %%r<12>;
+	.reg .b32 %%r<14>;
 	.reg .b64 %%rd<12>;
 	.reg .f32 %%f<5>;
 	.reg .pred %%p<8>;
+	.shared .align 4 .b8 sh[256];
 	ld.param.u64 	%%rd8, [pout];
 	ld.param.u64 	%%rd9, [pin];
 	ld.param.u32 	%%r8, [pu];
@@ -95,6 +101,9 @@ const runKernel = `
 	setp.ne.u32 	%%p5, %%r10, 0;
 	setp.eq.u32 	%%p6, %%r10, %%r10;
 	setp.ne.u32 	%%p7, %%r10, %%r10;
+	mov.u32 	%%r12, sh;
+	shl.b32 	%%r13, %%r9, 2;
+	add.s32 	%%r12, %%r12, %%r13;
 	mov.u32 	%%r11, 0;
 $Lloop:
 %s
@@ -126,7 +135,8 @@ func randomRun(r *rand.Rand, n int, tag string) string {
 		// Registers 0-4 of each class may be written (%p 0-4: 5-7 are the
 		// uniform ones); any may be read.
 		rep := strings.NewReplacer("{d}", fmt.Sprint(r.Intn(5)), "{a}", fmt.Sprint(r.Intn(4)),
-			"{b}", fmt.Sprint(r.Intn(4)), "{c}", fmt.Sprint(r.Intn(4)), "{k}", fmt.Sprint(r.Intn(10)))
+			"{b}", fmt.Sprint(r.Intn(4)), "{c}", fmt.Sprint(r.Intn(4)), "{k}", fmt.Sprint(r.Intn(10)),
+			"{k4}", fmt.Sprint(4*r.Intn(8)))
 		b.WriteString("\t" + rep.Replace(f) + "\n")
 	}
 	for i := n; i < n+5; i++ {
@@ -186,6 +196,7 @@ func TestRunsMatchStepping(t *testing.T) {
 		}
 	}
 	stores := runStores()
+	faults, clean := 0, 0
 	for prog := range 150 {
 		body := randomRun(r, 6+r.Intn(30), fmt.Sprint(prog))
 		tail := randomRun(r, 4+r.Intn(10), fmt.Sprintf("t%d", prog))
@@ -193,6 +204,7 @@ func TestRunsMatchStepping(t *testing.T) {
 		for _, threads := range []uint32{32, 31} {
 			for _, u := range []uint32{0, 1} {
 				var outs [2][]uint32
+				var errs [2]string
 				var stats [2]vm.Stats
 				for i, stepping := range []bool{false, true} {
 					restore := func() {}
@@ -202,14 +214,27 @@ func TestRunsMatchStepping(t *testing.T) {
 					bufs, st, err := runOpt(t, options{maxInst: 1 << 20}, src, "k", [3]uint32{1, 1, 1}, [3]uint32{threads, 1, 1},
 						[][]uint32{make([]uint32, 40*32), in}, u32arg(u))
 					restore()
-					require.NoError(t, err, "program %d:\n%s", prog, src)
-					outs[i], stats[i] = bufs[0], *st
+					if err != nil {
+						errs[i] = err.Error()
+					} else {
+						outs[i] = bufs[0]
+					}
+					require.NotNil(t, st, "program %d: %v\n%s", prog, err, src)
+					stats[i] = *st
 				}
+				faults += len(errs[0])
+				require.Equal(t, errs[1], errs[0], "program %d, %d threads, u=%d: faults\n%s", prog, threads, u, src)
 				require.Equal(t, outs[1], outs[0], "program %d, %d threads, u=%d: registers\n%s", prog, threads, u, src)
 				require.Equal(t, stats[1], stats[0], "program %d, %d threads, u=%d: counts", prog, threads, u)
+				if errs[0] == "" {
+					clean++
+				}
 			}
 		}
 	}
+	// Both kinds of program ran: some fault, some do not.
+	require.Positive(t, faults)
+	require.Greater(t, clean, 100)
 }
 
 // TestRunsMarkedInTiledMatmul: the bundled tiled multiply's loop outside

@@ -81,7 +81,7 @@ func RunMarks(f *Func) (marked, covered int) {
 			marked++
 		}
 	}
-	for _, o := range f.frameLayout().runTable(f.Code) {
+	for _, o := range f.frameLayout().runs {
 		if o.k != runNone {
 			covered++
 		}

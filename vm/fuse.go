@@ -125,7 +125,7 @@ func markFused(code []Inst) {
 	for pc := len(code) - 1; pc >= 0; pc-- {
 		k := runForm(&code[pc])
 		switch {
-		case k == runNone || code[pc].Fuse != FuseNone:
+		case k == runNone || code[pc].Fuse != FuseNone && code[pc].Fuse != FuseRun:
 			n = 0
 		case k == runBra:
 			n = 1

@@ -61,6 +61,7 @@ type layout struct {
 	// code at runsCode.
 	runs     []runOp
 	runsCode *Inst
+	npred    int32 // the predicates the run table's indexes were checked against
 }
 
 // Limits of the analysis: registers that may share, and instructions ×
@@ -366,15 +367,16 @@ func computeLayout(f *Func) *layout {
 
 // setRuns builds the run table of f's code as it is now in l.
 func (l *layout) setRuns(f *Func) {
-	l.runs, l.runsCode = nil, nil
+	l.runs, l.runsCode, l.npred = nil, nil, f.NumPred
 	if len(f.Code) > 0 {
-		l.runs, l.runsCode = runPlans(f.Code, l.slot, int(f.NumPred)), &f.Code[0]
+		l.runs, l.runsCode = runPlans(f.Code, l.slot, l.slots, int(f.NumPred)), &f.Code[0]
 	}
 }
 
-// runTable is l's run table if it was built for code, else nil.
-func (l *layout) runTable(code []Inst) []runOp {
-	if len(code) == 0 || l.runsCode != &code[0] || len(l.runs) != len(code) {
+// runTable is l's run table if it was built for code and a frame of regs
+// register slots and preds predicates, else nil.
+func (l *layout) runTable(code []Inst, regs, preds int) []runOp {
+	if len(code) == 0 || l.runsCode != &code[0] || len(l.runs) != len(code) || regs != l.slots || preds != int(l.npred) {
 		return nil
 	}
 	return l.runs

@@ -220,7 +220,6 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	copy(f.regs, lay.init)
 	f.slot = lay.slot
 	f.chains = lay.chains
-	f.runs = lay.runTable(f.code)
 	for _, u := range fn.sregs {
 		*f.r(u.reg) = w.sregs[u.id]
 	}
@@ -238,6 +237,7 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	}
 	f.preds = f.preds[:np]
 	clear(f.preds)
+	f.runs = lay.runTable(f.code, len(f.regs), len(f.preds))
 	if fn.hasTrue {
 		f.preds[fn.truePred] = ^uint32(0)
 	}
