@@ -31,55 +31,45 @@ import (
 // run does not cover, ends the run where it stands and the general path
 // goes on from there.
 
-// runKind is a run's form of one instruction (runOp.k); runNone ends a run.
-type runKind uint8
+// runKind is a run's form of one instruction (runOp.K); runNone ends a
+// run. The forms are warpsimd's (RunCopy ...), whose RunOps executes those
+// it has an AVX2 kernel for.
+type runKind = uint8
 
 const (
-	runNone runKind = iota
-	runCopy         // mov of 64 bits: d = a
-	runAnd          // and, and mov of fewer bits (a & a & m)
-	runAdd
-	runSub
-	runOr
-	runXor
-	runShl
-	runShr // unsigned
-	runMulWideU32
-	runMulWideS32
-	runMulLo
-	runMadLo
-	runFma32  // fma.rn.f32 without ftz, sat or oob
-	runSetp32 // setp of 32-bit integers, one destination, no combiner
-	runPred   // and/or/xor/not/mov of predicates
-	runBra    // bra, guarded or not
+	runNone       = warpsimd.RunNone
+	runCopy       = warpsimd.RunCopy // mov of 64 bits
+	runAnd        = warpsimd.RunAnd  // and, and mov of fewer bits (a & a & m)
+	runAdd        = warpsimd.RunAdd
+	runSub        = warpsimd.RunSub
+	runOr         = warpsimd.RunOr
+	runXor        = warpsimd.RunXor
+	runShl        = warpsimd.RunShl
+	runShr        = warpsimd.RunShr // unsigned
+	runMulWideU32 = warpsimd.RunMulWideU32
+	runMulWideS32 = warpsimd.RunMulWideS32
+	runMulLo      = warpsimd.RunMulLo
+	runMadLo      = warpsimd.RunMadLo
+	runFma32      = warpsimd.RunFma32  // fma.rn.f32 without ftz, sat or oob
+	runSetp32     = warpsimd.RunSetp32 // setp of 32-bit integers, one destination, no combiner
+	runPred       = warpsimd.RunPred   // and/or/xor/not/mov of predicates
+	runBra        = warpsimd.RunBra    // bra, guarded or not
 	// The memory forms run what execMem runs for a full warp with nothing
 	// watching, where it takes a fast path; where that path declines (a
 	// lane's access not plainly valid) the run ends before the
 	// instruction, and stepping runs it from the start (and faults).
-	runLdGlobal32 // ld.global.{b,u,f}32 d, [rd+imm]
-	runLdShared32 // ld.shared.{b,u,f}32 d, [r+imm] (FastLdShared32)
-	runStShared32 // st.shared.{b,u,s,f}32 [r+imm], b (FastStShared32)
-	runKindsEnd   // the number of kinds
+	runLdGlobal32 = warpsimd.RunLdGlobal32 // ld.global.{b,u,f}32 d, [rd+imm]
+	runLdShared32 = warpsimd.RunLdShared32 // ld.shared.{b,u,f}32 d, [r+imm] (FastLdShared32)
+	runStShared32 = warpsimd.RunStShared32 // st.shared.{b,u,s,f}32 [r+imm], b (FastStShared32)
 )
 
-// runOp is one instruction of a run, its register operands as frame slots.
-type runOp struct {
-	k runKind
-	// setp: signed (1) or unsigned (0) order; pred: the Op's combiner
-	// (OpPAnd ...).
-	sub uint8
-	// setp: the comparison (CmpEq ...); pred: the negation bits (1: a, 2: b).
-	cmp uint8
-	neg bool // bra: the guard is negated
-	// d, a, b, c: the byte offsets of register operands in the frame's
-	// register file (slot × 256), or predicate indexes (setp's d, pred's
-	// d, a, b; bra's c is its guard, -1 for none); bra's a is its target
-	// pc.
-	d, a, b, c int32
-	// m is the type's mask (register forms), or the memory forms'
-	// immediate offset.
-	m uint64
-}
+// runOp is one instruction of a run (warpsimd.RunOp): its form K, and
+// D, A, B, C the byte offsets of its register operands in the frame's
+// register file (slot × 256) or predicate indexes; M the type's mask of
+// the register forms, the memory forms' immediate offset; setp's and the
+// predicate forms' encodings are warpsimd's (RunSetp32, RunPred); bra's A
+// is its target pc, C its guard (-1 for none), Neg 1 where negated.
+type runOp = warpsimd.RunOp
 
 // runForm is the run form of in (runNone: not one), the same for every
 // layout; runOpFor fills in the slots.
@@ -193,53 +183,67 @@ func runOpFor(in *Inst, slot []int32, slots int32, npred int) runOp {
 		}
 		return p
 	}
-	o := runOp{k: k, m: sizeMask(in.T), c: -1}
+	o := runOp{K: k, M: sizeMask(in.T), C: -1}
 	switch k {
 	case runCopy:
-		o.d, o.a = sl(in.D), sl(in.A)
+		o.D, o.A = sl(in.D), sl(in.A)
 	case runAnd:
-		o.d, o.a, o.b = sl(in.D), sl(in.A), sl(in.A)
+		o.D, o.A, o.B = sl(in.D), sl(in.A), sl(in.A)
 		if in.Op == OpAnd {
-			o.b = sl(in.B)
+			o.B = sl(in.B)
 		}
 	case runAdd, runSub, runOr, runXor, runShl, runShr, runMulWideU32, runMulWideS32, runMulLo:
-		o.d, o.a, o.b = sl(in.D), sl(in.A), sl(in.B)
-		if k == runAdd && in.T.Size() == 4 {
-			o.m = 0xffffffff // what runFrame's add passes
+		o.D, o.A, o.B = sl(in.D), sl(in.A), sl(in.B)
+		switch {
+		case k == runAdd && in.T.Size() == 4:
+			o.M = 0xffffffff // what runFrame's add passes
+		case k == runMulWideU32 || k == runMulWideS32:
+			o.M = ^uint64(0) // a 64-bit product
 		}
 	case runMadLo, runFma32:
-		o.d, o.a, o.b, o.c = sl(in.D), sl(in.A), sl(in.B), sl(in.C)
+		o.D, o.A, o.B, o.C = sl(in.D), sl(in.A), sl(in.B), sl(in.C)
 	case runSetp32:
-		o.d, o.a, o.b = pr(in.D), sl(in.A), sl(in.B)
+		o.D, o.A, o.B = pr(in.D), sl(in.A), sl(in.B)
 		if in.T == S32 && in.Cmp <= CmpGe {
-			o.sub = 1
+			o.Sub = 1
 		}
-		o.cmp = in.Cmp
+		// intCmp is (lt & L | eq & E) ^ X for every comparison (lt and eq
+		// are never both set in a lane).
+		x := intCmp(in.Cmp, 0, 0, ^uint32(0))
+		lm := intCmp(in.Cmp, ^uint32(0), 0, ^uint32(0)) ^ x
+		em := intCmp(in.Cmp, 0, ^uint32(0), ^uint32(0)) ^ x
+		o.M, o.C = uint64(lm)|uint64(em)<<32, int32(x)
 	case runPred:
-		o.d, o.a, o.b = pr(in.D), pr(in.A), 0
-		o.sub = uint8(in.Op - OpPAnd)
-		neg := uint8(in.Imm & 3)
-		if in.Op == OpPMov && in.Flags&FNeg2 != 0 {
-			neg |= 1
+		o.D, o.A, o.B = pr(in.D), pr(in.A), pr(in.A)
+		na := uint8(in.Imm & 1)
+		switch in.Op {
+		case OpPAnd, OpPOr, OpPXor:
+			o.B = pr(in.B)
+			o.Sub = uint8(in.Op - OpPAnd) // and 0, or 1, xor 2
+			o.Cmp = uint8(in.Imm & 3)
+		case OpPNot: // ^(a ^ na) = (a ^ x) & (a ^ x), x = ^na
+			o.Cmp = 3 * (na ^ 1)
+		default: // OpPMov: a ^ na
+			if in.Flags&FNeg2 != 0 {
+				na = 1
+			}
+			o.Cmp = 3 * na
 		}
-		if in.Op == OpPAnd || in.Op == OpPOr || in.Op == OpPXor {
-			o.b = pr(in.B)
-		} else {
-			neg &= 1
-		}
-		o.cmp = neg
 	case runBra:
-		o.a, o.neg = in.Target, in.GuardNeg
+		o.A = in.Target
+		if in.GuardNeg {
+			o.Neg = 1
+		}
 		if in.Guard >= 0 {
-			o.c = pr(in.Guard)
+			o.C = pr(in.Guard)
 		}
 	case runLdGlobal32, runLdShared32:
-		o.d, o.a, o.m = sl(in.V[0]), sl(in.A), uint64(in.Off)
+		o.D, o.A, o.M = sl(in.V[0]), sl(in.A), uint64(in.Off)
 		if k == runLdShared32 {
-			o.m = uint64(uint32(in.Off))
+			o.M = uint64(uint32(in.Off))
 		}
 	case runStShared32:
-		o.b, o.a, o.m = sl(in.V[0]), sl(in.A), uint64(uint32(in.Off))
+		o.B, o.A, o.M = sl(in.V[0]), sl(in.A), uint64(uint32(in.Off))
 	}
 	if bad {
 		return runOp{}
@@ -273,8 +277,9 @@ func runPlans(code []Inst, slot []int32, slots, npred int) []runOp {
 	return ops
 }
 
-// noRuns turns full-warp runs off (tests that compare them with stepping).
-var noRuns bool
+// noRuns turns full-warp runs off, noRunKernels warpsimd.RunOps within
+// them (tests that compare them with stepping).
+var noRuns, noRunKernels bool
 
 // runFast executes the run at pc for the full warp of frame f, at most max
 // instructions, and returns how many it executed and the pc after them.
@@ -293,77 +298,79 @@ func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
 	r := func(off int32) *[32]uint64 { return (*[32]uint64)(unsafe.Add(base, off)) }
 	nw := f.nextWait
 	k := 0
-	for k < max && pc < nw && uint(pc) < uint(len(ops)) {
+	for {
+		if !noRunKernels {
+			// The forms warpsimd has kernels for, up to the first other.
+			k, pc = warpsimd.RunOps(base, preds, ops, pc, k, max, nw)
+		}
+		if k >= max || pc >= nw || uint(pc) >= uint(len(ops)) {
+			break
+		}
 		o := &ops[pc]
-		switch o.k {
+		switch o.K {
 		case runCopy:
-			*r(o.d) = *r(o.a)
+			*r(o.D) = *r(o.A)
 		case runAnd:
-			warpsimd.AndQ(r(o.d), r(o.a), r(o.b), o.m)
+			warpsimd.AndQ(r(o.D), r(o.A), r(o.B), o.M)
 		case runAdd:
-			warpsimd.AddQ(r(o.d), r(o.a), r(o.b), o.m)
+			warpsimd.AddQ(r(o.D), r(o.A), r(o.B), o.M)
 		case runSub:
-			warpsimd.SubQ(r(o.d), r(o.a), r(o.b), o.m)
+			warpsimd.SubQ(r(o.D), r(o.A), r(o.B), o.M)
 		case runOr:
-			warpsimd.OrQ(r(o.d), r(o.a), r(o.b), o.m)
+			warpsimd.OrQ(r(o.D), r(o.A), r(o.B), o.M)
 		case runXor:
-			warpsimd.XorQ(r(o.d), r(o.a), r(o.b), o.m)
+			warpsimd.XorQ(r(o.D), r(o.A), r(o.B), o.M)
 		case runShl:
-			warpsimd.ShlQ(r(o.d), r(o.a), r(o.b), o.m)
+			warpsimd.ShlQ(r(o.D), r(o.A), r(o.B), o.M)
 		case runShr:
-			warpsimd.ShrQ(r(o.d), r(o.a), r(o.b), o.m)
+			warpsimd.ShrQ(r(o.D), r(o.A), r(o.B), o.M)
 		case runMulWideU32:
-			warpsimd.MulWideU32(r(o.d), r(o.a), r(o.b))
+			warpsimd.MulWideU32(r(o.D), r(o.A), r(o.B))
 		case runMulWideS32:
-			warpsimd.MulWideS32(r(o.d), r(o.a), r(o.b))
+			warpsimd.MulWideS32(r(o.D), r(o.A), r(o.B))
 		case runMulLo:
-			d, a, b, m := r(o.d), r(o.a), r(o.b), o.m
+			d, a, b, m := r(o.D), r(o.A), r(o.B), o.M
 			for l := range 32 {
 				d[l] = (a[l] * b[l]) & m
 			}
 		case runMadLo:
-			d, a, b, c, m := r(o.d), r(o.a), r(o.b), r(o.c), o.m
+			d, a, b, c, m := r(o.D), r(o.A), r(o.B), r(o.C), o.M
 			for l := range 32 {
 				d[l] = (a[l]*b[l] + c[l]) & m
 			}
 		case runFma32:
-			warpsimd.FmaRN32(r(o.d), r(o.a), r(o.b), r(o.c))
+			warpsimd.FmaRN32(r(o.D), r(o.A), r(o.B), r(o.C))
 		case runSetp32:
-			lt, eq := warpsimd.Cmp32(r(o.a), r(o.b), o.sub != 0)
-			preds[o.d] = intCmp(o.cmp, lt, eq, ^uint32(0))
+			lt, eq := warpsimd.Cmp32(r(o.A), r(o.B), o.Sub != 0)
+			preds[o.D] = (lt&uint32(o.M) | eq&uint32(o.M>>32)) ^ uint32(o.C)
 		case runPred:
-			a, b := preds[o.a], preds[o.b]
-			if o.cmp&1 != 0 {
+			a, b := preds[o.A], preds[o.B]
+			if o.Cmp&1 != 0 {
 				a = ^a
 			}
-			if o.cmp&2 != 0 {
+			if o.Cmp&2 != 0 {
 				b = ^b
 			}
-			var v uint32
-			switch Op(o.sub) + OpPAnd {
-			case OpPAnd:
-				v = a & b
-			case OpPOr:
-				v = a | b
-			case OpPXor:
-				v = a ^ b
-			case OpPNot:
-				v = ^a
-			default: // OpPMov
-				v = a
+			switch o.Sub {
+			case 0:
+				a &= b
+			case 1:
+				a |= b
+			default:
+				a ^= b
 			}
-			preds[o.d] = v
+			preds[o.D] = a
 		case runBra:
 			p := ^uint32(0)
-			if o.c >= 0 {
-				p = preds[o.c]
-				if o.neg {
+			if o.C >= 0 {
+				p = preds[o.C]
+				if o.Neg != 0 {
 					p = ^p
 				}
 			}
 			switch p {
 			case ^uint32(0):
-				pc = o.a
+				pc = o.A
 			case 0:
 				pc++
 			default:
@@ -375,17 +382,17 @@ func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
 			// execMem's steps: the access, its addresses, LoadScalar.
 			acc := w.acc
 			acc.Space, acc.Size, acc.Mask, acc.Kind = memspace.Global, 4, ^uint32(0), memspace.Load
-			warpsimd.AddKQ(&acc.Addr, r(o.a), o.m, ^uint64(0))
-			if !w.view.LoadScalar(acc, r(o.d)) {
+			warpsimd.AddKQ(&acc.Addr, r(o.A), o.M, ^uint64(0))
+			if !w.view.LoadScalar(acc, r(o.D)) {
 				return w.ranFast(k, pc)
 			}
 			w.prefetchNext(pc)
 		case runLdShared32:
-			if !w.loadShared32Regs(r(o.a), uint32(o.m), r(o.d)) {
+			if !w.loadShared32Regs(r(o.A), uint32(o.M), r(o.D)) {
 				return w.ranFast(k, pc)
 			}
 		case runStShared32:
-			if !w.storeShared32Regs(r(o.a), uint32(o.m), r(o.b)) {
+			if !w.storeShared32Regs(r(o.A), uint32(o.M), r(o.B)) {
 				return w.ranFast(k, pc)
 			}
 		default:

@@ -179,10 +179,11 @@ func runStores() string {
 }
 
 // TestRunsMatchStepping: random programs of run forms (exec_run.go) and
-// others, with uniform and divergent branches and a loop, give the same
-// registers, instruction and thread-instruction counts with full-warp runs
-// as stepping through runFrame, for a full warp (runs taken) and for 31
-// lanes (never).
+// others, with uniform and divergent branches, a loop, loads, shared
+// stores and faults, give the same registers, faults, instruction and
+// thread-instruction counts with full-warp runs (warpsimd.RunOps and the
+// Go forms, and the Go forms alone) as stepping through runFrame, for a
+// full warp (runs taken) and for 31 lanes (never).
 func TestRunsMatchStepping(t *testing.T) {
 	r := rand.New(rand.NewSource(27))
 	in := make([]uint32, 32*8)
@@ -203,12 +204,16 @@ func TestRunsMatchStepping(t *testing.T) {
 		src := fmt.Sprintf(runKernel, body, tail+stores)
 		for _, threads := range []uint32{32, 31} {
 			for _, u := range []uint32{0, 1} {
-				var outs [2][]uint32
-				var errs [2]string
-				var stats [2]vm.Stats
-				for i, stepping := range []bool{false, true} {
+				// Runs with warpsimd.RunOps, runs in Go alone, stepping.
+				var outs [3][]uint32
+				var errs [3]string
+				var stats [3]vm.Stats
+				for i := range 3 {
 					restore := func() {}
-					if stepping {
+					switch i {
+					case 1:
+						restore = vm.WithoutRunKernels()
+					case 2:
 						restore = vm.WithoutRuns()
 					}
 					bufs, st, err := runOpt(t, options{maxInst: 1 << 20}, src, "k", [3]uint32{1, 1, 1}, [3]uint32{threads, 1, 1},
@@ -223,9 +228,11 @@ func TestRunsMatchStepping(t *testing.T) {
 					stats[i] = *st
 				}
 				faults += len(errs[0])
-				require.Equal(t, errs[1], errs[0], "program %d, %d threads, u=%d: faults\n%s", prog, threads, u, src)
-				require.Equal(t, outs[1], outs[0], "program %d, %d threads, u=%d: registers\n%s", prog, threads, u, src)
-				require.Equal(t, stats[1], stats[0], "program %d, %d threads, u=%d: counts", prog, threads, u)
+				for i := range 2 {
+					require.Equal(t, errs[2], errs[i], "program %d, %d threads, u=%d, variant %d: faults\n%s", prog, threads, u, i, src)
+					require.Equal(t, outs[2], outs[i], "program %d, %d threads, u=%d, variant %d: registers\n%s", prog, threads, u, i, src)
+					require.Equal(t, stats[2], stats[i], "program %d, %d threads, u=%d, variant %d: counts", prog, threads, u, i)
+				}
 				if errs[0] == "" {
 					clean++
 				}

@@ -82,9 +82,16 @@ func RunMarks(f *Func) (marked, covered int) {
 		}
 	}
 	for _, o := range f.frameLayout().runs {
-		if o.k != runNone {
+		if o.K != runNone {
 			covered++
 		}
 	}
 	return marked, covered
+}
+
+// WithoutRunKernels makes runs execute every form in Go (as on a host
+// without AVX2) until the returned function is called.
+func WithoutRunKernels() (restore func()) {
+	noRunKernels = true
+	return func() { noRunKernels = false }
 }
