@@ -301,7 +301,7 @@ func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
 	for {
 		if !noRunKernels {
 			// The forms warpsimd has kernels for, up to the first other.
-			k, pc = warpsimd.RunOps(base, preds, ops, pc, k, max, nw)
+			k, pc = warpsimd.RunOps(base, preds, ops, pc, k, max, nw, w.view.Shared, w.view.SharedBase)
 		}
 		if k >= max || pc >= nw || uint(pc) >= uint(len(ops)) {
 			break

@@ -42,7 +42,9 @@ var runForms = []string{
 	// overlap), a misaligned and an out-of-range access (faults)
 	"ld.global.u32 %r{d}, [%rd9+{k4}];", "ld.global.f32 %f{d}, [%rd9+{k4}];", "ld.global.s32 %r{d}, [%rd9+{k4}];",
 	"st.shared.u32 [%r12+{k4}], %r{a};", "ld.shared.u32 %r{d}, [%r12+{k4}];", "st.shared.f32 [%r12+{k4}], %f{a};",
-	"ld.global.u32 %r{d}, [%rd9+{k}];", "ld.shared.u32 %r{d}, [%r12+4096];",
+	"ld.global.u32 %r{d}, [%rd9+{k}];", "ld.shared.u32 %r{d}, [%r12+4096];", "st.shared.u32 [%r12+4096], %r{a};",
+	// lanes in pairs swapped: StoreWords32 refuses them, the general path stores
+	"st.shared.u32 [%r13+{k4}], %r{a};", "ld.shared.u32 %r{d}, [%r13+{k4}];",
 	// uniform predicates (%p6 true, %p7 false, %p5 by the parameter):
 	// their branches agree across the warp
 	"@%p6 bra {L};", "@%p7 bra {L};", "@!%p5 bra {L};", "bra {L};",
@@ -58,7 +60,7 @@ const runKernel = `
 .visible .entry k(.param .u64 pout, .param .u64 pin, .param .u32 pu)
 {
 	.reg .b16 %%h<5>;
-	.reg .b32 %%r<14>;
+	.reg .b32 %%r<15>;
 	.reg .b64 %%rd<12>;
 	.reg .f32 %%f<5>;
 	.reg .pred %%p<8>;
@@ -104,6 +106,9 @@ const runKernel = `
 	mov.u32 	%%r12, sh;
 	shl.b32 	%%r13, %%r9, 2;
 	add.s32 	%%r12, %%r12, %%r13;
+	xor.b32 	%%r13, %%r13, 4;
+	mov.u32 	%%r14, sh;
+	add.s32 	%%r13, %%r14, %%r13;
 	mov.u32 	%%r11, 0;
 $Lloop:
 %s

@@ -33,9 +33,9 @@ const (
 	// the run at the branch.
 	RunBra
 	RunLdGlobal32
-	RunLdShared32
-	RunStShared32
-	RunKinds // the number of kinds
+	RunLdShared32 // d = the words at uint32(A) + uint32(M) of shared memory (LoadWords32)
+	RunStShared32 // the words at uint32(A) + uint32(M) of shared memory = B (StoreWords32)
+	RunKinds      // the number of kinds
 )
 
 // RunOp is one instruction of a run: its form, and its operands as the
@@ -51,12 +51,20 @@ type RunOp struct {
 // file at regs (every offset of the table within it) and the predicates
 // preds (every index within it), counting from k: it stops when k reaches
 // max, pc reaches nw or leaves ops, at a branch whose lanes disagree, or at
-// a form it has no kernel for, and returns k and pc there. Where the host
-// has no AVX2 it executes nothing.
-func RunOps(regs unsafe.Pointer, preds []uint32, ops []RunOp, pc int32, k, max int, nw int32) (int, int32) {
+// a form it has no kernel for, and returns k and pc there. The shared
+// loads and stores read and write sh, the block's shared memory at the
+// shared window's address sb, as LoadWords32 and StoreWords32 do for
+// uint32(off) - uint32(sb), where sb + len(sh) stays within 2^32; where
+// one refuses, RunOps stops before it (a load may have written some lanes
+// of its destination). Where the host has no AVX2 it executes nothing.
+func RunOps(regs unsafe.Pointer, preds []uint32, ops []RunOp, pc int32, k, max int, nw int32, sh []byte, sb uint64) (int, int32) {
 	if !hasFMA || len(ops) == 0 || len(preds) == 0 {
 		return k, pc
 	}
-	rk, rpc := runAVX2(regs, &preds[0], &ops[0], len(ops), int(pc), k, max, int(nw))
+	var shp unsafe.Pointer
+	if len(sh) >= 4 && uint64(len(sh)) < 1<<31 && sb+uint64(len(sh)) <= 1<<32 {
+		shp = unsafe.Pointer(&sh[0])
+	}
+	rk, rpc := runAVX2(regs, &preds[0], &ops[0], len(ops), int(pc), k, max, int(nw), shp, len(sh)-4, int(sb))
 	return rk, int32(rpc)
 }

@@ -1,13 +1,16 @@
 #include "textflag.h"
 
-// runAVX2(regs unsafe.Pointer, preds *uint32, ops *RunOp, n, pc, k, max, nw int) (rk, rpc int)
+// runAVX2(regs unsafe.Pointer, preds *uint32, ops *RunOp, n, pc, k, max, nw int, sh unsafe.Pointer, shlast, sb int) (rk, rpc int)
 //
 // RunOps's loop. R8 k, R9 regs, R10 preds, R11 ops, R12 len(ops), R13 pc;
 // AX the op; the kernels use BX CX DX SI DI and Y0-Y4, Y14 (the low-32-bit
 // mask, for shift counts) and Y15 (the op's mask, or setp's flip). Each
 // kernel is RunOp's form for 32 lanes (four steps of eight), its sources
 // of a step loaded before the step's stores (a destination may be a
-// source). The kinds' numbers are run.go's (TestRunKindsMatchAssembly).
+// source). The shared loads and stores call loadWords32AVX2 and
+// storeWords32AVX2 (the frame: their arguments at 0(SP), R8-R13 saved at
+// 40(SP)); sh is nil where the block's shared memory cannot take them
+// (RunOps). The kinds' numbers are run.go's (TestRunKindsMatchAssembly).
 
 #define K_COPY 1
 #define K_AND 2
@@ -22,6 +25,29 @@
 #define K_SETP 14
 #define K_PRED 15
 #define K_BRA 16
+#define K_LDSH 18
+#define K_STSH 19
+
+#define SAVE \
+	MOVQ R8, 40(SP) \
+	MOVQ R9, 48(SP) \
+	MOVQ R10, 56(SP) \
+	MOVQ R11, 64(SP) \
+	MOVQ R12, 72(SP) \
+	MOVQ R13, 80(SP)
+
+#define RESTORE \
+	MOVQ 40(SP), R8 \
+	MOVQ 48(SP), R9 \
+	MOVQ 56(SP), R10 \
+	MOVQ 64(SP), R11 \
+	MOVQ 72(SP), R12 \
+	MOVQ 80(SP), R13
+
+#define LOW32 \
+	MOVL $0xffffffff, CX \
+	VMOVQ CX, X14 \
+	VPBROADCASTQ X14, Y14
 
 // RunOp's fields: K 0, Sub 1, Cmp 2, Neg 3, D 4, A 8, B 12, C 16, M 24.
 
@@ -107,16 +133,14 @@
 	ADDQ R9, DX \
 	VPBROADCASTQ 24(AX), Y15
 
-TEXT ·runAVX2(SB), NOSPLIT, $0-80
+TEXT ·runAVX2(SB), NOSPLIT, $88-104
 	MOVQ regs+0(FP), R9
 	MOVQ preds+8(FP), R10
 	MOVQ ops+16(FP), R11
 	MOVQ n+24(FP), R12
 	MOVQ pc+32(FP), R13
 	MOVQ k+40(FP), R8
-	MOVL $0xffffffff, CX
-	VMOVQ CX, X14
-	VPBROADCASTQ X14, Y14
+	LOW32
 
 loop:
 	CMPQ R8, max+48(FP)
@@ -155,6 +179,10 @@ loop:
 	JEQ xor
 	CMPL BX, $K_MULWS
 	JEQ mulws
+	CMPL BX, $K_STSH
+	JEQ stsh
+	CMPL BX, $K_LDSH
+	JEQ ldsh
 	JMP done // a form the caller runs
 
 add:
@@ -281,6 +309,62 @@ taken:
 	INCQ R8
 	JMP loop
 
+// The shared forms: loadShared32Regs's and storeShared32Regs's fast
+// paths; where they refuse, the caller's (which refuses too, and steps).
+ldsh:
+	MOVQ sh+64(FP), BX
+	TESTQ BX, BX
+	JZ done
+	MOVL 4(AX), CX
+	CMPL CX, 8(AX)
+	JEQ done // d == a: the caller's
+	MOVLQSX 4(AX), DI
+	ADDQ R9, DI
+	MOVQ DI, 0(SP)
+	MOVLQSX 8(AX), SI
+	ADDQ R9, SI
+	MOVQ SI, 8(SP)
+	MOVQ BX, 16(SP)
+	MOVL 24(AX), CX
+	MOVQ sb+80(FP), DX
+	SUBL DX, CX
+	MOVL CX, 24(SP)
+	MOVQ shlast+72(FP), CX
+	MOVL CX, 28(SP)
+	SAVE
+	CALL ·loadWords32AVX2(SB)
+	RESTORE
+	LOW32
+	MOVBLZX 32(SP), BX
+	TESTL BX, BX
+	JZ done
+	JMP next
+stsh:
+	MOVQ sh+64(FP), BX
+	TESTQ BX, BX
+	JZ done
+	MOVQ BX, 0(SP)
+	MOVLQSX 8(AX), SI
+	ADDQ R9, SI
+	MOVQ SI, 8(SP)
+	MOVLQSX 12(AX), DI
+	ADDQ R9, DI
+	MOVQ DI, 16(SP)
+	MOVL 24(AX), CX
+	MOVQ sb+80(FP), DX
+	SUBL DX, CX
+	MOVL CX, 24(SP)
+	MOVQ shlast+72(FP), CX
+	MOVL CX, 28(SP)
+	SAVE
+	CALL ·storeWords32AVX2(SB)
+	RESTORE
+	LOW32
+	MOVBLZX 32(SP), BX
+	TESTL BX, BX
+	JZ done
+	JMP next
+
 next:
 	INCQ R8
 	INCQ R13
@@ -288,6 +372,6 @@ next:
 
 done:
 	VZEROUPPER
-	MOVQ R8, rk+64(FP)
-	MOVQ R13, rpc+72(FP)
+	MOVQ R8, rk+88(FP)
+	MOVQ R13, rpc+96(FP)
 	RET
