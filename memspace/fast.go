@@ -95,7 +95,9 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 // lanes' values) when h is nil or sparse or a lane's word is misaligned or
 // outside h.
 func loadWords32(h *Allocation, a *Access, dst *[32]uint64) bool {
-	if h == nil || len(h.Data) < 4 {
+	if h == nil || len(h.Data) < 4 || a.Addr[0]-h.Base > uint64(len(h.Data)-4) {
+		// The first lane's word is not in h, which words32 would find
+		// (a tile's loads alternate between two allocations, the hints).
 		return false
 	}
 	return words32(dst, a, h.Data, h.Base)
