@@ -306,8 +306,16 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 		}
 		return true
 	case Global:
-		if a.Mask == ^uint32(0) && n == 4 && storeWords32(v.hint, a, src) {
-			return true
+		if a.Mask == ^uint32(0) && n == 4 {
+			if storeWords32(v.hint, a, src) {
+				return true
+			}
+			// The allocation of the first lane's word, where the hint is
+			// another (a kernel's loads from its inputs set it).
+			if h := v.Global.Find(a.Addr[0], n); h != nil && h != v.hint && storeWords32(h, a, src) {
+				v.hint, v.hint2 = h, v.hint
+				return true
+			}
 		}
 		h := v.hint
 		dense := true
