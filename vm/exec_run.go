@@ -91,6 +91,16 @@ func runForm(in *Inst) runKind {
 	}
 	sz := in.T.Size()
 	switch in.Op {
+	case OpCvta:
+		// To or from the global window, which starts at 0: execCvta's
+		// (a ± 0) & the type's mask.
+		if in.Space != memspace.Global || sz == 1 {
+			return runNone
+		}
+		if sizeMask(in.T) == ^uint64(0) {
+			return runCopy
+		}
+		return runAnd
 	case OpMov:
 		if sz == 1 {
 			return runNone

@@ -37,7 +37,8 @@ var runForms = []string{
 	"setp.lt.and.s32 %p{d}, %r{a}, %r{b}, %p{c};",
 	"and.pred %p{d}, %p{a}, %p{b};", "or.pred %p{d}, %p{a}, !%p{b};", "xor.pred %p{d}, !%p{a}, %p{b};",
 	"not.pred %p{d}, %p{a};", "mov.pred %p{d}, %p{a};",
-	"cvt.u32.u64 %r{d}, %rd{a};", "@%p{c} add.s32 %r{d}, %r{a}, %r{b};",
+	"cvt.u32.u64 %r{d}, %rd{a};", "cvta.to.global.u64 %rd{d}, %rd{a};", "cvta.global.u64 %rd{d}, %rd{a};",
+	"cvta.to.shared.u64 %rd{d}, %rd{a};", "@%p{c} add.s32 %r{d}, %r{a}, %r{b};",
 	// memory: the lane's own input words, the block's shared words (lanes
 	// overlap), a misaligned and an out-of-range access (faults)
 	"ld.global.u32 %r{d}, [%rd9+{k4}];", "ld.global.f32 %f{d}, [%rd9+{k4}];", "ld.global.s32 %r{d}, [%rd9+{k4}];",
