@@ -161,6 +161,10 @@ loop:
 	JEQ pred
 	CMPL BX, $K_BRA
 	JEQ bra
+	CMPL BX, $K_STSH
+	JEQ stsh
+	CMPL BX, $K_LDSH
+	JEQ ldsh
 	CMPL BX, $K_COPY
 	JEQ copy
 	CMPL BX, $K_AND
@@ -179,10 +183,6 @@ loop:
 	JEQ xor
 	CMPL BX, $K_MULWS
 	JEQ mulws
-	CMPL BX, $K_STSH
-	JEQ stsh
-	CMPL BX, $K_LDSH
-	JEQ ldsh
 	JMP done // a form the caller runs
 
 add:
