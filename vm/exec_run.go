@@ -9,27 +9,33 @@ import (
 
 // Full-warp runs
 //
-// Most of a kernel's instructions outside its memory accesses are integer
-// and predicate arithmetic that a full warp runs with one warpsimd call
-// each (fullInt, setp32Full, FmaRN32). Through runFrame's loop each of
-// them costs a dispatch of about a hundred host instructions (Go keeps no
-// register across a call, so every turn of the loop stores and reloads its
-// live values, and the opcode switch is a binary search) around a call of
-// thirty to a hundred. A run is a stretch of consecutive instructions of
-// such forms (FuseRun, markFused), with uniform branches between them:
-// runFast executes it from a table built when the frame's layout is (each
-// instruction's form and its operands' slots resolved, runOp), in a loop
-// with a few live values, counting the instructions once at its end.
+// Most of a kernel's instructions outside its shared-tile inner loops are
+// integer and predicate arithmetic, address arithmetic, loads and stores
+// of 32-bit words and branches, which a full warp runs with one warpsimd
+// or memspace call each. Through runFrame's loop each of them cost a
+// dispatch of about a hundred host instructions (Go keeps no register
+// across a call, so every turn of the loop stores and reloads its live
+// values, and counts the instruction) around a call of thirty to a
+// hundred. A run is a stretch of consecutive instructions of such forms
+// (FuseRun, markFused), with uniform branches between them: runFast
+// executes it from a table built with the frame's layout (each
+// instruction's form and its operands' slots resolved, runOp), counting
+// its instructions once at the end. warpsimd.RunOps walks the table in one
+// assembly loop with the forms' kernels inline (integer arithmetic, setp,
+// predicates, branches, the shared loads and stores) and hands back the
+// first entry it has none for (a global load, mul.lo, fma, ...), which
+// runFast runs in Go before calling it again.
 //
 // runFrame enters a run only for a full warp (every lane of the warp in the
 // running group, so no lane waits to rejoin inside it) with nothing watching
 // (no observer, no timing model's Step) and no cp.async arrive pending
 // (mbLate); anything else steps through the same instructions one by one.
-// Each form calls what the general path calls for a full warp, so a run
-// computes and writes exactly what stepping would
-// (TestRunsMatchStepping). A branch whose lanes disagree, and every form a
-// run does not cover, ends the run where it stands and the general path
-// goes on from there.
+// Each form computes what the general path computes for a full warp (the
+// same warpsimd kernels, or their assembly inline), so a run computes and
+// writes exactly what stepping would (TestRunsMatchStepping, three ways).
+// A branch whose lanes disagree, a memory access whose fast path refuses,
+// and every form a run does not cover, end the run where it stands, and
+// the general path goes on from there (and faults, where it does).
 
 // runKind is a run's form of one instruction (runOp.K); runNone ends a
 // run. The forms are warpsimd's (RunCopy ...), whose RunOps executes those

@@ -35,11 +35,13 @@ const (
 	// cannot, the step runs as FuseLdLdFma.
 	FuseLdLdFmaChain
 	// FuseRun: an instruction of a full-warp run (exec_run.go): integer
-	// and predicate arithmetic, setp of 32-bit integers, fma.rn.f32 and
-	// branches, executed from the frame's run table (runOp) in one call
-	// of Warp.runFast for as long as the forms go on and the warp's
-	// branches agree. Marked where at least two such instructions follow
-	// one another, a branch ending the count.
+	// and predicate arithmetic, setp of 32-bit integers, cvta of the
+	// global window, fma.rn.f32, 32-bit global loads and shared loads and
+	// stores, and branches, executed from the frame's run table (runOp)
+	// in one call of Warp.runFast for as long as the forms go on and the
+	// warp's branches agree. Marked where at least two such instructions
+	// follow one another, a branch ending the count (a run entered there
+	// goes on through the branch).
 	FuseRun
 )
 
