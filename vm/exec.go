@@ -93,7 +93,7 @@ func (w *Warp) runFrame(f *frame, limit int) error {
 	for n := 0; n < limit; n++ {
 		in := &code[pc]
 		var exec uint32
-		if in.Fuse == FuseRun && mask == ^uint32(0) && !w.watch && w.mbLate == 0 {
+		if in.Fuse == FuseRun && !w.watch && mask == ^uint32(0) && w.mbLate == 0 {
 			// A full warp's run of arithmetic (exec_run.go), counted there.
 			if k, npc := w.runFast(f, pc, limit-n); k > 0 {
 				n += k - 1
