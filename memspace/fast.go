@@ -95,7 +95,9 @@ func (v *View) LoadScalar(a *Access, dst *[32]uint64) bool {
 // lanes' values) when h is nil or sparse or a lane's word is misaligned or
 // outside h.
 func loadWords32(h *Allocation, a *Access, dst *[32]uint64) bool {
-	if h == nil || len(h.Data) < 4 {
+	if h == nil || len(h.Data) < 4 || a.Addr[0]-h.Base > uint64(len(h.Data)-4) {
+		// The first lane's word is not in h, which words32 would find
+		// (a tile's loads alternate between two allocations, the hints).
 		return false
 	}
 	return words32(dst, a, h.Data, h.Base)
@@ -304,8 +306,16 @@ func (v *View) StoreScalar(a *Access, src *[32]uint64) bool {
 		}
 		return true
 	case Global:
-		if a.Mask == ^uint32(0) && n == 4 && storeWords32(v.hint, a, src) {
-			return true
+		if a.Mask == ^uint32(0) && n == 4 {
+			if storeWords32(v.hint, a, src) {
+				return true
+			}
+			// The allocation of the first lane's word, where the hint is
+			// another (a kernel's loads from its inputs set it).
+			if h := v.Global.Find(a.Addr[0], n); h != nil && h != v.hint && storeWords32(h, a, src) {
+				v.hint, v.hint2 = h, v.hint
+				return true
+			}
 		}
 		h := v.hint
 		dense := true

@@ -16,6 +16,12 @@
 //   - exec*.go, approx.go, fp8.go, video.go: interpretation, one switch per
 //     warp instruction over lane-contiguous registers (video.go: the scalar
 //     video instructions, lowered and executed as ptxas expands them).
+//     fuse.go, exec_fused.go, exec_run.go: what a full warp with nothing
+//     watching runs several instructions at a time (a shared-tile
+//     multiply's ld+ld+fma chains; runs of arithmetic, branches and
+//     32-bit loads and stores from a table built with the layout, through
+//     warpsimd.RunOps); everything else, and every partial or watched
+//     warp, steps.
 //   - layout.go: where registers live in a frame: virtual registers that
 //     are never live at once share a slot (Func.Slot), computed once per
 //     kernel (and again for a timing model's reordered copy, Relayout).

@@ -92,7 +92,20 @@ func (w *Warp) runFrame(f *frame, limit int) error {
 	preds := f.preds
 	for n := 0; n < limit; n++ {
 		in := &code[pc]
-		exec := mask
+		var exec uint32
+		if in.Fuse == FuseRun && !w.watch && mask == ^uint32(0) && w.mbLate == 0 {
+			// A full warp's run of arithmetic (exec_run.go), counted there.
+			if k, npc := w.runFast(f, pc, limit-n); k > 0 {
+				n += k - 1
+				pc = npc
+				if pc < f.nextWait {
+					continue
+				}
+				f.cur, f.curPC = mask, pc
+				goto resched
+			}
+		}
+		exec = mask
 		if in.Guard >= 0 {
 			p := preds[in.Guard]
 			if in.GuardNeg {
@@ -262,7 +275,7 @@ func (w *Warp) runFrame(f *frame, limit int) error {
 			}
 			w.execSetp(in, f, exec)
 		case OpLd, OpSt:
-			if in.Fuse != FuseNone && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 {
+			if (in.Fuse == FuseLdLdFma || in.Fuse == FuseLdLdFmaChain) && exec == ^uint32(0) && mask == exec && !w.watch && w.mbLate == 0 {
 				// Several instructions at once (fuse.go).
 				k := int32(0)
 				if in.Fuse == FuseLdLdFmaChain {

@@ -39,22 +39,45 @@ func (w *Warp) ldLdFmaChain(code []Inst, pc int32, f *frame, left int) int32 {
 		return 0
 	}
 	s := (pc - p.pc) / 3
-	e := min(p.ch.N, s+int32(min(left, int(p.n)))/3, s+(f.nextWait-pc)/3)
+	room := min(int32(min(left, int(p.n))), f.nextWait-pc) // instructions that may run
+	e := min(p.ch.N, s+room/3)
 	if e <= s {
-		return 0
+		// One or two: the step's loads, as execMem runs them.
+		return w.chainLoads(code, pc, f, room)
 	}
 	sh, sb := w.view.Shared, w.view.SharedBase
 	if sb+uint64(len(sh)) > 1<<32 {
 		return 0 // as in ldLdFma
 	}
 	if warpsimd.LdLdFmaChain(f.regs, &p.ch, sh, uint32(p.off1)-uint32(sb), uint32(p.off2)-uint32(sb), int(s), int(e)) {
-		return 3 * (e - s)
+		k := 3 * (e - s)
+		if e < p.ch.N && room-k < 3 {
+			// The turn (or the run of lanes) ends inside the next step:
+			// its loads, which would otherwise be dispatched one by one.
+			k += w.chainLoads(code, pc+k, f, room-k)
+		}
+		return k
 	}
 	// Refused: the same steps one at a time, as far as they go (the
 	// chain's checks would refuse the next step too).
 	k := int32(0)
 	for j := s; j < e && w.ldLdFma(code, pc+k, f); j++ {
 		k += 3
+	}
+	return k
+}
+
+// chainLoads runs up to n (fewer than 3) of a chain step's loads from
+// code[pc] for a full warp, each as execMem's fast path for a lone
+// ld.shared.32 [r+imm] runs it (loadShared32Regs), and returns how many it
+// ran: it stops before one that path refuses, which the caller then steps.
+func (w *Warp) chainLoads(code []Inst, pc int32, f *frame, n int32) int32 {
+	k := int32(0)
+	for ; k < min(n, 2) && int(pc+k) < len(code); k++ {
+		in := &code[pc+k]
+		if in.Op != OpLd || in.Fast != FastLdShared32 || !w.loadShared32Regs(f.r(in.A), uint32(in.Off), f.r(in.V[0])) {
+			break
+		}
 	}
 	return k
 }

@@ -64,3 +64,34 @@ func ChainPlansForTest(f *Func) (ident int, lens []int) {
 	}
 	return ident, lens
 }
+
+// WithoutRuns turns full-warp runs (exec_run.go) off in kernels lowered
+// until the returned function is called: every instruction steps through
+// runFrame, for tests that compare the two.
+func WithoutRuns() (restore func()) {
+	noRuns = true
+	return func() { noRuns = false }
+}
+
+// RunMarks returns how many instructions of f are marked FuseRun and how
+// many its frame layout's run table covers.
+func RunMarks(f *Func) (marked, covered int) {
+	for pc := range f.Code {
+		if f.Code[pc].Fuse == FuseRun {
+			marked++
+		}
+	}
+	for _, o := range f.frameLayout().runs {
+		if o.K != runNone {
+			covered++
+		}
+	}
+	return marked, covered
+}
+
+// WithoutRunKernels makes runs execute every form in Go (as on a host
+// without AVX2) until the returned function is called.
+func WithoutRunKernels() (restore func()) {
+	noRunKernels = true
+	return func() { noRunKernels = false }
+}

@@ -34,10 +34,19 @@ const (
 	// to step and each register slot written once (chainPlan); where they
 	// cannot, the step runs as FuseLdLdFma.
 	FuseLdLdFmaChain
+	// FuseRun: an instruction of a full-warp run (exec_run.go): integer
+	// and predicate arithmetic, setp of 32-bit integers, cvta of the
+	// global window, fma.rn.f32, 32-bit global loads and shared loads and
+	// stores, and branches, executed from the frame's run table (runOp)
+	// in one call of Warp.runFast for as long as the forms go on and the
+	// warp's branches agree. Marked where at least two such instructions
+	// follow one another, a branch ending the count (a run entered there
+	// goes on through the branch).
+	FuseRun
 )
 
 var fuseNames = [...]string{FuseNone: "none", FuseLdLdFma: "ld.shared+ld.shared+fma.rn.f32",
-	FuseLdLdFmaChain: "(ld.shared+ld.shared+fma.rn.f32)×n"}
+	FuseLdLdFmaChain: "(ld.shared+ld.shared+fma.rn.f32)×n", FuseRun: "run"}
 
 // String names the superinstruction by the instructions it runs.
 func (u Fuse) String() string {
@@ -107,6 +116,26 @@ func markFused(code []Inst) {
 		if ldLdFma(code, pc) {
 			code[pc].Fuse = FuseLdLdFma
 			pc += 2
+		}
+	}
+	if noRuns {
+		return
+	}
+	// Runs: from the end, n is how many run forms follow on from pc up to
+	// the first branch (included) or other form.
+	n := 0
+	for pc := len(code) - 1; pc >= 0; pc-- {
+		k := runForm(&code[pc])
+		switch {
+		case k == runNone || code[pc].Fuse != FuseNone && code[pc].Fuse != FuseRun:
+			n = 0
+		case k == runBra:
+			n = 1
+		default:
+			n++
+		}
+		if n >= 2 {
+			code[pc].Fuse = FuseRun
 		}
 	}
 }

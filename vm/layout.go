@@ -57,6 +57,11 @@ type layout struct {
 	// chains are the plans of the code's FuseLdLdFmaChain heads in this
 	// layout, in pc order.
 	chains []chainPlan
+	// runs is the code's run table in this layout (runPlans), for the
+	// code at runsCode.
+	runs     []runOp
+	runsCode *Inst
+	npred    int32 // the predicates the run table's indexes were checked against
 }
 
 // Limits of the analysis: registers that may share, and instructions ×
@@ -80,7 +85,9 @@ func identityLayout(f *Func) *layout {
 	for i := range s {
 		s[i] = int32(i)
 	}
-	return &layout{slot: s, init: f.init, slots: n, chains: chainPlans(f.Code, s)}
+	l := &layout{slot: s, init: f.init, slots: n, chains: chainPlans(f.Code, s)}
+	l.setRuns(f)
+	return l
 }
 
 // frameLayout returns the layout a new frame of f uses.
@@ -354,5 +361,23 @@ func computeLayout(f *Func) *layout {
 		}
 	}
 	l.chains = chainPlans(f.Code, l.slot)
+	l.setRuns(f)
 	return l
+}
+
+// setRuns builds the run table of f's code as it is now in l.
+func (l *layout) setRuns(f *Func) {
+	l.runs, l.runsCode, l.npred = nil, nil, f.NumPred
+	if len(f.Code) > 0 {
+		l.runs, l.runsCode = runPlans(f.Code, l.slot, l.slots, int(f.NumPred)), &f.Code[0]
+	}
+}
+
+// runTable is l's run table if it was built for code and a frame of regs
+// register slots and preds predicates, else nil.
+func (l *layout) runTable(code []Inst, regs, preds int) []runOp {
+	if len(code) == 0 || l.runsCode != &code[0] || len(l.runs) != len(code) || regs != l.slots || preds != int(l.npred) {
+		return nil
+	}
+	return l.runs
 }

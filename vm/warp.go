@@ -31,6 +31,7 @@ type frame struct {
 	regs      [][32]uint64 // by slot (layout.go)
 	slot      []int32      // the slot of each register index (an operand's offset / 32)
 	chains    []chainPlan  // the layout's FuseLdLdFmaChain plans, in pc order
+	runs      []runOp      // the layout's run table (exec_run.go), nil if none
 	preds     []uint32
 	params    []byte // per-lane function parameter block, lane-major
 	localBase uint64 // this activation's local depot (local-space address)
@@ -236,6 +237,7 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	}
 	f.preds = f.preds[:np]
 	clear(f.preds)
+	f.runs = lay.runTable(f.code, len(f.regs), len(f.preds))
 	if fn.hasTrue {
 		f.preds[fn.truePred] = ^uint32(0)
 	}
