@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // BINQ defines func NAME(d, a, b *[32]uint64, m uint64): d[l] = (a[l] OP
 // b[l]) & m, four lanes per ymm, eight lanes per iteration. All sources of
@@ -11,16 +12,7 @@ TEXT NAME(SB), NOSPLIT, $0-32 \
 	VPBROADCASTQ m+24(FP), Y15 \
 	MOVQ $4, BX \
 binloop: \
-	VMOVDQU 0(SI), Y0 \
-	VMOVDQU 32(SI), Y1 \
-	VMOVDQU 0(DX), Y2 \
-	VMOVDQU 32(DX), Y3 \
-	OP Y2, Y0, Y0 \
-	OP Y3, Y1, Y1 \
-	VPAND Y15, Y0, Y0 \
-	VPAND Y15, Y1, Y1 \
-	VMOVDQU Y0, 0(DI) \
-	VMOVDQU Y1, 32(DI) \
+	BSTEP(OP, 0, 32) \
 	ADDQ $64, SI \
 	ADDQ $64, DX \
 	ADDQ $64, DI \
@@ -77,20 +69,7 @@ TEXT NAME(SB), NOSPLIT, $0-32 \
 	VPBROADCASTQ X14, Y14 \
 	MOVQ $4, BX \
 shiftloop: \
-	VMOVDQU 0(SI), Y0 \
-	VMOVDQU 32(SI), Y1 \
-	VMOVDQU 0(DX), Y2 \
-	VMOVDQU 32(DX), Y3 \
-	VPAND Y14, Y2, Y2 \
-	VPAND Y14, Y3, Y3 \
-	PRE0 \
-	PRE1 \
-	OP Y2, Y0, Y0 \
-	OP Y3, Y1, Y1 \
-	POST0 \
-	POST1 \
-	VMOVDQU Y0, 0(DI) \
-	VMOVDQU Y1, 32(DI) \
+	SSTEP(PRE0, PRE1, OP, POST0, POST1, 0, 32) \
 	ADDQ $64, SI \
 	ADDQ $64, DX \
 	ADDQ $64, DI \
@@ -98,10 +77,6 @@ shiftloop: \
 	JNZ shiftloop \
 	VZEROUPPER \
 	RET
-
-#define MASK0 VPAND Y15, Y0, Y0
-#define MASK1 VPAND Y15, Y1, Y1
-#define NONE
 
 SHIFTQ(·shlQAVX2, NONE, NONE, VPSLLVQ, MASK0, MASK1)
 SHIFTQ(·shrQAVX2, MASK0, MASK1, VPSRLVQ, NONE, NONE)

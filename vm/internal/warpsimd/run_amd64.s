@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // runAVX2(regs unsafe.Pointer, preds *uint32, ops *RunOp, n, pc, k, max, nw int, sh unsafe.Pointer, shlast, sb int) (rk, rpc int)
 //
@@ -51,43 +52,11 @@
 
 // RunOp's fields: K 0, Sub 1, Cmp 2, Neg 3, D 4, A 8, B 12, C 16, M 24.
 
-#define BSTEP(OP, o0, o1) \
-	VMOVDQU o0(SI), Y0 \
-	VMOVDQU o1(SI), Y1 \
-	VMOVDQU o0(DX), Y2 \
-	VMOVDQU o1(DX), Y3 \
-	OP Y2, Y0, Y0 \
-	OP Y3, Y1, Y1 \
-	VPAND Y15, Y0, Y0 \
-	VPAND Y15, Y1, Y1 \
-	VMOVDQU Y0, o0(DI) \
-	VMOVDQU Y1, o1(DI)
-
 #define BIN(OP) \
 	BSTEP(OP, 0, 32) \
 	BSTEP(OP, 64, 96) \
 	BSTEP(OP, 128, 160) \
 	BSTEP(OP, 192, 224)
-
-#define RMASK0 VPAND Y15, Y0, Y0
-#define RMASK1 VPAND Y15, Y1, Y1
-#define RNONE
-
-#define SSTEP(PRE0, PRE1, OP, POST0, POST1, o0, o1) \
-	VMOVDQU o0(SI), Y0 \
-	VMOVDQU o1(SI), Y1 \
-	VMOVDQU o0(DX), Y2 \
-	VMOVDQU o1(DX), Y3 \
-	VPAND Y14, Y2, Y2 \
-	VPAND Y14, Y3, Y3 \
-	PRE0 \
-	PRE1 \
-	OP Y2, Y0, Y0 \
-	OP Y3, Y1, Y1 \
-	POST0 \
-	POST1 \
-	VMOVDQU Y0, o0(DI) \
-	VMOVDQU Y1, o1(DI)
 
 #define SHIFT(PRE0, PRE1, OP, POST0, POST1) \
 	SSTEP(PRE0, PRE1, OP, POST0, POST1, 0, 32) \
@@ -215,11 +184,11 @@ mulws:
 	JMP next
 shl:
 	OPS3
-	SHIFT(RNONE, RNONE, VPSLLVQ, RMASK0, RMASK1)
+	SHIFT(NONE, NONE, VPSLLVQ, MASK0, MASK1)
 	JMP next
 shr:
 	OPS3
-	SHIFT(RMASK0, RMASK1, VPSRLVQ, RNONE, RNONE)
+	SHIFT(MASK0, MASK1, VPSRLVQ, NONE, NONE)
 	JMP next
 copy:
 	MOVLQSX 4(AX), DI
