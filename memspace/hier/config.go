@@ -190,13 +190,6 @@ type LatencyConfig struct {
 	// "Gathers from the L2"); they are there for calibrate's -set.
 	L2ReadTxnCycles     float64 `json:"l2_read_cycles_per_transaction,omitempty"`
 	L2ReadBytesPerCycle float64 `json:"l2_slice_read_bytes_per_cycle,omitempty"`
-	// L2WriteBytesPerCycle, if not 0, splits a slice's data path in two
-	// ports: the SMs' writes and the sectors DRAM fills come in by one at
-	// this rate, the SMs' reads and the sectors written back to DRAM go out
-	// by the other at the read rate (L2ReadBytesPerCycle, else
-	// L2BytesPerCycle); atomics keep the read port. 0: one port for the
-	// SMs' traffic only, DRAM's not counted.
-	L2WriteBytesPerCycle float64 `json:"l2_slice_write_bytes_per_cycle,omitempty"`
 	// L2FabricSectorsPerCycle, if not 0, is what the fabric between the
 	// L2's partitions (L2Config.NearCopies) carries into each partition a
 	// cycle: the sectors a far read looks up at home, a far write and a far
@@ -450,7 +443,7 @@ func (c *Config) Validate() error {
 		v    float64
 	}{{"latency.dram_load_cycles", c.Latency.DRAMLoadCycles}, {"latency.dram_write_load_cycles", c.Latency.DRAMWriteLoadCycles},
 		{"latency.l2_atomic_cycles_per_lane", c.Latency.L2AtomicCycles}, {"latency.l2_atomic_float_cycles_per_lane", c.Latency.L2AtomicFloatCycles},
-		{"latency.l2_atomic_cycles_per_address", c.Latency.L2AtomicAddrCycles}, {"latency.l2_atomic_cycles_per_sector", c.Latency.L2AtomicSectorCycles}, {"latency.l2_atomic_cas_cycles_per_lane", c.Latency.L2AtomicCASCycles}, {"latency.l2_atomic_cycles_per_transaction", c.Latency.L2AtomicTxnCycles}, {"latency.l2_read_cycles_per_transaction", c.Latency.L2ReadTxnCycles}, {"latency.l2_slice_read_bytes_per_cycle", c.Latency.L2ReadBytesPerCycle}, {"latency.l2_slice_write_bytes_per_cycle", c.Latency.L2WriteBytesPerCycle}, {"latency.l2_fabric_sectors_per_cycle", c.Latency.L2FabricSectorsPerCycle},
+		{"latency.l2_atomic_cycles_per_address", c.Latency.L2AtomicAddrCycles}, {"latency.l2_atomic_cycles_per_sector", c.Latency.L2AtomicSectorCycles}, {"latency.l2_atomic_cas_cycles_per_lane", c.Latency.L2AtomicCASCycles}, {"latency.l2_atomic_cycles_per_transaction", c.Latency.L2AtomicTxnCycles}, {"latency.l2_read_cycles_per_transaction", c.Latency.L2ReadTxnCycles}, {"latency.l2_slice_read_bytes_per_cycle", c.Latency.L2ReadBytesPerCycle}, {"latency.l2_fabric_sectors_per_cycle", c.Latency.L2FabricSectorsPerCycle},
 		{"latency.l2_atomic_cycles_per_repeat", c.Latency.L2AtomicRepeatCycles}} {
 		if !(k.v >= 0 && k.v <= 1e6) {
 			return e(k.name, "%g is not in 0..1e6", k.v)

@@ -55,9 +55,6 @@ type Memory struct {
 
 	// Timing mode: when each slice and each DRAM channel is next free.
 	sliceFree []float64
-	// sliceInFree: when each slice's in port is next free (two ports,
-	// Latency.L2WriteBytesPerCycle).
-	sliceInFree []float64
 	// fabricFree: when the fabric into each partition is next free
 	// (Latency.L2FabricSectorsPerCycle).
 	fabricFree []float64
@@ -102,7 +99,6 @@ func newMemory(cfg *Config) *Memory {
 		m.slices[i].spl = int(m.g.spl)
 	}
 	m.sliceFree = make([]float64, cfg.L2.Slices)
-	m.sliceInFree = make([]float64, cfg.L2.Slices)
 	m.fabricFree = make([]float64, max(cfg.L2.Partitions, 1))
 	m.lastAtom = make([]uint64, cfg.L2.Slices)
 	m.chanFree = make([]float64, cfg.DRAM.Channels)
@@ -346,32 +342,11 @@ func (m *Memory) lookup(slice int, line uint64, prio uint8, c *Counts, now uint6
 		if rmw := opart & odirty; rmw != 0 {
 			c[DRAMReadSectors] += uint64(bits.OnesCount8(rmw))
 			m.dram(old, rmw, now, false)
-			m.holdForDRAM(slice, rmw, now, false)
 		}
 		c[DRAMWriteSectors] += uint64(bits.OnesCount8(odirty))
 		m.dram(old, odirty, now, true)
-		m.holdForDRAM(slice, odirty, now, false)
 	}
 	return e
-}
-
-// holdForDRAM holds slice's port for the sectors of mask it exchanges
-// with DRAM, when the slice has two (Latency.L2WriteBytesPerCycle): a fill
-// comes in, a write-back goes out.
-func (m *Memory) holdForDRAM(slice int, mask uint8, now uint64, fill bool) {
-	lat := &m.cfg.Latency
-	if lat.L2WriteBytesPerCycle <= 0 || mask == 0 {
-		return
-	}
-	free, rate := m.sliceFree, lat.L2ReadBytesPerCycle
-	if rate <= 0 {
-		rate = float64(lat.L2BytesPerCycle)
-	}
-	if fill {
-		free, rate = m.sliceInFree, lat.L2WriteBytesPerCycle
-	}
-	start := max(float64(now), free[slice])
-	free[slice] = start + float64(bits.OnesCount8(mask)<<m.g.sectorShift)/rate
 }
 
 // access looks the sectors of t up in slice, allocating the line on a miss
@@ -501,13 +476,8 @@ func (m *Memory) write(slice int, e *slot, t txn, c *Counts, home bool, now uint
 // waited for the slice.
 func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 	lat := &m.cfg.Latency
-	free := m.sliceFree
+	start := max(float64(now), m.sliceFree[slice])
 	busy := float64(int(n)<<m.g.sectorShift) / float64(lat.L2BytesPerCycle)
-	if t.op&opMask == opWrite && lat.L2WriteBytesPerCycle > 0 {
-		free = m.sliceInFree
-		busy = float64(int(n)<<m.g.sectorShift) / lat.L2WriteBytesPerCycle
-	}
-	start := max(float64(now), free[slice])
 	switch op := t.op & opMask; {
 	case op == opAtom || op == opRed:
 		chain := lat.L2AtomicCycles
@@ -555,7 +525,7 @@ func (m *Memory) occupy(slice int, t txn, n uint64, now uint64) uint32 {
 		}
 		busy = max(busy, lat.L2ReadTxnCycles)
 	}
-	free[slice] = start + busy
+	m.sliceFree[slice] = start + busy
 	return uint32(start - float64(now))
 }
 
@@ -581,7 +551,6 @@ func (m *Memory) fill(slice int, t txn, hit uint8, c *Counts, now uint64) uint32
 		e.part &^= fetch // merged with what was written
 	}
 	c[DRAMReadSectors] += uint64(bits.OnesCount8(fetch))
-	m.holdForDRAM(slice, fetch, now, true)
 	return uint32(max(0, int64(m.cfg.Latency.DRAM)+m.loadLatency(t.line, m.dram(t.line, fetch, now, false), now)))
 }
 
@@ -637,8 +606,8 @@ func (m *Memory) dram(line uint64, mask uint8, now uint64, write bool) uint32 {
 // (timing and windowed modes): a launch is not over before its writes are.
 func (m *Memory) BusyUntil() uint64 {
 	var t uint64
-	for i, f := range m.sliceFree {
-		t = max(t, uint64(f), uint64(m.sliceInFree[i]))
+	for _, f := range m.sliceFree {
+		t = max(t, uint64(f))
 	}
 	for _, f := range m.chanFree {
 		t = max(t, uint64(f))

@@ -214,39 +214,6 @@ func TestSliceReadKnobs(t *testing.T) {
 	}
 }
 
-// Two ports (latency.l2_slice_write_bytes_per_cycle, unset in the
-// profiles, for calibrate's -set: docs/timing-validation.md, "Reads and
-// writes mixed in the L2"): the SMs' writes and DRAM's fills hold the in
-// port at the write rate, the SMs' reads and the write-backs the out port
-// at the read rate; with it unset, writes hold the one port and DRAM's
-// traffic none.
-func TestSliceTwoPorts(t *testing.T) {
-	for _, c := range []struct {
-		name        string
-		write, read float64
-		do          func(m *Memory)
-		out, in     float64 // cycles past 100 each port is held
-	}{
-		{"one port: a line written", 0, 0, func(m *Memory) { m.occupy(3, txn{line: 1, mask: 0xf, op: opWrite}, 4, 100) }, 4, 0},
-		{"one port: a fill is not counted", 0, 0, func(m *Memory) { m.holdForDRAM(3, 0xf, 100, true) }, 0, 0},
-		{"two ports: a line written", 64, 0, func(m *Memory) { m.occupy(3, txn{line: 1, mask: 0xf, op: opWrite}, 4, 100) }, 0, 2},
-		{"two ports: a line read", 64, 0, func(m *Memory) { m.occupy(3, txn{line: 1, mask: 0xf, op: opRead}, 4, 100) }, 4, 0},
-		{"two ports: a line read at the read rate", 64, 128, func(m *Memory) { m.occupy(3, txn{line: 1, mask: 0xf, op: opRead}, 4, 100) }, 1, 0},
-		{"two ports: a fill comes in", 64, 128, func(m *Memory) { m.holdForDRAM(3, 0x3, 100, true) }, 0, 1},
-		{"two ports: a write-back goes out", 64, 128, func(m *Memory) { m.holdForDRAM(3, 0xf, 100, false) }, 1, 0},
-		{"two ports: a write-back at the slice rate", 64, 0, func(m *Memory) { m.holdForDRAM(3, 0xf, 100, false) }, 4, 0},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			h := newTest(t, "h100")
-			m := h.Memory()
-			m.cfg.Latency.L2WriteBytesPerCycle, m.cfg.Latency.L2ReadBytesPerCycle = c.write, c.read
-			c.do(m)
-			assert.InDelta(t, c.out, max(0, m.sliceFree[3]-100), 1e-9, "out port")
-			assert.InDelta(t, c.in, max(0, m.sliceInFree[3]-100), 1e-9, "in port")
-		})
-	}
-}
-
 // The fabric between the partitions (latency.l2_fabric_sectors_per_cycle,
 // unset in the profiles, for calibrate's -set: docs/timing-validation.md,
 // "The fabric between the L2's partitions"): what a far write or a far
