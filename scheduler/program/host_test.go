@@ -204,7 +204,11 @@ func runHostCases(t *testing.T, cases []hostCase, rec map[string]hostRecording, 
 				if *hostCases != "" || *hostGPU != "h100" {
 					// Each figure as its case ends, so that a run cut
 					// short still says what it measured.
-					t.Logf("%-60s %4.0f MiB  GPU %9.1f  model %9.1f  %+6.1f%%  (%s, %.0f s)  %s", row.What, float64(row.Bytes)/(1<<20), row.GPU, row.Model, 100*row.err(), c.Name, time.Since(start).Seconds(), knownMiss(row.What, row.Bytes))
+					sys := ""
+					if row.NcuSys > 0 {
+						sys = fmt.Sprintf("  sysmem sectors %+.1f%%", 100*(row.Sysmem/row.NcuSys-1))
+					}
+					t.Logf("%-60s %4.0f MiB  GPU %9.1f  model %9.1f  %+6.1f%%%s  (%s, %.0f s)  %s", row.What, float64(row.Bytes)/(1<<20), row.GPU, row.Model, 100*row.err(), sys, c.Name, time.Since(start).Seconds(), knownMiss(row.What, row.Bytes))
 				}
 			}
 		}(c)
@@ -310,8 +314,6 @@ var hostMisses = map[string]string{
 	"managed5 first_write_untouched/12582912":          "making untouched pages: this recording's cost per MiB rises smoothly with size (74, 79, 86, 96, 104 µs at 3-48 MiB, fault latency aside) where the first recording's stays at 66-78 up to 16 MiB and is 107-114 from 64 MiB, the step at the host cache size (32 MiB) the model follows; seven repeats at 12 MiB 900-1400 µs",
 	"managed5 first_write_untouched/25165824":          "making untouched pages: this recording's cost per MiB rises smoothly with size (74, 79, 86, 96, 104 µs at 3-48 MiB, fault latency aside) where the first recording's stays at 66-78 up to 16 MiB and is 107-114 from 64 MiB, the step at the host cache size (32 MiB) the model follows; seven repeats at 24 MiB 2314-2651 µs",
 	"managed5 scale_first_touch_host_resident/3145728": "first touches of 3 MiB on this host: 161-170 µs a MiB past the fault latency for reads and read-writes (repeats 592-719 µs here, 598-805 for the read, -14%) where its 6-24 MiB cost 123-149",
-	"managed5 mapped.read_mapped_stride32/3145728":     "scattered mapped reads cost the GPU 378-393 µs a MiB at 2-12 MiB (seven repeats within 4%; the first recording: 389 at 1 MiB, 364 at 4, 418 at 16); the model 417-424 at 1-2 MiB and 12-64, 452-475 at 3-6 (also read_mapped_stride32 at 4 MiB)",
-	"managed5 mapped.read_mapped_stride32/6291456":     "scattered mapped reads cost the GPU 378-393 µs a MiB at 2-12 MiB (seven repeats within 4%; the first recording: 389 at 1 MiB, 364 at 4, 418 at 16); the model 417-424 at 1-2 MiB and 12-64, 452-475 at 3-6 (also read_mapped_stride32 at 4 MiB)",
 	"managed5 fresh_copy.scale.launch1/25165824":       "the first launch after a copy into a buffer new from cudaMalloc: 7.7 µs over the third on the GPU (repeats 28.9-31.7), 3.3 after a copy into the same buffer once kernels had read it (reused_copy); the model adds the same after both",
 }
 
