@@ -457,7 +457,7 @@ func TestGroundTruthRates(t *testing.T) {
 var gtFloors = map[string]float64{
 	"l1tex__t_sector_hit_rate.pct":                                      0.75,
 	"l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct":            0.95,
-	"lts__t_sector_hit_rate.pct":                                        0.45,
+	"lts__t_sector_hit_rate.pct":                                        0.42, // 0.45 before the SMs alternated between the L2's partitions (126 → 119 of 277: docs/timing-validation.md, "The L2 of the H200, adopted")
 	"lts__t_sector_hit_rate.pct (launches with ≥ 6.4 MB of L2 traffic)": 0.75,
 	"ptxvm__lts_srcunit_tex_read_hit_rate.pct":                          0.5,
 	"lts__t_sectors_srcunit_tex_op_read.sum":                            0.5,

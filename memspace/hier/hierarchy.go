@@ -71,8 +71,13 @@ func New(cfg *Config, l Launch, mode Mode) (*Hierarchy, error) {
 	h.wbPos = make([]int, cfg.SMs)
 	for i := range h.sms {
 		s := &SM{
-			id:    i,
-			part:  i * cfg.L2.Partitions / cfg.SMs,
+			id: i,
+			// The SMs alternate between the partitions: blocks go to SMs
+			// 0, 1, 2, ..., and the GPU's block scheduler spreads
+			// consecutive blocks over its GPCs, so a grid of half the
+			// SMs reads from both partitions' slices
+			// (TestSMsAlternatePartitions).
+			part:  i % max(cfg.L2.Partitions, 1),
 			cfg:   cfg,
 			g:     g,
 			fill:  uint8(cfg.L1.FillBytes / cfg.SectorBytes),

@@ -116,9 +116,10 @@ func TestNearCopiesCapacity(t *testing.T) {
 		c := h.Counts()
 		return 100 * float64(c[L2TexReadHit]) / float64(c[L2TexReadSectors])
 	}
-	// 128 KiB of 256 fits either way: 2 of 3 passes hit.
-	assert.InDelta(t, 66.7, hitRate(true, 128<<10), 0.5)
-	assert.InDelta(t, 66.7, hitRate(false, 128<<10), 0.5)
+	// 128 KiB of 256 fits either way: 2 of 3 passes hit (but for a few
+	// set conflicts: a point at most).
+	assert.InDelta(t, 66.7, hitRate(true, 128<<10), 1.2)
+	assert.InDelta(t, 66.7, hitRate(false, 128<<10), 1.2)
 	// 192 KiB fits one copy, not one and a half (the perf corpus's l2_ws:
 	// 24 MiB of 50 fits, 32 MiB half does, 40 MiB does not).
 	assert.Greater(t, hitRate(false, 192<<10), 60.0)
@@ -253,4 +254,26 @@ func TestFabricQueuesFarSectors(t *testing.T) {
 		assert.Equal(t, before, m.fabricFree[p], "a read the near copy serves stays in its partition")
 	}
 	assert.InDelta(t, homeFree[0]+1, homeFree[1], 1e-9, "the miss reaches its home slice after the write's cycle on the fabric")
+}
+
+// The SMs alternate between the L2's partitions, so that a grid of fewer
+// blocks than SMs (blocks go to SMs 0, 1, 2, ...) reads from both
+// partitions' slices, as the GPU's block scheduler spreads consecutive
+// blocks over its GPCs: on the H200, 66 blocks of one-sector gathers run
+// at the 8-block rate per SM (129 sectors/ns), where 66 SMs of one
+// partition held the model to half of that (TestGatherLinesAgainstGPU,
+// -groundtruth.full).
+func TestSMsAlternatePartitions(t *testing.T) {
+	cfg, err := Profile("h100")
+	require.NoError(t, err)
+	h, err := New(cfg, Launch{Occupancy: 1}, Timing)
+	require.NoError(t, err)
+	var first [2]int
+	for i, s := range h.sms {
+		assert.Equal(t, i%2, s.part, "SM %d", i)
+		if i < len(h.sms)/2 {
+			first[s.part]++
+		}
+	}
+	assert.Equal(t, first[0], first[1], "the first half of the SMs, by partition")
 }

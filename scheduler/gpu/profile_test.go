@@ -134,6 +134,12 @@ func TestBase(t *testing.T) {
 	want.Memory.L2.SizeBytes, want.Memory.L2.Slices = 60<<20, 96
 	want.Memory.DRAM.Channels, want.Memory.DRAM.BytesPerCycle = 96, 2208
 	want.Memory.Latency.L2HitNear, want.Memory.Latency.L2HitFar = 234, 265
+	// The H200's L2 slices read 58 bytes a cycle, a read transaction
+	// takes at least 1.17 cycles of its slice (the tags), and the fabric
+	// between the partitions carries 20 sectors a cycle each way
+	// (docs/timing-validation.md, "The L2 of the H200").
+	want.Memory.Latency.L2ReadBytesPerCycle, want.Memory.Latency.L2ReadTxnCycles = 58, 1.17
+	want.Memory.Latency.L2FabricSectorsPerCycle = 20
 	assert.Equal(t, want, h200)
 	assert.NotEqual(t, h100.Memory, h200.Memory)
 
