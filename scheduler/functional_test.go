@@ -515,30 +515,34 @@ func TestBlocksThatInteractRunInOrder(t *testing.T) {
 	}
 }
 
-// raceSrc has every thread store its block index to word 0 of the
-// buffer, loop for longer than a turn (Quantum), read word 0 back and
-// store what it read to word 1+block: blocks of one SM that run
-// interleaved read the last of them to store, blocks run one after
-// another their own index. %LD% is the load's qualifiers.
+// raceSrc has every thread store its block index to word b mod 132 of
+// the buffer (the word of the SM block b runs on, so that SMs run by
+// different workers do not race), loop for longer than a turn (Quantum),
+// read the word back and store what it read to word 132+b: blocks of one
+// SM that run interleaved read the last of them to store, blocks run one
+// after another their own index. %LD% is the load's qualifiers.
 const raceSrc = `
 .visible .entry race(.param .u64 p0)
 {
 	.reg .pred %p<2>;
 	.reg .b32 %r<8>;
-	.reg .b64 %rd<4>;
+	.reg .b64 %rd<6>;
 	ld.param.u64 	%rd1, [p0];
 	cvta.to.global.u64 	%rd1, %rd1;
 	mov.u32 	%r1, %ctaid.x;
-	st.global.u32 	[%rd1], %r1;
+	rem.u32 	%r4, %r1, 132;
+	mul.wide.u32 	%rd4, %r4, 4;
+	add.s64 	%rd5, %rd1, %rd4;
+	st.global.u32 	[%rd5], %r1;
 	mov.u32 	%r5, 0;
 $L__loop:
 	add.s32 	%r5, %r5, 1;
 	setp.lt.u32 	%p1, %r5, 40;
 	@%p1 bra 	$L__loop;
-	ld%LD%.u32 	%r2, [%rd1];
+	ld%LD%.u32 	%r2, [%rd5];
 	mul.wide.u32 	%rd2, %r1, 4;
 	add.s64 	%rd3, %rd1, %rd2;
-	st.global.u32 	[%rd3+4], %r2;
+	st.global.u32 	[%rd3+528], %r2;
 	ret;
 }`
 
@@ -568,13 +572,13 @@ func TestBareRunsBlocksOneAfterAnother(t *testing.T) {
 		for _, w := range []int{1, 2} {
 			t.Run(fmt.Sprintf("ld%s/bare=%v/workers=%d", c.ld, c.bare, w), func(t *testing.T) {
 				src := strings.ReplaceAll(raceSrc, "%LD%", c.ld)
-				l, dev, buf := launch(t, src, "race", grid, block, 4*(1+2*sms))
+				l, dev, buf := launch(t, src, "race", grid, block, 4*(sms+2*sms))
 				require.Equal(t, c.communicate, l.Kernel.BlocksCommunicate())
 				require.Equal(t, sms, scheduler.H100.SMs)
 				res, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w, NoCounters: c.bare})
 				require.NoError(t, err)
 				require.GreaterOrEqual(t, res.Occupancy.BlocksPerSM, 2)
-				got := readU32s(t, dev, buf, 1+2*sms)[1:]
+				got := readU32s(t, dev, buf, sms+2*sms)[sms:]
 				for b, v := range got {
 					require.Equal(t, c.want(b), v, "block %d", b)
 				}
