@@ -61,6 +61,31 @@ func TestExamplesAtRaggedSizes(t *testing.T) {
 	}
 }
 
+// TestExamplesBare runs every example without the counters at a size
+// that gives an SM several blocks a wave (the wmma multiply's tiles are
+// too large for that at a size that runs quickly), which the bare run takes one
+// after another, its warps in long turns (the bundled kernels' blocks and
+// warps do not race), and checks it against its Go reference.
+func TestExamplesBare(t *testing.T) {
+	sizes := map[string]int{"matmul": 320, "transp": 1024}
+	for _, e := range All() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			e := e.WithSize(sizes[e.Name[:6]])
+			s, err := e.Prepare(vm.NewDevice(), 3)
+			require.NoError(t, err)
+			require.False(t, s.Launch.Kernel.BlocksCommunicate())
+			res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{NoCounters: true, MaxInst: 1 << 32})
+			require.NoError(t, err)
+			assert.EqualValues(t, s.Launch.NumCTAs(), res.Stats.CTAs)
+			if e.Name != "matmul_wmma" { // 25 blocks of 64×64
+				assert.Greater(t, res.Stats.CTAs, uint64(2*scheduler.H100.SMs))
+			}
+			require.NoError(t, s.Check(), "%s at %d×%d", e.Name, e.Size, e.Size)
+		})
+	}
+}
+
 func TestWithSize(t *testing.T) {
 	tests := []struct {
 		name    string

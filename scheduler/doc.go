@@ -12,7 +12,13 @@
 // takes blocks s, s+SMs, ...). After each wave, with no SM running, the
 // hierarchy's L2 traffic is drained in its fixed order, so every counter,
 // hit rates and DRAM bytes included, is the same for any number of workers.
-// Options.NoCounters runs the bare interpreter.
+// Options.NoCounters runs the bare interpreter; with nothing watching, an
+// SM then runs its blocks of a wave one after another instead of
+// interleaved, unless the kernel's blocks can synchronise with one another
+// (vm.Kernel.BlocksCommunicate), and its warps take longer turns
+// (LongQuantum) unless they can synchronise other than at barriers
+// (vm.Kernel.WarpsCommunicate). The bytes of every kernel whose blocks and
+// warps do not race are those of a counted run.
 //
 // GPU profiles are data (package scheduler/gpu: JSON files embedded in the
 // binary, or a user's file); theoretical occupancy and its limiters come

@@ -23,6 +23,14 @@ import (
 // switching costs little.
 const Quantum = 32
 
+// LongQuantum is the turn of a warp in a functional run that nothing
+// watches, when the kernel's warps cannot order their accesses with
+// respect to one another's other than at barriers
+// (vm.Kernel.WarpsCommunicate): a warp then usually runs from one barrier
+// to the next in one turn, and the fused instructions that a turn's end
+// would cut run whole (docs/performance.md, tenth pass).
+const LongQuantum = 1024
+
 // Options control a functional run.
 type Options struct {
 	// Workers is the number of host goroutines running SMs (0: GOMAXPROCS,
@@ -140,7 +148,17 @@ func checkLaunch(gpu *Profile, l *vm.Launch, opt Options) (*Occupancy, error) {
 // RunFunctional runs every block of l to completion with no timing model.
 // Blocks are placed on the SMs of gpu; SMs run in parallel on host cores.
 // Results do not depend on the number of workers for kernels whose blocks
-// do not race with one another. Cancelling ctx stops the launch, also in
+// do not race with one another, nor on whether the counters are on
+// (opt.NoCounters): with them off, and a kernel whose blocks cannot
+// synchronise with one another (vm.Kernel.BlocksCommunicate), an SM runs
+// its blocks of a wave one after another rather than interleaved, and,
+// if the kernel's warps cannot synchronise other than at barriers
+// (vm.Kernel.WarpsCommunicate), each warp runs LongQuantum instructions a
+// turn instead of Quantum. That changes the bytes only where blocks or
+// warps race (one reads or writes what another writes, with nothing to
+// order them: the PTX memory model allows either result), and which of
+// several faulting warps, or which warp over the budget (opt.MaxInst), is
+// reported. Cancelling ctx stops the launch, also in
 // the middle of a block. A launch may be run again once it has completed;
 // opt.MaxInst counts the instructions of this run only.
 func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options) (*Result, error) {
@@ -197,6 +215,19 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 		}
 		res.Hier = h
 	}
+	// With nothing watching (no hierarchy) and blocks that cannot order
+	// their accesses with respect to one another's, an SM runs its blocks
+	// of a wave one after another (a cluster at a time) instead of
+	// together: the result is the same for kernels whose blocks do not
+	// race, and the host's caches hold one block's registers and shared
+	// memory instead of a wave's (docs/performance.md, tenth pass).
+	alone := h == nil && !l.Kernel.BlocksCommunicate()
+	// Then, without clusters, a kernel whose warps do not order their
+	// accesses other than at barriers lets each warp run longer a turn.
+	quantum := Quantum
+	if alone && k == 1 && !l.Kernel.WarpsCommunicate() {
+		quantum = LongQuantum
+	}
 	// A cancelled context stops blocks that are running, not only the
 	// blocks that have yet to start.
 	defer context.AfterFunc(ctx, l.Stop)()
@@ -229,10 +260,12 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 	// (Placement; with clusters, group g takes clusters g, g+groups, ...,
 	// each block of a cluster on the group's SM of its rank). An SM runs
 	// its blocks of a wave together, their warps taking turns of Quantum
-	// instructions (vm.RunPlaced; a group's SMs run their blocks together).
-	// Between waves, with no SM running, the hierarchy's L2 traffic is
-	// drained in its fixed order; so every counter is the same for any
-	// number of workers.
+	// instructions (vm.RunPlaced; a group's SMs run their blocks together),
+	// or, alone, one after another in the same order (a cluster's blocks
+	// still together), their warps taking turns of LongQuantum where their
+	// kernel lets them. Between waves, with no SM running, the hierarchy's
+	// L2 traffic is drained in its fixed order; so every counter is the
+	// same for any number of workers.
 	for first := 0; first < nclusters; first += stride {
 		if ctx.Err() != nil || len(errs) > 0 || stopped.Load() {
 			break
@@ -260,7 +293,7 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 					if len(blocks) == 0 || gctx.Err() != nil {
 						continue
 					}
-					if err := vm.RunPlaced(blocks, Quantum); err != nil {
+					if err := runWave(blocks, alone, k, quantum); err != nil {
 						if vm.IsStopped(err) {
 							stopped.Store(true)
 							return nil
@@ -299,4 +332,20 @@ func RunFunctional(ctx context.Context, l *vm.Launch, gpu *Profile, opt Options)
 		return res, fmt.Errorf("kernel %s: %w", l.Kernel.Name, errStoppedEarlier)
 	}
 	return res, nil
+}
+
+// runWave runs the blocks of one SM's (or, with clusters of k blocks, one
+// group's) wave: all together (vm.RunPlaced), or with alone one cluster at
+// a time (a block at a time without clusters), in order; each warp runs
+// quantum instructions a turn.
+func runWave(blocks []vm.Placed, alone bool, k, quantum int) error {
+	if !alone || len(blocks) <= k {
+		return vm.RunPlaced(blocks, quantum)
+	}
+	for i := 0; i < len(blocks); i += k {
+		if err := vm.RunPlaced(blocks[i:i+k], quantum); err != nil {
+			return err
+		}
+	}
+	return nil
 }

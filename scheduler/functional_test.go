@@ -60,8 +60,10 @@ var workerCounts = []int{1, 2, 8}
 var corpusCases = []string{"hist_global_atomic", "hist_shared_atomic", "matmul_tiled_ragged", "reduce_sum_f32", "grid3d"}
 
 // TestRunSpecSameOutputsForAnyWorkerCount runs recorded nvcc cases on 1, 2
-// and 8 workers: the outputs are byte-identical to one another and to what
-// the GPU produced, and so are the counters.
+// and 8 workers, with the counters and without (whose run may take the
+// blocks and warps in another order: they do not race): the outputs are
+// byte-identical to one another and to what the GPU produced, and so are
+// the counters.
 func TestRunSpecSameOutputsForAnyWorkerCount(t *testing.T) {
 	cache := spec.NewModuleCache()
 	for _, name := range corpusCases {
@@ -71,8 +73,9 @@ func TestRunSpecSameOutputsForAnyWorkerCount(t *testing.T) {
 			require.NoError(t, err)
 			require.Nil(t, sp.Tolerance, "pick cases that are bit-exact")
 			var first *scheduler.SpecRun
-			for _, w := range workerCounts {
-				run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{Workers: w, MaxInst: 1 << 30}, cache)
+			for i := range 2 * len(workerCounts) {
+				w, bare := workerCounts[i%len(workerCounts)], i >= len(workerCounts)
+				run, err := scheduler.RunSpec(context.Background(), sp, scheduler.H100, scheduler.Options{Workers: w, MaxInst: 1 << 30, NoCounters: bare}, cache)
 				require.NoError(t, err, "workers=%d", w)
 				require.NotEmpty(t, run.Outputs)
 				assert.EqualValues(t, run.Prepared.Launch.NumCTAs(), run.Result.Stats.CTAs, "workers=%d", w)
@@ -87,10 +90,10 @@ func TestRunSpecSameOutputsForAnyWorkerCount(t *testing.T) {
 				}
 				require.Equal(t, len(first.Outputs), len(run.Outputs))
 				for out, got := range run.Outputs {
-					require.True(t, bytesEqual(first.Outputs[out], got), "workers=%d: output %s differs from workers=1", w, out)
+					require.True(t, bytesEqual(first.Outputs[out], got), "workers=%d, bare=%v: output %s differs from workers=1", w, bare, out)
 				}
-				assert.Equal(t, first.Result.Stats, run.Result.Stats, "workers=%d", w)
-				assert.Equal(t, first.Result.CTAsPerSM, run.Result.CTAsPerSM, "workers=%d", w)
+				assert.Equal(t, first.Result.Stats, run.Result.Stats, "workers=%d, bare=%v", w, bare)
+				assert.Equal(t, first.Result.CTAsPerSM, run.Result.CTAsPerSM, "workers=%d, bare=%v", w, bare)
 			}
 		})
 	}
@@ -507,6 +510,148 @@ func TestBlocksThatInteractRunInOrder(t *testing.T) {
 				}
 				require.Equal(t, want, got, "run %d with the default workers", i)
 				require.Equal(t, wantCycles, cycles, "run %d with the default workers", i)
+			}
+		})
+	}
+}
+
+// raceSrc has every thread store its block index to word b mod 132 of
+// the buffer (the word of the SM block b runs on, so that SMs run by
+// different workers do not race), loop for longer than a turn (Quantum),
+// read the word back and store what it read to word 132+b: blocks of one
+// SM that run interleaved read the last of them to store, blocks run one
+// after another their own index. %LD% is the load's qualifiers.
+const raceSrc = `
+.visible .entry race(.param .u64 p0)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<6>;
+	ld.param.u64 	%rd1, [p0];
+	cvta.to.global.u64 	%rd1, %rd1;
+	mov.u32 	%r1, %ctaid.x;
+	rem.u32 	%r4, %r1, 132;
+	mul.wide.u32 	%rd4, %r4, 4;
+	add.s64 	%rd5, %rd1, %rd4;
+	st.global.u32 	[%rd5], %r1;
+	mov.u32 	%r5, 0;
+$L__loop:
+	add.s32 	%r5, %r5, 1;
+	setp.lt.u32 	%p1, %r5, 40;
+	@%p1 bra 	$L__loop;
+	ld%LD%.u32 	%r2, [%rd5];
+	mul.wide.u32 	%rd2, %r1, 4;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.u32 	[%rd3+528], %r2;
+	ret;
+}`
+
+// TestBareRunsBlocksOneAfterAnother: with the counters off, an SM runs its
+// blocks of a wave one after another, unless the kernel's blocks can
+// synchronise (vm.Kernel.BlocksCommunicate): then, and with the counters
+// on, they run interleaved. Blocks that race (raceSrc: SM s holds blocks
+// s and s+132 in one wave) see the difference; the PTX memory model
+// allows either result, as nothing orders the blocks' accesses.
+func TestBareRunsBlocksOneAfterAnother(t *testing.T) {
+	const sms = 132
+	grid, block := [3]uint32{2 * sms, 1, 1}, [3]uint32{32, 1, 1}
+	interleaved := func(b int) uint32 { return uint32(b%sms + sms) }
+	own := func(b int) uint32 { return uint32(b) }
+	for _, c := range []struct {
+		ld          string
+		bare        bool
+		communicate bool
+		want        func(b int) uint32
+	}{
+		{".global", true, false, own},
+		{".global", false, false, interleaved},
+		{".volatile.global", true, true, interleaved},
+		{".volatile.global", false, true, interleaved},
+		{".acquire.gpu.global", true, true, interleaved},
+	} {
+		for _, w := range []int{1, 2} {
+			t.Run(fmt.Sprintf("ld%s/bare=%v/workers=%d", c.ld, c.bare, w), func(t *testing.T) {
+				src := strings.ReplaceAll(raceSrc, "%LD%", c.ld)
+				l, dev, buf := launch(t, src, "race", grid, block, 4*(sms+2*sms))
+				require.Equal(t, c.communicate, l.Kernel.BlocksCommunicate())
+				require.Equal(t, sms, scheduler.H100.SMs)
+				res, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: w, NoCounters: c.bare})
+				require.NoError(t, err)
+				require.GreaterOrEqual(t, res.Occupancy.BlocksPerSM, 2)
+				got := readU32s(t, dev, buf, sms+2*sms)[sms:]
+				for b, v := range got {
+					require.Equal(t, c.want(b), v, "block %d", b)
+				}
+				for sm, n := range res.CTAsPerSM {
+					require.Equal(t, 2, n, "SM %d", sm)
+				}
+			})
+		}
+	}
+}
+
+// warpRaceSrc has every thread store its warp's index to a shared word,
+// loop for longer than a turn of Quantum instructions, read the word
+// back and store what it read to its own word of the buffer: warps that
+// take turns of Quantum read the last of them to store, warps that run
+// from start to end in one turn their own index. %LD% is the load's
+// qualifiers.
+const warpRaceSrc = `
+.visible .entry wrace(.param .u64 p0)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	.shared .align 4 .b32 s;
+	ld.param.u64 	%rd1, [p0];
+	cvta.to.global.u64 	%rd1, %rd1;
+	mov.u32 	%r3, %tid.x;
+	shr.u32 	%r1, %r3, 5;
+	st.shared.u32 	[s], %r1;
+	mov.u32 	%r5, 0;
+$L__loop:
+	add.s32 	%r5, %r5, 1;
+	setp.lt.u32 	%p1, %r5, 40;
+	@%p1 bra 	$L__loop;
+	ld%LD%.u32 	%r2, [s];
+	mul.wide.u32 	%rd2, %r3, 4;
+	add.s64 	%rd3, %rd1, %rd2;
+	st.global.u32 	[%rd3], %r2;
+	ret;
+}`
+
+// TestBareRunsWarpsLonger: with the counters off, a kernel whose warps
+// cannot order their accesses other than at barriers
+// (vm.Kernel.WarpsCommunicate) runs each warp LongQuantum instructions a
+// turn; with the counters on, or warps that can (a volatile shared load),
+// Quantum. Warps that race (warpRaceSrc) see the difference, which the
+// PTX memory model allows.
+func TestBareRunsWarpsLonger(t *testing.T) {
+	const warps = 4
+	grid, block := [3]uint32{1, 1, 1}, [3]uint32{32 * warps, 1, 1}
+	last := func(int) uint32 { return warps - 1 }
+	own := func(th int) uint32 { return uint32(th / 32) }
+	for _, c := range []struct {
+		ld          string
+		bare        bool
+		communicate bool
+		want        func(th int) uint32
+	}{
+		{".shared", true, false, own},
+		{".shared", false, false, last},
+		{".volatile.shared", true, true, last},
+		{".volatile.shared", false, true, last},
+		{".relaxed.cta.shared", true, true, last},
+	} {
+		t.Run(fmt.Sprintf("ld%s/bare=%v", c.ld, c.bare), func(t *testing.T) {
+			src := strings.ReplaceAll(warpRaceSrc, "%LD%", c.ld)
+			l, dev, buf := launch(t, src, "wrace", grid, block, 4*32*warps)
+			require.False(t, l.Kernel.BlocksCommunicate())
+			require.Equal(t, c.communicate, l.Kernel.WarpsCommunicate())
+			_, err := scheduler.RunFunctional(context.Background(), l, scheduler.H100, scheduler.Options{Workers: 1, NoCounters: c.bare})
+			require.NoError(t, err)
+			for th, v := range readU32s(t, dev, buf, 32*warps) {
+				require.Equal(t, c.want(th), v, "thread %d", th)
 			}
 		})
 	}

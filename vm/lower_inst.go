@@ -45,6 +45,10 @@ func (l *fnLower) inst(pi *ptx.Instruction) {
 	}
 	m := parseMods(pi.Mods)
 	l.mem = m.mem
+	if b, w := orders(pi); b || w {
+		l.f.ordersBlocks = l.f.ordersBlocks || b
+		l.f.ordersWarps = l.f.ordersWarps || w
+	}
 	if pi.Opcode == "ldu" {
 		l.mem.nonCoherent = true
 	}

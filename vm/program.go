@@ -188,6 +188,10 @@ type Func struct {
 	ast       *ptx.Function
 	truePred  int32 // a predicate that is always true (literal 1 operands)
 	hasTrue   bool
+	// ordersBlocks, ordersWarps: an instruction that can order memory
+	// accesses between blocks, or between warps (orders), found at
+	// lowering (Kernel.BlocksCommunicate, WarpsCommunicate).
+	ordersBlocks, ordersWarps bool
 }
 
 // InitValue is what register r (an index, as InstInfo lists registers)
@@ -227,6 +231,10 @@ type Kernel struct {
 	// interact: an atom or red in global or generic space (BlocksInteract),
 	// found at lowering.
 	interact bool
+	// communicate: interact, or an instruction orders finds
+	// (BlocksCommunicate); warps: the same within a block
+	// (WarpsCommunicate).
+	communicate, warps bool
 }
 
 // BlocksInteract reports whether the kernel's blocks can change one
@@ -239,6 +247,61 @@ type Kernel struct {
 // blocks run together on one goroutine, so .shared::cluster atomics do
 // not count).
 func (k *Kernel) BlocksInteract() bool { return k.interact }
+
+// BlocksCommunicate reports whether the kernel has an instruction through
+// which its blocks can order their memory accesses with respect to one
+// another's (the PTX memory model's synchronisation between blocks): the
+// atomics of BlocksInteract, a volatile or strong (.relaxed, .acquire,
+// .release, .acq_rel, .sc, .mmio) access outside a block's own spaces,
+// or a membar or fence of a scope wider than the block (a fence without
+// a scope, fence.proxy for one, counts too). A kernel without any still
+// lets a block read what another writes, but only through data races:
+// nothing makes one block wait for another, and every order of its
+// blocks is an execution the GPU may give. A scheduler may then run the
+// blocks of an SM one after another instead of interleaved (the
+// functional mode does where nothing watches, scheduler.RunFunctional);
+// for a kernel that does communicate, a block that waits for another
+// (a flag spun on with ld.volatile) needs the other to run beside it.
+func (k *Kernel) BlocksCommunicate() bool { return k.communicate }
+
+// WarpsCommunicate reports whether the warps of a block can order their
+// memory accesses with respect to one another's other than at a barrier
+// (bar.sync and its forms): what BlocksCommunicate finds, or an atomic
+// in any space, a volatile or strong access to shared memory, a fence or
+// membar of any scope, an mbarrier (and the bulk copies that complete on
+// one), or barrier.cluster. Without any, warps pass values to one another
+// only across barriers or through data races, and every interleaving of
+// the warps between barriers is an execution the GPU may give: a
+// scheduler may let each warp run longer before the next takes its turn
+// (the functional mode does where nothing watches,
+// scheduler.RunFunctional).
+func (k *Kernel) WarpsCommunicate() bool { return k.warps }
+
+// orders reports whether instruction pi can order memory accesses between
+// blocks (BlocksCommunicate) and between the warps of a block
+// (WarpsCommunicate), atomics and the other operations finishInfo finds
+// aside: a membar or fence (between blocks: one whose scope is not .cta),
+// or a load or store (or another instruction) qualified volatile or
+// strong whose state space is shared by other threads (between blocks:
+// neither a block's own shared memory nor the scope .cta).
+func orders(pi *ptx.Instruction) (blocks, warps bool) {
+	cta, thread, strong := false, false, false
+	for _, m := range pi.Mods {
+		switch m {
+		case ".cta", ".shared", ".shared::cta":
+			cta = true
+		case ".local", ".param", ".param::entry", ".param::func", ".const":
+			thread = true
+		case ".volatile", ".relaxed", ".acquire", ".release", ".acq_rel", ".sc", ".mmio":
+			strong = true
+		}
+	}
+	switch pi.Opcode {
+	case "membar", "fence":
+		return !cta, true
+	}
+	return strong && !cta && !thread, strong && !thread
+}
 
 // Debug reports whether the kernel's module was compiled for debugging
 // (nvcc -G: ".target ... debug"), whose machine code ptxas does not
@@ -263,6 +326,8 @@ func (k *Kernel) finishInfo() {
 		for _, u := range f.sregs {
 			k.sregsUsed |= 1 << u.id
 		}
+		k.communicate = k.communicate || f.ordersBlocks
+		k.warps = k.warps || f.ordersWarps || f.ordersBlocks
 		f.Base = id
 		for pc := range f.Code {
 			in, info := &f.Code[pc], &f.Info[pc]
@@ -277,7 +342,11 @@ func (k *Kernel) finishInfo() {
 			}
 			info.Reads, info.Writes = operandSets(in, f)
 			if in.Op == OpAtom && (info.Space == memspace.Global || info.Space == memspace.Generic) {
-				k.interact = true
+				k.interact, k.communicate = true, true
+			}
+			switch in.Op {
+			case OpAtom, OpMbarrier, OpMbarPendingCount, OpBulk, OpBarCluster:
+				k.warps = true
 			}
 			k.Insts = append(k.Insts, info)
 			id++
