@@ -95,3 +95,11 @@ func WithoutRunKernels() (restore func()) {
 	noRunKernels = true
 	return func() { noRunKernels = false }
 }
+
+// WithoutStepOne makes Step run every instruction through the interpreter
+// loop (runFrame) until the returned function is called, for tests that
+// compare its single-instruction path (step_one.go) with it.
+func WithoutStepOne() (restore func()) {
+	stepOneOff = true
+	return func() { stepOneOff = false }
+}

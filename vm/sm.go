@@ -421,12 +421,20 @@ func (s *SM) Step(w *Warp, st *Step) error {
 		exec &= p
 	}
 	info := &f.fn.Info[pc]
-	*st = Step{Warp: w, Info: info, PC: pc, Active: mask, Exec: exec}
+	// Field by field: the composite literal is built on the stack and
+	// copied.
+	st.Warp, st.Info, st.PC, st.Active, st.Exec = w, info, pc, mask, exec
+	st.Accesses, st.Outcome = nil, memspace.Outcome{}
 	s.step = st
 	w.watch = true
 	w.syncActive, w.syncExec = mask, exec
 	before := w.Inst
-	err := w.runFrame(f, 1) // f is what run's resume would return
+	var err error
+	if stepsOne(in, exec) {
+		err = w.stepOne(f, in, pc, mask, exec)
+	} else {
+		err = w.runFrame(f, 1) // f is what run's resume would return
+	}
 	s.step = nil
 	w.watch = s.Observer != nil
 	if info.Class == ClassWarpSync {

@@ -120,42 +120,8 @@ func (b *banks) narrow(a *memspace.Access) bool {
 	if a.Mask == ^uint32(0) {
 		// Words that all lie in one aligned row of the banks (the
 		// addresses agree above it with the first) are narrow: the tiled
-		// matmul's rows and broadcasts, at three operations a lane.
-		// Written out: no loop counter, no bounds checks, four chains.
-		x := &a.Addr
-		a0 := x[0]
-		d0 := (x[4] ^ a0) |
-			(x[8] ^ a0) |
-			(x[12] ^ a0) |
-			(x[16] ^ a0) |
-			(x[20] ^ a0) |
-			(x[24] ^ a0) |
-			(x[28] ^ a0)
-		d1 := (x[1] ^ a0) |
-			(x[5] ^ a0) |
-			(x[9] ^ a0) |
-			(x[13] ^ a0) |
-			(x[17] ^ a0) |
-			(x[21] ^ a0) |
-			(x[25] ^ a0) |
-			(x[29] ^ a0)
-		d2 := (x[2] ^ a0) |
-			(x[6] ^ a0) |
-			(x[10] ^ a0) |
-			(x[14] ^ a0) |
-			(x[18] ^ a0) |
-			(x[22] ^ a0) |
-			(x[26] ^ a0) |
-			(x[30] ^ a0)
-		d3 := (x[3] ^ a0) |
-			(x[7] ^ a0) |
-			(x[11] ^ a0) |
-			(x[15] ^ a0) |
-			(x[19] ^ a0) |
-			(x[23] ^ a0) |
-			(x[27] ^ a0) |
-			(x[31] ^ a0)
-		if (d0|d1|d2|d3)>>b.rowSh == 0 {
+		// matmul's rows and broadcasts.
+		if xorSpan(&a.Addr)>>b.rowSh == 0 {
 			return true
 		}
 		// Four chains of comparisons, not one: each min and max waits for

@@ -461,9 +461,13 @@ func resizeR(a []regReady, n int) []regReady {
 // account attributes the warp's cycles [mark, t) to its wait reason (until
 // eligAt) and to not_selected (after), to the instruction it waits to issue.
 func (s *sm) account(w *warp, t uint64) {
-	if t <= w.mark {
-		return
+	if t > w.mark {
+		s.accountSpan(w, t)
 	}
+}
+
+// accountSpan is account for t past w.mark.
+func (s *sm) accountSpan(w *warp, t uint64) {
 	e := min(max(w.eligAt, w.mark), t)
 	var it *instTally
 	if w.waitID >= 0 {
