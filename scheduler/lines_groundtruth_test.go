@@ -44,8 +44,10 @@ type linesRow struct {
 // Strides of 1 and 2 words are bound by the loop's instructions (nvcc's
 // 64-bit remainder), not by memory (linesKnown); they run with
 // -groundtruth.full, with the stride of 16 and the launches on 1, 33, 66
-// and 264 blocks (2026-11-29: the 18 launches of strides 8 to 32 within
-// 10.2%, mean |error| 4.0%; about 5 minutes on 2 busy cores).
+// and 264 blocks (2026-11-29, when the runs were 32-256 iterations: the
+// 18 launches of strides 8 to 32 within 10.2%, mean |error| 4.0%; about
+// 5 minutes on 2 busy cores). The default's four launches move by 1.4
+// points at most between those lengths and these.
 func TestGatherLinesAgainstGPU(t *testing.T) {
 	const linesTol = 0.15
 	rows := readHostmem[linesRow](t, "hostmem8.jsonl", "lines", 30)
@@ -63,12 +65,12 @@ func TestGatherLinesAgainstGPU(t *testing.T) {
 			// The GPU's time is the whole launch's (its start and end
 			// once); the model runs a short launch and one twice as long
 			// and extrapolates the difference to the GPU's iterations.
-			a := 256
+			a := 64
 			switch {
 			case r.Blocks > 8:
-				a = 32
+				a = 16
 			case r.Stride >= 32:
-				a = 128
+				a = 32
 			}
 			cycles := func(iters int) float64 {
 				js := fmt.Sprintf(`{"module": %q, "kernel": "gather_lines", "grid": [%d, 1, 1], "block": [1024, 1, 1],
