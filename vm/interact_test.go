@@ -25,22 +25,7 @@ func TestBlocksInteract(t *testing.T) {
 		{"st.global.u32 [%rd1], %r1;", false},
 		{"mbarrier.init.b64 [%rd1], 32;", false},
 	} {
-		src := header + `
-.visible .entry k(.param .u64 p)
-{
-	.reg .b32 %r<4>;
-	.reg .f32 %f<2>;
-	.reg .b64 %rd<2>;
-	ld.param.u64 %rd1, [p];
-	mov.u32 %r1, 0;
-	mov.f32 %f1, 0f3F800000;
-	` + c.inst + `
-	ret;
-}`
-		m, err := vm.NewDevice().LoadModule("t.ptx", []byte(src))
-		require.NoError(t, err, c.inst)
-		k, err := m.Kernel("k")
-		require.NoError(t, err, c.inst)
+		k := oneInstKernel(t, header, c.inst)
 		require.Equal(t, c.want, k.BlocksInteract(), c.inst)
 	}
 }
@@ -100,6 +85,20 @@ func TestBlocksCommunicate(t *testing.T) {
 	membar.gl;
 	ret;
 }
+`
+		k := oneInstKernel(t, src, c.inst)
+		require.Equal(t, c.blocks, k.BlocksCommunicate(), c.inst)
+		require.Equal(t, c.warp, k.WarpsCommunicate(), c.inst)
+		require.False(t, k.BlocksInteract() && !k.BlocksCommunicate(), c.inst)
+	}
+}
+
+// oneInstKernel loads kernel k of a module of prefix (a header and any
+// functions) whose body sets %rd1 from its parameter, %r1 to 0 and %f1 to
+// 1.0, then runs inst.
+func oneInstKernel(t *testing.T, prefix, inst string) *vm.Kernel {
+	t.Helper()
+	src := prefix + `
 .visible .entry k(.param .u64 p)
 {
 	.reg .b32 %r<4>;
@@ -108,15 +107,12 @@ func TestBlocksCommunicate(t *testing.T) {
 	ld.param.u64 %rd1, [p];
 	mov.u32 %r1, 0;
 	mov.f32 %f1, 0f3F800000;
-	` + c.inst + `
+	` + inst + `
 	ret;
 }`
-		m, err := vm.NewDevice().LoadModule("t.ptx", []byte(src))
-		require.NoError(t, err, c.inst)
-		k, err := m.Kernel("k")
-		require.NoError(t, err, c.inst)
-		require.Equal(t, c.blocks, k.BlocksCommunicate(), c.inst)
-		require.Equal(t, c.warp, k.WarpsCommunicate(), c.inst)
-		require.False(t, k.BlocksInteract() && !k.BlocksCommunicate(), c.inst)
-	}
+	m, err := vm.NewDevice().LoadModule("t.ptx", []byte(src))
+	require.NoError(t, err, inst)
+	k, err := m.Kernel("k")
+	require.NoError(t, err, inst)
+	return k
 }
