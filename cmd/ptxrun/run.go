@@ -59,7 +59,11 @@ counts the detailed blocks only, under ptxvm__detailed__ names in
 --metrics and --json (docs/sampling.md).
 
 The memory hierarchy's counters are computed only when something shows
-them (--metrics, --report, --json, timing mode): a plain run is faster.
+them (--metrics, --report, --json, timing mode): a plain run is faster,
+and where a kernel's blocks cannot synchronise it runs an SM's blocks one
+after another (and its warps in longer turns): the same bytes for a kernel
+without races, perhaps others for one whose blocks or warps race
+(docs/counters.md, "The functional mode's order").
 
 A spec with "steps" is a program (copies, memsets, prefetches, several
 launches over the same buffers; docs/launch-spec.md): run prints each
