@@ -34,9 +34,31 @@ type Host struct {
 	// same after a prefetch of managed memory to the device.
 	AfterTransferUS float64 `json:"after_transfer_us,omitempty"`
 	AfterPrefetchUS float64 `json:"after_prefetch_us,omitempty"`
+	// AfterPrefetchGrowth is what that launch pays beyond
+	// AfterPrefetchUS for the bytes prefetched to the device since the
+	// last launch; AfterPageableNew what it pays beyond AfterTransferUS
+	// for the bytes that pageable copies put into buffers no launch had
+	// used yet (a pinned copy, or a pageable copy into a buffer kernels
+	// have used, pays AfterTransferUS alone). Fitted on the H200's
+	// recordings (testdata/host, docs/host-memory.md "The first launch
+	// grows with what arrived").
+	AfterPrefetchGrowth Growth `json:"after_prefetch_growth,omitzero"`
+	AfterPageableNew    Growth `json:"after_pageable_new,omitzero"`
 	// HostCacheBytes: host data beyond this size moves at a Rate's
 	// BeyondCacheGBPerS (it is no longer in the host's last-level cache).
 	HostCacheBytes int64 `json:"host_cache_bytes,omitempty"`
+}
+
+// Growth is a cost that grows with the bytes that arrived up to a ceiling:
+// PerMiBUS a MiB (2^20 bytes), at most MaxUS.
+type Growth struct {
+	PerMiBUS float64 `json:"per_mib_us"`
+	MaxUS    float64 `json:"max_us"`
+}
+
+// US is the cost of bytes.
+func (g Growth) US(bytes uint64) float64 {
+	return min(g.PerMiBUS*float64(bytes)/(1<<20), g.MaxUS)
 }
 
 // Rate is a transfer's cost: LatencyUS plus the bytes at GBPerS (10⁹
@@ -91,6 +113,11 @@ func (h *Host) validate() error {
 	}
 	if h.MemsetLatencyUS < 0 || h.HostCacheBytes < 0 || h.LaunchOverheadUS < 0 || h.AfterTransferUS < 0 || h.AfterPrefetchUS < 0 {
 		return fmt.Errorf("host: memset_latency_us, launch_overhead_us, after_transfer_us, after_prefetch_us and host_cache_bytes must not be negative")
+	}
+	for what, g := range map[string]Growth{"after_prefetch_growth": h.AfterPrefetchGrowth, "after_pageable_new": h.AfterPageableNew} {
+		if g.PerMiBUS < 0 || g.MaxUS < 0 {
+			return fmt.Errorf("host.%s: per_mib_us and max_us must not be negative", what)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package program_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/gpu"
+	"github.com/ptxvm/ptxvm/scheduler/program"
 )
 
 // TestFirstLaunchAfterCopyHeldOut holds the profile's after_transfer_us
@@ -77,4 +80,53 @@ func TestFirstLaunchAfterPinnedCopy(t *testing.T) {
 		n += 16
 	}
 	assert.InDelta(t, want, all/float64(n), 0.5, "over every state")
+}
+
+// The first launch after data arrived pays more with what arrived where the
+// GPU does (docs/host-memory.md, "The first launch grows with what
+// arrived"): after a pageable copy into a buffer no launch has used, and
+// after a prefetch to the device; not after a pinned copy, nor after a
+// pageable copy into a buffer a launch has used. The profile's growth is
+// made large here so that it stands out of the kernels' own times.
+func TestFirstLaunchGrowsWithWhatArrived(t *testing.T) {
+	sp := hostProgram(t, `"buffers": [{"name": "x", "type": "f32", "count": 65536, "fill": {"kind": "iota", "start": 0, "step": 1}},
+  {"name": "y", "type": "f32", "count": 65536}, {"name": "m", "type": "f32", "count": 65536, "memory": "managed", "fill": {"kind": "iota", "start": 0, "step": 1}}],
+ "steps": [
+  {"copy": "x", "to": "device"},
+  {"launch": {"kernel": "scale", "grid": [256], "block": [256], "args": [{"buffer": "x"}, {"u32": 65536}, {"f32": 2}, {"f32": 1}]}},
+  {"launch": {"kernel": "scale", "grid": [256], "block": [256], "args": [{"buffer": "x"}, {"u32": 65536}, {"f32": 2}, {"f32": 1}]}},
+  {"copy": "x", "to": "device"},
+  {"launch": {"kernel": "scale", "grid": [256], "block": [256], "args": [{"buffer": "x"}, {"u32": 65536}, {"f32": 2}, {"f32": 1}]}},
+  {"copy": "y", "to": "device", "host_memory": "pinned"},
+  {"launch": {"kernel": "scale", "grid": [256], "block": [256], "args": [{"buffer": "y"}, {"u32": 65536}, {"f32": 2}, {"f32": 1}]}},
+  {"prefetch": "m", "to": "device"},
+  {"launch": {"kernel": "scale", "grid": [256], "block": [256], "args": [{"buffer": "m"}, {"u32": 65536}, {"f32": 2}, {"f32": 1}]}}],
+ "outputs": ["x"]`)
+	prof := *scheduler.H100
+	prof.Host.AfterPageableNew = gpu.Growth{PerMiBUS: 400, MaxUS: 1e6}
+	prof.Host.AfterPrefetchGrowth = gpu.Growth{PerMiBUS: 800, MaxUS: 1e6}
+	run, err := program.Execute(context.Background(), sp, &prof, scheduler.Options{Mode: scheduler.ModeTiming}, nil)
+	require.NoError(t, err)
+	defer run.Release()
+	h := prof.Host
+	plain := run.Steps[2].TimeUS // the second launch over x: nothing arrived
+	require.Less(t, plain, 50.0)
+	const mib = 0.25 // 65536 f32
+	for _, c := range []struct {
+		step  int
+		extra float64
+		what  string
+	}{
+		{1, h.AfterTransferUS + 400*mib, "a pageable copy into a buffer no launch had used"},
+		{4, h.AfterTransferUS, "a pageable copy into a buffer a launch had used"},
+		{6, h.AfterTransferUS, "a pinned copy"},
+		{8, h.AfterPrefetchUS + 800*mib, "a prefetch"},
+	} {
+		assert.InDelta(t, plain+c.extra, run.Steps[c.step].TimeUS, 8, "step %d, after %s", c.step, c.what)
+	}
+	// The same launch with the profile as shipped: the growth is small at
+	// 256 KiB and at most the profile's ceiling.
+	assert.Positive(t, scheduler.H100.Host.AfterPageableNew.PerMiBUS)
+	assert.Positive(t, scheduler.H100.Host.AfterPrefetchGrowth.MaxUS)
+	assert.Equal(t, scheduler.H100.Host.AfterPrefetchGrowth.MaxUS, scheduler.H100.Host.AfterPrefetchGrowth.US(1<<40))
 }

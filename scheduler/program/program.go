@@ -78,6 +78,16 @@ type Run struct {
 	// to the device or a launch that migrated managed pages,
 	// AfterPrefetchUS after a prefetch to the device (the larger if both).
 	arrivedUS float64
+	// prefetched and pageableNew are the bytes since the last launch
+	// that prefetches brought to the device for the first time (pages
+	// never on the device before), and that pageable copies put into
+	// buffers no launch had used (gpu.Host's AfterPrefetchGrowth and
+	// AfterPageableNew); launched holds the buffers launches have used,
+	// wasOnDevice per managed buffer the pages that have been on the
+	// device.
+	prefetched, pageableNew uint64
+	launched                map[string]bool
+	wasOnDevice             map[string][]bool
 	// residentBefore is, per managed buffer, its resident bytes before
 	// the launch being run (migratedRange compares).
 	residentBefore map[string]uint64
@@ -121,7 +131,7 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 		return nil, err
 	}
 	run := &Run{Spec: sp, Prepared: p, GPU: gpu, Mode: opt.Mode, Timed: true, apertures: map[string]*hier.Aperture{},
-		residentBefore: map[string]uint64{}}
+		residentBefore: map[string]uint64{}, launched: map[string]bool{}, wasOnDevice: map[string][]bool{}}
 	if run.Mode == "" {
 		run.Mode = scheduler.ModeFunctional
 	}
@@ -195,6 +205,25 @@ func Execute(ctx context.Context, sp *spec.Spec, gpu *scheduler.Profile, opt sch
 	return run, nil
 }
 
+// markOnDevice records which pages of managed buffer name are on the
+// device now, and returns every page that has been (nil if name is not
+// managed).
+func (r *Run) markOnDevice(name string) []bool {
+	a := r.apertures[name]
+	if a == nil || a.Kind != hier.Managed {
+		return nil
+	}
+	seen := r.wasOnDevice[name]
+	if seen == nil {
+		seen = make([]bool, len(a.Pages))
+		r.wasOnDevice[name] = seen
+	}
+	for j, pg := range a.Pages {
+		seen[j] = seen[j] || pg == hier.PageDevice
+	}
+	return seen
+}
+
 // bufferBytes is the size of buffer name.
 func (r *Run) bufferBytes(name string) uint64 {
 	b, _ := r.Spec.BufferSpec(name)
@@ -213,8 +242,20 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 	if regs := r.Spec.Steps[i].Launch.Registers; regs > 0 && opt.Registers == 0 {
 		opt.Registers = regs
 	}
-	var extraUS float64
-	extraUS, r.arrivedUS = r.arrivedUS, 0
+	h := &r.GPU.Host
+	extraUS := r.arrivedUS
+	if r.prefetched > 0 {
+		extraUS = max(extraUS, h.AfterPrefetchUS+h.AfterPrefetchGrowth.US(r.prefetched))
+	}
+	if r.pageableNew > 0 {
+		extraUS = max(extraUS, h.AfterTransferUS+h.AfterPageableNew.US(r.pageableNew))
+	}
+	r.arrivedUS, r.prefetched, r.pageableNew = 0, 0, 0
+	for _, a := range r.Spec.Steps[i].Launch.Args {
+		if a.Kind == "buffer" {
+			r.launched[a.Name] = true
+		}
+	}
 	for name, a := range r.apertures {
 		if a.Kind == hier.Managed {
 			r.residentBefore[name] = a.Resident()
@@ -228,6 +269,7 @@ func (r *Run) launch(ctx context.Context, i int, s *Step, opt scheduler.Options,
 		if a.Kind == hier.Managed && a.Resident() > r.residentBefore[name] {
 			r.arrivedUS = max(r.arrivedUS, r.GPU.Host.AfterTransferUS)
 		}
+		r.markOnDevice(name)
 	}
 	s.Launch = res
 	s.Metrics = scheduler.LaunchMetrics(l, res)
@@ -280,6 +322,9 @@ func (r *Run) copy(st *spec.Step, s *Step) error {
 		r.arrivedUS = max(r.arrivedUS, r.GPU.Host.AfterTransferUS)
 		if s.HostMemory == spec.HostPageable {
 			r.hostWarm = st.Copy
+			if !r.launched[st.Copy] {
+				r.pageableNew += s.Bytes
+			}
 		}
 	}
 	s.Timed, s.TimeUS = true, us
@@ -313,6 +358,7 @@ func (r *Run) memset(st *spec.Step, s *Step) error {
 			for j := range ap.Pages {
 				ap.Pages[j] = hier.PageDevice
 			}
+			r.markOnDevice(st.Memset)
 		}
 	}
 	if err != nil {
@@ -329,6 +375,7 @@ func (r *Run) prefetch(st *spec.Step, s *Step) error {
 	if st.To == "host" {
 		want = hier.PageHost
 	}
+	seen := r.markOnDevice(st.Prefetch)
 	for j, pg := range a.Pages {
 		switch {
 		case pg == want:
@@ -339,8 +386,12 @@ func (r *Run) prefetch(st *spec.Step, s *Step) error {
 		default:
 			a.Pages[j] = want
 			moved += a.PageLen(j)
+			if want == hier.PageDevice && !seen[j] {
+				r.prefetched += a.PageLen(j)
+			}
 		}
 	}
+	r.markOnDevice(st.Prefetch)
 	s.Bytes = moved
 	if want == hier.PageDevice && moved > 0 {
 		r.arrivedUS = max(r.arrivedUS, r.GPU.Host.AfterPrefetchUS)
