@@ -39,6 +39,7 @@ func cmdSample(args []string) error {
 	slice := fs.Int("slice", 0, "simulate one SM in this many, with the matching share of the L2 and DRAM (0: timing.DefaultSliceFraction; 1: the whole GPU, wave sampling only)")
 	fullOnly := fs.Bool("list", false, "only list the launches selected")
 	jobs := fs.Int("j", 1, "launches measured at once (each on one host goroutine)")
+	repeat := fs.Int("repeat", 1, "run each launch this many times in full and sampled, in turn, and give the least host time of each")
 	verbose := fs.Bool("v", false, "print each sampled run's per-wave times (stderr)")
 	_ = fs.Parse(args)
 	auto := *mode == "auto"
@@ -105,10 +106,37 @@ func cmdSample(args []string) error {
 			defer wg.Done()
 			defer func() { <-sem }()
 			r := &res[i]
-			if r.full, r.ft, r.fc, r.err = runTimed(l, p, timing.Sample{}); r.err != nil {
-				return
+			// -repeat: the full and the sampled run in turn, each host
+			// time the least of its runs (a run the host's other load
+			// slowed least), the cycles the same every time.
+			for k := range max(1, *repeat) {
+				full, ft, fc, err := runTimed(l, p, timing.Sample{})
+				if err != nil {
+					r.err = err
+					return
+				}
+				smp, st, sc, err := runTimed(l, p, cfg)
+				if err != nil {
+					r.err = err
+					return
+				}
+				if k > 0 && (full.Cycles != r.full.Cycles || smp.Cycles != r.smp.Cycles) {
+					r.err = fmt.Errorf("run %d: %d cycles in full and %d sampled, against %d and %d before", k+1, full.Cycles, smp.Cycles, r.full.Cycles, r.smp.Cycles)
+					return
+				}
+				if k == 0 || ft < r.ft {
+					r.full, r.ft = full, ft
+				}
+				if k == 0 || fc < r.fc {
+					r.fc = fc
+				}
+				if k == 0 || st < r.st {
+					r.smp, r.st = smp, st
+				}
+				if k == 0 || sc < r.sc {
+					r.sc = sc
+				}
 			}
-			r.smp, r.st, r.sc, r.err = runTimed(l, p, cfg)
 			if *verbose && r.err == nil && r.smp.Auto != nil {
 				fmt.Fprintf(os.Stderr, "%s: %s\n", l.Name(), r.smp.Auto.Describe())
 			}
