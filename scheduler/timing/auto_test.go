@@ -121,7 +121,9 @@ func TestEstimateInst(t *testing.T) {
 // The automatic sampling of a launch past its threshold gives exactly what
 // asking for the sampling gives (the same slice, waves, cycles, counts and
 // outputs; exact: the outputs of a full run), on 1 and (skip) 2 host
-// goroutines.
+// goroutines. The Jacobi step's waves on the slice are of erratic length
+// (no two agree within 3%), and are extrapolated at their mean (the mean
+// rule, sample.go's meanSettled, since the sixteenth session).
 func TestAutoSampleEqualsAsked(t *testing.T) {
 	l := corpusLaunch(t, "apps/O3/jacobi2d_big")
 	for _, tc := range []struct {
@@ -136,6 +138,8 @@ func TestAutoSampleEqualsAsked(t *testing.T) {
 			asked, askedOut := sampledRun(t, l, timing.Sample{Mode: mode}, 1)
 			require.NotNil(t, asked.Timing.Sampling)
 			require.Nil(t, asked.Timing.Auto)
+			assert.True(t, asked.Timing.Sampling.ByMean, "extrapolated at the mean of waves of erratic length")
+			assert.Positive(t, asked.Timing.Sampling.ExtrapolatedWaves)
 			for _, w := range tc.workers {
 				res, out := sampledRun(t, l, timing.Sample{Mode: mode, MinInst: 1e6}, w)
 				s := res.Timing.Sampling

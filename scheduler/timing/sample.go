@@ -73,6 +73,12 @@ type Sample struct {
 	// first wave (warming the L2, the instruction caches and DRAM), must
 	// agree within Tolerance (0: DefaultMeasureWaves; at least 2).
 	MeasureWaves int
+	// MeanWaves is the fewest per-wave times after the warm-up from which
+	// waves of erratic length are extrapolated at their mean, once the
+	// mean's uncertainty over the waves left is within Tolerance of the
+	// launch's cycles (0: DefaultMeanWaves; negative: never, waves of
+	// erratic length run in detail).
+	MeanWaves int
 	// Slice: the launch runs on a slice of the GPU, one SM in Slice with
 	// the matching share of the L2 and DRAM, and only the first blocks of
 	// the grid, as many as keep its waves (spatial.go); the wave sampling
@@ -86,6 +92,7 @@ type Sample struct {
 const (
 	DefaultSampleTolerance = 0.03
 	DefaultMeasureWaves    = 2
+	DefaultMeanWaves       = 5
 	// AutoSampleInst is the estimated warp instructions above which
 	// ptxrun samples a timed launch unless told not to (about two minutes
 	// of a full simulation on one host core).
@@ -145,11 +152,17 @@ type Sampling struct {
 	MeasuredWaves int      `json:"measured_waves"`
 	WaveCycles    float64  `json:"wave_cycles"`
 	// Stable says whether the measured waves agreed within the tolerance
-	// after the L2's filling; false: the detailed part reached half the
-	// grid first, for the reason Unstable gives, and the per-wave time is
-	// the last detailed wave's.
-	Stable   bool   `json:"stable"`
-	Unstable string `json:"unstable,omitempty"`
+	// after the L2's filling. False with ByMean: they did not, and the
+	// per-wave time is the mean of the MeasuredWaves waves after the
+	// warm-up and the L2's filling (their standard deviation WaveSD),
+	// once that mean was known well enough (sample.go, meanSettled).
+	// False otherwise: the detailed part reached half the grid first, for
+	// the reason Unstable gives, and the per-wave time is the last
+	// detailed wave's.
+	Stable   bool    `json:"stable"`
+	ByMean   bool    `json:"by_mean,omitempty"`
+	WaveSD   float64 `json:"wave_cycles_sd,omitempty"`
+	Unstable string  `json:"unstable,omitempty"`
 	// ExtrapolatedWaves is the whole waves left out, whose time is added.
 	ExtrapolatedWaves int `json:"extrapolated_waves"`
 	// DetailedCycles is the cycles of the detailed part alone (a launch of
@@ -157,8 +170,9 @@ type Sampling struct {
 	DetailedCycles uint64 `json:"detailed_cycles"`
 	// Cycles is the estimate (Result.Cycles); Error its error bound in
 	// cycles: per extrapolated wave, the change between the last two
-	// measured waves plus 2% of WaveCycles; on a slice, plus 3% of the
-	// estimate.
+	// measured waves plus 2% of WaveCycles (ByMean: twice the standard
+	// error of the extrapolated waves' sum, meanSettled, plus 2% of
+	// WaveCycles a wave); on a slice, plus 3% of the estimate.
 	Cycles uint64 `json:"cycles"`
 	Error  uint64 `json:"error_cycles"`
 	// ProjectedInst is the launch's warp instructions projected from the
@@ -194,7 +208,10 @@ func (s *Sampling) Describe() string {
 		what += fmt.Sprintf(", %d not run (outputs incomplete)", s.Skipped)
 	}
 	how := fmt.Sprintf("the mean of %d measured waves that agree", s.MeasuredWaves)
-	if !s.Stable {
+	switch {
+	case s.ByMean:
+		how = fmt.Sprintf("the mean of %d measured waves of erratic length, standard deviation %.0f cycles", s.MeasuredWaves, s.WaveSD)
+	case !s.Stable:
 		how = "the last detailed wave's: " + s.Unstable
 	}
 	if s.ExtrapolatedWaves == 0 {
@@ -207,6 +224,10 @@ func (s *Sampling) Describe() string {
 // waves may be for a launch whose per-wave time is not stable by half the
 // grid to be sampled at all.
 const fallbackSpread = 0.09
+
+// meanZ is how many standard errors of the extrapolated waves' sum the
+// mean rule (meanSettled) takes as its uncertainty.
+const meanZ = 2
 
 // errFloor is the part of a wave's time the error bound adds per
 // extrapolated wave whatever the measured waves' spread: the detailed
@@ -241,9 +262,13 @@ type sampler struct {
 	filling bool
 	// notSampled says why a launch asked to be sampled ran in full.
 	notSampled string
-	warm       int
-	decided    bool
-	info       *Sampling
+	// past: on a slice, the per-wave time had not settled by half the
+	// grid; the waves go on in detail and only the mean rule may still
+	// end the detailed part.
+	past    bool
+	warm    int
+	decided bool
+	info    *Sampling
 }
 
 func newSampler(cfg Sample, l *vm.Launch, h *hier.Hierarchy, l2Bytes, sectorBytes, n, wave int, start uint64, all, sms int, sp *spatial) *sampler {
@@ -257,6 +282,9 @@ func newSampler(cfg Sample, l *vm.Launch, h *hier.Hierarchy, l2Bytes, sectorByte
 		cfg.MeasureWaves = DefaultMeasureWaves
 	}
 	cfg.MeasureWaves = max(cfg.MeasureWaves, 2)
+	if cfg.MeanWaves == 0 {
+		cfg.MeanWaves = DefaultMeanWaves
+	}
 	return &sampler{cfg: cfg, l: l, n: n, wave: wave, all: all, sms: sms, sp: sp, start: start, limit: n, h: h, l2: float64(l2Bytes) / float64(max(sectorBytes, 1)), warm: -1}
 }
 
@@ -313,7 +341,8 @@ func (p *sampler) decide(next int) int {
 		first = len(ts) + 1
 		p.filling = true
 	}
-	stable := len(ts) >= first+k
+	// Two waves that agree, before half the grid.
+	stable := !p.past && len(ts) >= first+k
 	var meas []uint64
 	if stable {
 		meas = ts[len(ts)-k:]
@@ -324,29 +353,45 @@ func (p *sampler) decide(next int) int {
 			}
 		}
 	}
-	if !stable {
+	// Else waves of erratic length whose mean is known well enough.
+	var byMean bool
+	var meanStat, sd float64
+	if !stable && len(ts) > first {
+		if _, sd, meanStat, byMean = p.meanSettled(ts, ts[first:], next); byMean {
+			meas = ts[first:]
+		}
+	}
+	if !stable && !byMean {
 		// The three waves of the fallback come after the warm-up wave
 		// (a launch of under 8 waves reaches half its grid before it has
 		// three more: it waits for them).
-		if next < p.n/2 || len(ts) < 4 {
+		if p.past || next < p.n/2 || len(ts) < 4 {
 			return p.limit
 		}
 		// Half the grid and no stable time. If the last three waves
 		// agree within fallbackSpread (the L2 was projected to fill and
 		// has not, or a slow drift), extrapolate at the last wave's time;
 		// if they do not (waves that take erratic times), sampling would
-		// guess: the run goes on in full.
+		// guess: the run goes on in full, or on a slice until the mean
+		// rule is satisfied.
 		meas = ts[len(ts)-3:]
 		lo, hi := float64(min(meas[0], meas[1], meas[2])), float64(max(meas[0], meas[1], meas[2]))
 		if hi-lo > fallbackSpread*hi {
-			p.decided = true
 			if p.cfg.MinInst > 0 && float64(p.l.InstExecuted())*float64(p.all)/float64(max(next, 1)) <= float64(p.cfg.MinInst) {
+				p.decided = true
 				return p.limit
 			}
-			p.notSampled = fmt.Sprintf("not sampled: the per-wave time had not settled by half the grid (the last three waves took %d, %d and %d cycles)", meas[0], meas[1], meas[2])
 			if p.sp != nil {
-				p.notSampled = fmt.Sprintf("the per-wave time had not settled by half the slice's grid (the last three waves took %d, %d and %d cycles)", meas[0], meas[1], meas[2])
+				// The slice goes on in detail (running it all costs about
+				// an eighth of a full run), and its waves may still be
+				// extrapolated at their mean; not at two that agree by
+				// chance among erratic ones.
+				p.past = true
+				p.notSampled = fmt.Sprintf("the per-wave time had not settled by half the slice's grid (the last three waves took %d, %d and %d cycles), nor their mean with a wave left", meas[0], meas[1], meas[2])
+				return p.limit
 			}
+			p.decided = true
+			p.notSampled = fmt.Sprintf("not sampled: the per-wave time had not settled by half the grid (the last three waves took %d, %d and %d cycles)", meas[0], meas[1], meas[2])
 			return p.limit
 		}
 		meas = meas[1:]
@@ -373,18 +418,25 @@ func (p *sampler) decide(next int) int {
 	}
 	mean := sum / float64(len(meas))
 	last, prev := float64(meas[len(meas)-1]), float64(meas[len(meas)-2])
-	if !stable {
+	if !stable && !byMean {
 		mean = last
 	}
 	// The bound: per wave left, the change between the last two
-	// measured waves plus errFloor of a wave.
+	// measured waves (by the mean: the mean's uncertainty) plus errFloor
+	// of a wave.
 	m := float64(left)
 	bound := m * (math.Abs(last-prev) + errFloor*mean)
+	if byMean {
+		bound = meanStat + m*errFloor*mean
+	}
 	p.limit = d
 	p.info = p.newInfo(d)
 	p.info.MeasuredWaves, p.info.WaveCycles, p.info.Stable = len(meas), mean, stable
 	p.info.ExtrapolatedWaves, p.info.ProjectedInst = left, projected
-	if !stable {
+	if byMean {
+		p.info.ByMean, p.info.WaveSD = true, sd
+		p.notSampled = ""
+	} else if !stable {
 		p.info.Unstable = "the per-wave time was not stable by half the grid"
 		if p.filling && p.warm < 0 {
 			p.info.Unstable = "the L2 was projected to fill and had not by half the grid: later waves may evict more than the detailed ones"
@@ -392,6 +444,48 @@ func (p *sampler) decide(next int) int {
 	}
 	p.info.Error = uint64(math.Ceil(bound))
 	return p.limit
+}
+
+// meanSettled is the rule for waves of erratic length (no two consecutive
+// agree within the tolerance, yet their mean is steady): ts are the
+// per-wave times so far, win the measured ones (after the warm-up wave and
+// the L2's filling), next the blocks dispatched. With k = len(win) waves of
+// mean mu and standard deviation sd, the waves left if the detailed part
+// ended now (m) would be extrapolated at mu; taken as independent, their
+// sum then differs from m·mu by a standard error of sd·sqrt(m²/k + m) (the
+// mean's error over m waves, and the m waves' own spread). The mean rule
+// holds once there are at least Sample.MeanWaves of them, a wave would be
+// left, and meanZ standard errors are at most Tolerance of the launch's
+// cycles (those so far and the waves left at mu); stat is that many
+// standard errors, in cycles. Waves whose lengths alternate (a wave that
+// ends late makes the next short) make the standard error an
+// overestimate; a drift makes it an underestimate, which the
+// per-wave errFloor of the bound is for.
+func (p *sampler) meanSettled(ts, win []uint64, next int) (mu, sd, stat float64, ok bool) {
+	k := len(win)
+	if p.cfg.MeanWaves < 0 || k < max(p.cfg.MeanWaves, 2) {
+		return 0, 0, 0, false
+	}
+	m := float64((p.n - next) / p.wave)
+	if m < 1 {
+		return 0, 0, 0, false
+	}
+	var sum, elapsed, ss float64
+	for _, t := range win {
+		sum += float64(t)
+	}
+	mu = sum / float64(k)
+	for _, t := range win {
+		d := float64(t) - mu
+		ss += d * d
+	}
+	sd = math.Sqrt(ss / float64(k-1))
+	for _, t := range ts {
+		elapsed += float64(t)
+	}
+	total := elapsed + float64(p.n-p.retired)/float64(p.wave)*mu
+	stat = meanZ * sd * math.Sqrt(m*m/float64(k)+m)
+	return mu, sd, stat, stat <= p.cfg.Tolerance*total
 }
 
 // newInfo is the Sampling of a run whose first d blocks ran in detail.

@@ -66,8 +66,9 @@ func sampledRun(t *testing.T, l *ncu.Launch, s timing.Sample, workers int) (*sch
 // 55% of its grid; cmd/ptxrun's TestRunSample samples it. The Jacobi step
 // at -O3, this test's launch until the SMs alternated between the L2's
 // partitions, no longer settles on the slice: its waves take 1,667 to
-// 1,893 cycles, so the slice runs in full, within 1.3% of the whole GPU:
-// docs/sampling.md.)
+// 1,893 cycles, and are extrapolated at their mean from 55% of the slice's
+// grid, −0.84% against the whole GPU: docs/sampling.md, and
+// TestAutoSampleEqualsAsked.)
 func TestSampledCyclesMatchFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a corpus launch in full")

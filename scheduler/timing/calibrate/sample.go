@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -20,7 +21,9 @@ import (
 // instructions runs in full and sampled, one after the other on one host
 // goroutine each, and a Markdown table gives the cycles of both, the
 // sampled estimate's error against the full run beside its error bound,
-// and the host time of both (docs/sampling.md).
+// and the host time of both (docs/sampling.md): wall time, and with -j 1
+// the process's CPU time (which another process's load on the host's
+// cores moves far less).
 func cmdSample(args []string) error {
 	fs := newFlags("sample")
 	testdata := fs.String("testdata", "testdata", "corpus root")
@@ -32,9 +35,11 @@ func cmdSample(args []string) error {
 	autoInst := fs.Float64("auto-inst", timing.AutoSampleInst, "with -mode auto: the warp instructions past which a launch is sampled (the corpus's launches are all under ptxrun's 2e8)")
 	tol := fs.Float64("tolerance", 0, "per-wave stability tolerance (0: timing.DefaultSampleTolerance)")
 	measure := fs.Int("measure", 0, "measured waves that must agree (0: timing.DefaultMeasureWaves)")
+	meanWaves := fs.Int("mean", 0, "fewest measured waves whose mean may be extrapolated when no two agree (0: timing.DefaultMeanWaves; -1: never)")
 	slice := fs.Int("slice", 0, "simulate one SM in this many, with the matching share of the L2 and DRAM (0: timing.DefaultSliceFraction; 1: the whole GPU, wave sampling only)")
 	fullOnly := fs.Bool("list", false, "only list the launches selected")
 	jobs := fs.Int("j", 1, "launches measured at once (each on one host goroutine)")
+	repeat := fs.Int("repeat", 1, "run each launch this many times in full and sampled, in turn, and give the least host time of each")
 	verbose := fs.Bool("v", false, "print each sampled run's per-wave times (stderr)")
 	_ = fs.Parse(args)
 	auto := *mode == "auto"
@@ -76,18 +81,19 @@ func cmdSample(args []string) error {
 		}
 		return nil
 	}
-	cfg := timing.Sample{Mode: sm, Tolerance: *tol, MeasureWaves: *measure, Slice: *slice}
+	cfg := timing.Sample{Mode: sm, Tolerance: *tol, MeasureWaves: *measure, MeanWaves: *meanWaves, Slice: *slice}
 	if auto {
 		cfg.MinInst = int64(*autoInst)
 	}
-	fmt.Println("| launch | waves | full cycles | sampled cycles | error | bound | detailed blocks | full s | sampled s | speedup |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-	var errs, speed []float64
-	held, sampled, within5, tenfold := 0, 0, 0, 0
-	var fullT, sampT time.Duration
+	fmt.Println("| launch | waves | full cycles | sampled cycles | error | bound | detailed blocks | full s | sampled s | speedup | cpu speedup |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	var errs, speed, cpuSpeed []float64
+	held, sampled, within5, tenfold, cpuTenfold := 0, 0, 0, 0, 0
+	var fullT, sampT, fullC, sampC time.Duration
 	type pair struct {
 		full, smp *timing.Result
 		ft, st    time.Duration
+		fc, sc    time.Duration // CPU time (-j 1)
 		err       error
 	}
 	res := make([]pair, len(ls))
@@ -100,10 +106,37 @@ func cmdSample(args []string) error {
 			defer wg.Done()
 			defer func() { <-sem }()
 			r := &res[i]
-			if r.full, r.ft, r.err = runTimed(l, p, timing.Sample{}); r.err != nil {
-				return
+			// -repeat: the full and the sampled run in turn, each host
+			// time the least of its runs (a run the host's other load
+			// slowed least), the cycles the same every time.
+			for k := range max(1, *repeat) {
+				full, ft, fc, err := runTimed(l, p, timing.Sample{})
+				if err != nil {
+					r.err = err
+					return
+				}
+				smp, st, sc, err := runTimed(l, p, cfg)
+				if err != nil {
+					r.err = err
+					return
+				}
+				if k > 0 && (full.Cycles != r.full.Cycles || smp.Cycles != r.smp.Cycles) {
+					r.err = fmt.Errorf("run %d: %d cycles in full and %d sampled, against %d and %d before", k+1, full.Cycles, smp.Cycles, r.full.Cycles, r.smp.Cycles)
+					return
+				}
+				if k == 0 || ft < r.ft {
+					r.full, r.ft = full, ft
+				}
+				if k == 0 || fc < r.fc {
+					r.fc = fc
+				}
+				if k == 0 || st < r.st {
+					r.smp, r.st = smp, st
+				}
+				if k == 0 || sc < r.sc {
+					r.sc = sc
+				}
 			}
-			r.smp, r.st, r.err = runTimed(l, p, cfg)
 			if *verbose && r.err == nil && r.smp.Auto != nil {
 				fmt.Fprintf(os.Stderr, "%s: %s\n", l.Name(), r.smp.Auto.Describe())
 			}
@@ -114,7 +147,7 @@ func cmdSample(args []string) error {
 	}
 	wg.Wait()
 	for i, l := range ls {
-		full, ft, smp, st := res[i].full, res[i].ft, res[i].smp, res[i].st
+		full, ft, smp, st, fc, sc := res[i].full, res[i].ft, res[i].smp, res[i].st, res[i].fc, res[i].sc
 		if err := res[i].err; err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", l.Name(), err)
 			continue
@@ -141,8 +174,19 @@ func cmdSample(args []string) error {
 		}
 		fullT += ft
 		sampT += st
-		fmt.Printf("| %s | %.1f | %d | %d | %+.2f%% | ±%.2f%% | %d / %d | %.1f | %.1f | %.1f× |\n", l.Name(), w, full.Cycles, smp.Cycles, 100*e, s.ErrorPct(),
-			s.Detailed, s.Blocks, ft.Seconds(), st.Seconds(), sp)
+		cs := ""
+		if *jobs <= 1 && fc > 0 && sc > 0 {
+			c := fc.Seconds() / sc.Seconds()
+			cpuSpeed = append(cpuSpeed, c)
+			if c >= 10 {
+				cpuTenfold++
+			}
+			fullC += fc
+			sampC += sc
+			cs = fmt.Sprintf("%.1f×", c)
+		}
+		fmt.Printf("| %s | %.1f | %d | %d | %+.2f%% | ±%.2f%% | %d / %d | %.1f | %.1f | %.1f× | %s |\n", l.Name(), w, full.Cycles, smp.Cycles, 100*e, s.ErrorPct(),
+			s.Detailed, s.Blocks, ft.Seconds(), st.Seconds(), sp, cs)
 	}
 	if sampled == 0 {
 		return nil
@@ -152,19 +196,26 @@ func cmdSample(args []string) error {
 	fmt.Printf("\n%d launches sampled: mean |error| %.2f%%, median %.2f%%, max %.2f%%; within 5%%: %d of %d; |error| within the bound: %d of %d; speedup median %.1f×, min %.1f×, max %.1f×, at least 10×: %d of %d; total host time %.1fs full against %.1fs sampled (%.1f×)\n",
 		sampled, 100*mean(errs), 100*errs[len(errs)/2], 100*errs[len(errs)-1], within5, sampled, held, sampled, speed[len(speed)/2], speed[0], speed[len(speed)-1], tenfold, sampled,
 		fullT.Seconds(), sampT.Seconds(), fullT.Seconds()/sampT.Seconds())
+	if len(cpuSpeed) > 0 {
+		sort.Float64s(cpuSpeed)
+		fmt.Printf("CPU time: speedup median %.1f×, min %.1f×, max %.1f×, at least 10×: %d of %d; %.1fs full against %.1fs sampled (%.1f×)\n",
+			cpuSpeed[len(cpuSpeed)/2], cpuSpeed[0], cpuSpeed[len(cpuSpeed)-1], cpuTenfold, len(cpuSpeed), fullC.Seconds(), sampC.Seconds(), fullC.Seconds()/sampC.Seconds())
+	}
 	return nil
 }
 
 // runTimed runs a corpus launch in timing mode on one host goroutine with
-// the sampling cfg and returns its result and host time (the launch's
-// preparation excluded).
-func runTimed(l *ncu.Launch, p *gpu.Profile, cfg timing.Sample) (*timing.Result, time.Duration, error) {
+// the sampling cfg and returns its result, its host time and the
+// process's CPU time over it (the launch's preparation excluded; the CPU
+// time is the run's alone when nothing else runs in the process).
+func runTimed(l *ncu.Launch, p *gpu.Profile, cfg timing.Sample) (*timing.Result, time.Duration, time.Duration, error) {
 	pp, err := prepare(l, p)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer pp.p.Launch.Release()
-	t0 := time.Now()
+	runtime.GC() // the garbage of the run before is not this one's
+	c0, t0 := cpuTime(), time.Now()
 	res, err := timing.Run(context.Background(), pp.p.Launch, p, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Registers: pp.regs, Workers: 1, Sample: cfg})
-	return res, time.Since(t0), err
+	return res, time.Since(t0), cpuTime() - c0, err
 }
