@@ -1,11 +1,14 @@
 package timing
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ptxvm/ptxvm/memspace/hier"
 )
 
 // A window's groups go out once each: worker w first takes its own share
@@ -58,5 +61,36 @@ func TestShares(t *testing.T) {
 		for g, n := range seen {
 			require.Equal(t, 1, n, "group %d", g)
 		}
+	}
+}
+
+// A timed run gives the same result on any number of workers, the groups
+// going to whichever is free (shares) and the SMs dating their own fills
+// (hier.Hierarchy.DeferFills): counters, cycles, stalls per instruction,
+// the hierarchy's counts and the trace.
+func TestWorkersSameResult(t *testing.T) {
+	type seen struct {
+		Cycles, Busy, Issued, ThreadIssued, WarpCycles, SMCycles uint64
+		Stalls                                                   Stalls
+		Windows                                                  int
+		CTAsPerSM                                                []int
+		Insts                                                    []InstStats
+		Counts                                                   hier.Counts
+		Trace                                                    string
+	}
+	run := func(workers int) seen {
+		tr := &Trace{}
+		r := runKernel(t, "matmul_tiled", 192, Options{Workers: workers, Trace: tr})
+		var b strings.Builder
+		require.NoError(t, tr.WriteJSON(&b))
+		for i := range r.Insts {
+			r.Insts[i].Info = nil // pointers into each run's program
+		}
+		return seen{r.Cycles, r.Busy, r.Issued, r.ThreadIssued, r.WarpCycles, r.SMCycles, r.Stalls, r.Windows, r.CTAsPerSM, r.Insts, r.Hier.Counts(), b.String()}
+	}
+	one := run(1)
+	require.Positive(t, one.Windows)
+	for _, w := range []int{2, 3, 7} {
+		assert.Equal(t, one, run(w), "%d workers", w)
 	}
 }
