@@ -3,7 +3,6 @@ package hier
 import (
 	"cmp"
 	"slices"
-	"sort"
 )
 
 // Resolve ends a window of windowed mode: it serves every SM side's
@@ -91,9 +90,12 @@ func (h *Hierarchy) DeferFills() { h.deferFills = true }
 // used). The results are those of a Resolve that did it itself. It does
 // nothing when there is nothing left.
 func (s *SM) ResolveFills() {
-	if !s.deferred {
-		return
+	if s.deferred { // small enough to inline: most calls have nothing to do
+		s.resolveDeferred()
 	}
+}
+
+func (s *SM) resolveDeferred() {
 	s.deferred = false
 	s.dateFills()
 	s.forgetArrived()
@@ -111,8 +113,15 @@ func (s *SM) resolveFills() {
 // find returns the index of group g's completion in s.done and whether
 // there is one.
 func (s *SM) find(g uint64) (int, bool) {
-	i := sort.Search(len(s.done), func(i int) bool { return s.done[i].Group >= g })
-	return i, i < len(s.done) && s.done[i].Group == g
+	lo, hi := 0, len(s.done) // sort.Search's, without its closure
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); s.done[m].Group < g {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(s.done) && s.done[lo].Group == g
 }
 
 // dateFills dates the fills of this window: each arrives when its group
