@@ -174,8 +174,8 @@ type run struct {
 	perWavefront uint32
 	done         *atomic.Uint64
 	// sms are the launch's SMs by id, and k its blocks per cluster: the
-	// SMs of group g (sms[g*k:g*k+k]) hold its clusters and belong to one
-	// worker.
+	// SMs of group g (sms[g*k:g*k+k]) hold its clusters, and one worker
+	// advances them together in a window (shares).
 	sms []*sm
 	k   int
 }
