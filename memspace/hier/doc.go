@@ -77,7 +77,9 @@
 // side serves itself and buffers its L2 traffic; SM.Waits says whether the
 // group waits for L2 data, SM.Group names it. At the window's end, from one
 // goroutine, h.Resolve() serves all SMs' traffic in cycle order (ties by SM
-// number) and SM.Completions gives each waiting group's completion cycle.
+// number) and SM.Completions gives each waiting group's completion cycle
+// (after h.DeferFills, each SM side's dating of its own fills waits for
+// SM.ResolveFills, which the caller runs on the SM's goroutine).
 // A hit on an L1 or constant-cache line whose fill is still on its way
 // makes its group wait for that fill.
 // A window shorter than L1Hit + L2HitNear loses nothing: every completion

@@ -52,6 +52,9 @@ type Hierarchy struct {
 	wbPos  []int // drain cursors in the SMs' outWB
 	active []int // SMs with traffic left in this drain
 	merge  mergeHeap
+	// deferFills: Resolve leaves each SM side's fills to SM.ResolveFills
+	// (DeferFills).
+	deferFills bool
 }
 
 // New builds the hierarchy cfg describes for launch l.

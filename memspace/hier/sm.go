@@ -63,6 +63,8 @@ type SM struct {
 	dated    []fillRef // fills dated by Resolve, until they arrive
 	deps     []groupDep
 	extra    []Completion
+	// deferred: Resolve left the window's fills to ResolveFills.
+	deferred bool
 }
 
 // groupDep says that group waits for the fill that group on fetches, and

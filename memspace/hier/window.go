@@ -3,7 +3,6 @@ package hier
 import (
 	"cmp"
 	"slices"
-	"sort"
 )
 
 // Resolve ends a window of windowed mode: it serves every SM side's
@@ -22,11 +21,15 @@ import (
 // A timing model that keeps each window shorter than the shortest L2 round
 // trip (Config.Latency.L1Hit + L2HitNear) loses nothing by resolving at the
 // window's end: every completion falls after it.
+//
+// After DeferFills, Resolve leaves part of each SM side's own work to
+// SM.ResolveFills (see there).
 func (h *Hierarchy) Resolve() {
 	m := &h.merge
 	m.items = m.items[:0]
 	for i, s := range h.sms {
 		h.pos[i], h.wbPos[i] = 0, 0
+		s.ResolveFills() // a caller that did not (an SM it did not use)
 		s.done = s.done[:0]
 		if len(s.out) > 0 {
 			m.items = append(m.items, mergeItem{at: s.outAt[0], sm: i})
@@ -59,28 +62,81 @@ func (h *Hierarchy) Resolve() {
 	}
 	for _, s := range h.sms {
 		s.out, s.outAt, s.outLat, s.outGrp, s.outWB = s.out[:0], s.outAt[:0], s.outLat[:0], s.outGrp[:0], s.outWB[:0]
-		s.resolveFills()
+		if !h.deferFills {
+			s.resolveFills()
+			continue
+		}
+		// The groups' completions must be whole when Resolve returns (the
+		// caller reads them to choose its next window); the fills' dates
+		// only when the SM side is used again.
+		if len(s.deps) > 0 {
+			s.dateFills() // from the completions before the groups that hit fills raise them
+			s.resolveDeps()
+		}
+		s.deferred = true
 	}
+}
+
+// DeferFills makes Resolve leave to SM.ResolveFills the dating of each SM
+// side's fills of the window (when each arrives) and the dropping of those
+// that have arrived, work of the SM side alone that a caller advancing SMs
+// on several goroutines can do on them rather than between windows.
+// Completions are whole when Resolve returns either way.
+func (h *Hierarchy) DeferFills() { h.deferFills = true }
+
+// ResolveFills does what Resolve left to it after DeferFills: call it, on
+// any goroutine, after Resolve and before the SM side observes, changes
+// cycle or is drained again (Resolve does it for an SM side that was not
+// used). The results are those of a Resolve that did it itself. It does
+// nothing when there is nothing left.
+func (s *SM) ResolveFills() {
+	if s.deferred { // small enough to inline: most calls have nothing to do
+		s.resolveDeferred()
+	}
+}
+
+func (s *SM) resolveDeferred() {
+	s.deferred = false
+	s.dateFills()
+	s.forgetArrived()
 }
 
 // resolveFills completes the groups that hit fills in flight (when the
 // fill arrives) and dates the fills of this window. It runs after the
 // merge, whose completions are in group order.
 func (s *SM) resolveFills() {
-	defer s.forgetArrived()
-	if len(s.deps) == 0 && len(s.newFills) == 0 {
-		return
+	s.dateFills()
+	s.resolveDeps()
+	s.forgetArrived()
+}
+
+// find returns the index of group g's completion in s.done and whether
+// there is one.
+func (s *SM) find(g uint64) (int, bool) {
+	lo, hi := 0, len(s.done) // sort.Search's, without its closure
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); s.done[m].Group < g {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	find := func(g uint64) (int, bool) {
-		i := sort.Search(len(s.done), func(i int) bool { return s.done[i].Group >= g })
-		return i, i < len(s.done) && s.done[i].Group == g
+	return lo, lo < len(s.done) && s.done[lo].Group == g
+}
+
+// dateFills dates the fills of this window: each arrives when its group
+// completes (before resolveDeps raises the completions of groups that
+// hit other fills).
+func (s *SM) dateFills() {
+	if len(s.newFills) == 0 {
+		return
 	}
 	for _, r := range s.newFills {
 		f := s.inflight.get(r.line)
 		if f == nil || f.group != r.group || f.ready != 0 {
 			continue // a later miss of the line replaced it
 		}
-		if i, ok := find(r.group); ok {
+		if i, ok := s.find(r.group); ok {
 			f.ready = s.done[i].Cycle
 		} else {
 			f.ready = 1 // nothing to wait for
@@ -89,15 +145,20 @@ func (s *SM) resolveFills() {
 		s.dated = append(s.dated, r)
 	}
 	s.newFills = s.newFills[:0]
+}
+
+// resolveDeps completes the groups that hit fills in flight when the fill
+// arrives (and no earlier than their own access's latency).
+func (s *SM) resolveDeps() {
 	if len(s.deps) > 0 {
 		extra := s.extra[:0]
 		for _, d := range s.deps {
-			i, ok := find(d.on)
+			i, ok := s.find(d.on)
 			if !ok {
 				continue
 			}
 			c := max(s.done[i].Cycle, d.floor)
-			if j, ok := find(d.group); ok {
+			if j, ok := s.find(d.group); ok {
 				s.done[j].Cycle = max(s.done[j].Cycle, c)
 			} else if n := len(extra); n > 0 && extra[n-1].Group == d.group {
 				extra[n-1].Cycle = max(extra[n-1].Cycle, c)

@@ -14,10 +14,17 @@ import (
 // windowRun drives the SM sides of cfg in windowed mode: in each window of
 // 100 cycles, SM s presents its stream's accesses of that window, one every
 // 7 cycles from cycle 3·s, on worker s % workers; Resolve ends the window.
-// It returns the counts and, per SM, each group's completion.
-func windowRun(t *testing.T, cfg *Config, st [][][]memspace.Access, workers int) (Counts, [][]Completion) {
+// With deferFills (Hierarchy.DeferFills) each worker calls ResolveFills
+// before its SM's accesses. It returns the counts and, per SM, each group's
+// completion, and how many SM-windows had fills left to date and groups
+// waiting on fills in flight at Resolve.
+func windowRun(t *testing.T, cfg *Config, st [][][]memspace.Access, workers int, deferFills bool) (Counts, [][]Completion, [2]int) {
 	h, err := New(cfg, Launch{Occupancy: 8}, Windowed)
 	require.NoError(t, err)
+	if deferFills {
+		h.DeferFills()
+	}
+	var seen [2]int
 	done := make([][]Completion, len(st))
 	for e := range st[0] {
 		var wg sync.WaitGroup
@@ -27,6 +34,9 @@ func windowRun(t *testing.T, cfg *Config, st [][][]memspace.Access, workers int)
 				defer wg.Done()
 				for sm := w; sm < len(st); sm += workers {
 					s := h.SM(sm)
+					if deferFills && e%3 != 2 {
+						s.ResolveFills() // every third window left to Resolve
+					}
 					for i := range st[sm][e] {
 						s.SetCycle(uint64(e*100*len(st[sm][e])) + uint64(3*sm+7*i))
 						lat := s.Observe(&st[sm][e][i]).Latency
@@ -39,27 +49,41 @@ func windowRun(t *testing.T, cfg *Config, st [][][]memspace.Access, workers int)
 			}()
 		}
 		wg.Wait()
+		for _, s := range h.sms {
+			if len(s.newFills) > 0 {
+				seen[0]++
+			}
+			if len(s.deps) > 0 {
+				seen[1]++
+			}
+		}
 		h.Resolve()
 		for sm := range st {
 			done[sm] = append(done[sm], h.SM(sm).Completions()...)
 			assert.Zero(t, h.SM(sm).Pending())
 		}
 	}
-	return h.Counts(), done
+	return h.Counts(), done, seen
 }
 
 // Windowed mode gives the same counters and completion cycles whatever the
-// number of goroutines running the SM sides.
+// number of goroutines running the SM sides, and whether the SM sides date
+// their own fills (DeferFills) or Resolve does.
 func TestWindowedDeterminism(t *testing.T) {
 	cfg := smallConfig(t)
 	st := streams(cfg.SMs, 3, 150)
-	want, wantDone := windowRun(t, cfg, st, 1)
+	want, wantDone, seen := windowRun(t, cfg, st, 1, false)
 	require.NotZero(t, want[L2ReadHit])
 	require.NotEmpty(t, wantDone[0])
-	for _, workers := range []int{2, 5, 16} {
-		got, gotDone := windowRun(t, cfg, st, workers)
-		assert.Equal(t, want, got, "workers %d", workers)
-		assert.Equal(t, wantDone, gotDone, "workers %d", workers)
+	require.NotZero(t, seen[0], "fills to date")
+	require.NotZero(t, seen[1], "groups waiting on fills in flight")
+	for _, c := range []struct {
+		workers    int
+		deferFills bool
+	}{{2, false}, {5, false}, {16, false}, {1, true}, {2, true}, {5, true}} {
+		got, gotDone, _ := windowRun(t, cfg, st, c.workers, c.deferFills)
+		assert.Equal(t, want, got, "%+v", c)
+		assert.Equal(t, wantDone, gotDone, "%+v", c)
 	}
 }
 

@@ -3,6 +3,7 @@ package timing
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/ptxvm/ptxvm/kernels"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
@@ -37,6 +38,7 @@ func benchTiming(b *testing.B, name string, n, workers int) {
 	e = e.WithSize(n)
 	prof := gpu.MustLookup("h100")
 	var thr uint64
+	var cpu time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -45,7 +47,9 @@ func benchTiming(b *testing.B, name string, n, workers int) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
+		c0 := cpuTime()
 		res, err := Run(context.Background(), s.Launch, prof, Options{BlocksPerSM: 8, Workers: workers})
+		cpu += cpuTime() - c0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -57,6 +61,13 @@ func benchTiming(b *testing.B, name string, n, workers int) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(thr)/b.Elapsed().Seconds(), "thread-inst/s")
+	// The launches' CPU time, all threads (cpuTime): with several workers,
+	// against one worker's, what running the SMs in parallel costs in
+	// total (its excess over one worker's is host work the parallel run
+	// adds, or cores running slower side by side).
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
 }
 
 // BenchmarkTimingSharedFloatAtomics runs a shared-memory histogram of

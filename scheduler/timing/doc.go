@@ -61,7 +61,10 @@
 // cycles, counters and traces do not depend on the number of goroutines
 // (for kernels whose blocks do not race with one another; a kernel whose
 // blocks interact through global atomics runs on one goroutine unless
-// Options.Workers asks for more). Idle cycles are
+// Options.Workers asks for more). A window's SMs go to whichever worker is
+// free (shares.go), and each SM dates its own L1 fills at the start of its
+// next advance (hier.Hierarchy.DeferFills), so that little runs between
+// windows on one goroutine. Idle cycles are
 // skipped: a sub-partition with nothing to issue sleeps until its next
 // event, an SM with nothing to do until the next window with work.
 //

@@ -174,8 +174,8 @@ type run struct {
 	perWavefront uint32
 	done         *atomic.Uint64
 	// sms are the launch's SMs by id, and k its blocks per cluster: the
-	// SMs of group g (sms[g*k:g*k+k]) hold its clusters and belong to one
-	// worker.
+	// SMs of group g (sms[g*k:g*k+k]) hold its clusters, and one worker
+	// advances them together in a window (shares).
 	sms []*sm
 	k   int
 }
@@ -265,6 +265,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		return nil, err
 	}
 	h.Memory().Params(l.Kernel.ParamSize)
+	// Each SM dates its own fills at the start of its next advance, on its
+	// worker's goroutine, rather than Resolve between windows.
+	h.DeferFills()
 	if sp == nil {
 		h.Memory().Adopt(opt.L2Before)
 	}
@@ -322,7 +325,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	sms := make([]*sm, min(groups, n)*k)
 	r.sms, r.k = sms, k
 	for i := range sms {
-		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, poolAt: never, acc: tallies[i/k%workers]}
+		s := &sm{id: i, r: r, vm: l.NewSM(i), hs: h.SM(i), next: never, first: never, wake: never, poolAt: never, acc: tallies[0]}
 		s.vm.Observer = s.hs
 		s.vm.DeferCount = true
 		if r.prog.agg != nil {
@@ -413,6 +416,18 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	}
 	var frees []free
 	var wg sync.WaitGroup
+	sh := newShares(workers)
+	// advanceShare advances the groups worker wk takes; what their SMs
+	// count goes to its tally.
+	advanceShare := func(wk int, start, end uint64) {
+		t := tallies[wk]
+		for g := sh.take(wk); g >= 0; g = sh.take(wk) {
+			for _, s := range sms[g*k : g*k+k] {
+				s.acc, s.perInst = t, t.perInst
+				s.advance(start, end)
+			}
+		}
+	}
 	win := uint64(cfg.WindowCycles)
 	start := start0
 	for {
@@ -423,17 +438,17 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 				s.advance(start, end)
 			}
 		} else {
-			wg.Add(workers)
-			for wk := 0; wk < workers; wk++ {
+			// The groups go to the workers as they become free (shares);
+			// this goroutine is worker 0.
+			sh.reset(len(sms) / k)
+			wg.Add(workers - 1)
+			for wk := 1; wk < workers; wk++ {
 				go func() {
 					defer wg.Done()
-					for g := wk; g < len(sms)/k; g += workers {
-						for _, s := range sms[g*k : g*k+k] {
-							s.advance(start, end)
-						}
-					}
+					advanceShare(wk, start, end)
 				}()
 			}
+			advanceShare(0, start, end)
 			wg.Wait()
 		}
 		for _, s := range sms {
@@ -510,6 +525,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 		start = max(end, soon)
 	}
 
+	for _, s := range sms {
+		s.hs.ResolveFills() // the last window's (DeferFills)
+	}
 	var first, last uint64 = never, 0
 	for _, s := range sms {
 		if s.first == never {

@@ -302,11 +302,14 @@ type sm struct {
 	first, end uint64      // first block start, last block end
 	wake       uint64      // earliest cycle a barrier release lets a warp go on
 
+	// acc is the tally of the worker advancing the SM (Run sets it before
+	// each advance: a window's groups go to whichever worker is free).
 	acc *tally
 	tr  *smTrace
 }
 
-// tally is what SMs count, per worker (sums do not depend on the order).
+// tally is what SMs count, per worker (sums do not depend on the order,
+// nor on which worker advanced which SM).
 type tally struct {
 	stalls    Stalls
 	issued    uint64 // machine instructions issued (estimate)
@@ -1574,6 +1577,7 @@ func (s *sm) compact(p *part, next uint64) uint64 {
 // at which it has something to do (never: nothing until an event from
 // outside).
 func (s *sm) advance(start, end uint64) {
+	s.hs.ResolveFills() // what the last Resolve left to the SM (hier.Hierarchy.DeferFills)
 	s.admitQueued()
 	s.complete()
 	t := max(start, s.next)
