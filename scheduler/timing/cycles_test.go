@@ -2,9 +2,12 @@ package timing_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -46,9 +49,14 @@ var cycleTestAlso = map[string]bool{
 // time (cmd/ptxrun's TestTimingWorkersIdentical, scheduler's
 // TestCountersSameForAnyWorkerCount), so the later ones read the first
 // one's result; none of them changes it.
+//
+// A launch is known by what it runs, not by where its spec lies: the H200
+// corpus's specs and modules are copies of the H100's, so
+// TestH200AgainstGPU's run of the naive transpose at 1024 on the H100
+// profile is TestCyclesAgainstGPU's.
 func timedGPULaunch(t *testing.T, l *ncu.Launch, prof *gpu.Profile) *scheduler.Result {
 	t.Helper()
-	key := fmt.Sprintf("%s|%s|%d", filepath.Clean(l.SpecPath()), prof.Name, l.Int("launch__registers_per_thread"))
+	key := fmt.Sprintf("%s|%s|%d", launchIdentity(l.SpecPath()), prof.Name, l.Int("launch__registers_per_thread"))
 	timedRunsMu.Lock()
 	e := timedRuns[key]
 	if e == nil {
@@ -72,6 +80,35 @@ func timedGPULaunch(t *testing.T, l *ncu.Launch, prof *gpu.Profile) *scheduler.R
 	})
 	require.NoError(t, e.err, l.Name())
 	return e.res
+}
+
+// launchIdentity is a spec's SHA-256 with its module's, when the spec
+// reads no file but its module (nothing else can differ between two
+// copies); otherwise its cleaned path.
+func launchIdentity(path string) string {
+	sp, err := spec.Load(path)
+	if err != nil || len(sp.Textures) > 0 || len(sp.Surfaces) > 0 || len(sp.Steps) > 0 {
+		return filepath.Clean(path)
+	}
+	for _, b := range append(append([]spec.Buffer(nil), sp.Buffers...), sp.Symbols...) {
+		if b.File != "" {
+			return filepath.Clean(path)
+		}
+	}
+	mod := sp.Module
+	if !filepath.IsAbs(mod) {
+		mod = filepath.Join(sp.Dir, mod)
+	}
+	h := sha256.New()
+	for _, f := range []string{path, mod} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return filepath.Clean(path)
+		}
+		fmt.Fprintf(h, "%d:", len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // timedRun is timedGPULaunch's result for one launch, profile and
