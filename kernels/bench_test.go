@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptxvm/ptxvm/scheduler"
+	"github.com/ptxvm/ptxvm/scheduler/cputime"
 	"github.com/ptxvm/ptxvm/vm"
 )
 
@@ -55,14 +56,14 @@ func benchMatmul(b *testing.B, name string, size int, bare bool) {
 	// Native Go, same problem.
 	x, y := randMatrix(newRand(1), n*n), randMatrix(newRand(2), n*n)
 	z := make([]float32, n*n)
-	goStart, goCPU := time.Now(), cpuTime()
+	goStart, goCPU := time.Now(), cputime.Process()
 	reps := 0
 	for time.Since(goStart) < 200*time.Millisecond {
 		MatmulGo(z, x, y, n)
 		reps++
 	}
 	goPer := time.Since(goStart) / time.Duration(reps)
-	goCPUPer := (cpuTime() - goCPU) / time.Duration(reps)
+	goCPUPer := (cputime.Process() - goCPU) / time.Duration(reps)
 
 	b.ResetTimer()
 	threadInst, emu, emuCPU := runLaunches(b, e, bare)
@@ -70,7 +71,7 @@ func benchMatmul(b *testing.B, name string, size int, bare bool) {
 	b.ReportMetric(float64(threadInst)/emu.Seconds(), "thread-inst/s")
 	b.ReportMetric(float64(per)/float64(goPer), "x-native-go")
 	b.ReportMetric(float64(goPer.Nanoseconds()), "go-ns/op")
-	// The same in CPU time (cpuTime), where the host's cores are shared.
+	// The same in CPU time (cputime.Process), where the host's cores are shared.
 	if goCPUPer > 0 {
 		cpuPer := emuCPU / time.Duration(b.N)
 		b.ReportMetric(float64(cpuPer.Nanoseconds()), "cpu-ns/op")
@@ -106,7 +107,7 @@ func BenchmarkTranspose4096Bare(b *testing.B) {
 // runLaunches prepares and runs example e b.N times on one worker (bare:
 // without the memory hierarchy's counters), the preparation outside the
 // timer, and returns the thread-instructions and the time of the launches,
-// wall and CPU (cpuTime).
+// wall and CPU (cputime.Process).
 func runLaunches(b *testing.B, e *Example, bare bool) (threadInst uint64, emu, emuCPU time.Duration) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -115,10 +116,10 @@ func runLaunches(b *testing.B, e *Example, bare bool) (threadInst uint64, emu, e
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		start, startCPU := time.Now(), cpuTime()
+		start, startCPU := time.Now(), cputime.Process()
 		res, err := scheduler.RunFunctional(context.Background(), s.Launch, scheduler.H100, scheduler.Options{Workers: 1, NoCounters: bare})
 		emu += time.Since(start)
-		emuCPU += cpuTime() - startCPU
+		emuCPU += cputime.Process() - startCPU
 		if err != nil {
 			b.Fatal(err)
 		}

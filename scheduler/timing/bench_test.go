@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ptxvm/ptxvm/kernels"
+	"github.com/ptxvm/ptxvm/scheduler/cputime"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/vm"
 )
@@ -47,9 +48,9 @@ func benchTiming(b *testing.B, name string, n, workers int) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		c0 := cpuTime()
+		c0 := cputime.Process()
 		res, err := Run(context.Background(), s.Launch, prof, Options{BlocksPerSM: 8, Workers: workers})
-		cpu += cpuTime() - c0
+		cpu += cputime.Process() - c0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -61,7 +62,7 @@ func benchTiming(b *testing.B, name string, n, workers int) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(thr)/b.Elapsed().Seconds(), "thread-inst/s")
-	// The launches' CPU time, all threads (cpuTime): with several workers,
+	// The launches' CPU time, all threads (cputime.Process): with several workers,
 	// against one worker's, what running the SMs in parallel costs in
 	// total (its excess over one worker's is host work the parallel run
 	// adds, or cores running slower side by side).

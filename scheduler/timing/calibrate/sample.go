@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ptxvm/ptxvm/scheduler/cputime"
 	"github.com/ptxvm/ptxvm/scheduler/gpu"
 	"github.com/ptxvm/ptxvm/scheduler/internal/ncu"
 	"github.com/ptxvm/ptxvm/scheduler/timing"
@@ -215,7 +216,7 @@ func runTimed(l *ncu.Launch, p *gpu.Profile, cfg timing.Sample) (*timing.Result,
 	}
 	defer pp.p.Launch.Release()
 	runtime.GC() // the garbage of the run before is not this one's
-	c0, t0 := cpuTime(), time.Now()
+	c0, t0 := cputime.Process(), time.Now()
 	res, err := timing.Run(context.Background(), pp.p.Launch, p, timing.Options{BlocksPerSM: pp.occ.BlocksPerSM, Registers: pp.regs, Workers: 1, Sample: cfg})
-	return res, time.Since(t0), cpuTime() - c0, err
+	return res, time.Since(t0), cputime.Process() - c0, err
 }
