@@ -1,7 +1,6 @@
 package program_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -70,25 +69,7 @@ func readHostCorpus(t *testing.T) ([]hostCase, map[string]hostRecording, [][]str
 	require.NoError(t, json.Unmarshal(data, &cj))
 	// The recordings: hostmem.jsonl, then hostmem2.jsonl and
 	// hostmem3.jsonl (their groups and names do not repeat the first's).
-	rec := map[string]hostRecording{}
-	files, err := filepath.Glob(filepath.Join(hostDir, "hostmem*.jsonl"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, name := range files {
-		f, err := os.Open(name)
-		require.NoError(t, err)
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var r hostRecording
-			require.NoError(t, json.Unmarshal(sc.Bytes(), &r))
-			key := fmt.Sprintf("%s/%s/%d", r.Group, r.Name, r.Bytes)
-			_, dup := rec[key]
-			require.False(t, dup && r.Group != "device" && r.Group != "latency", "%s: %s recorded twice", filepath.Base(name), key)
-			rec[key] = r
-		}
-		f.Close()
-	}
+	rec := readRecordings(t, filepath.Join(hostDir, "hostmem*.jsonl"))
 	// The mapped kernels under ncu, in launch order.
 	cf, err := os.Open(filepath.Join(hostDir, "ncu_mapped.csv"))
 	require.NoError(t, err)
@@ -120,10 +101,18 @@ func readHostCorpus(t *testing.T) ([]hostCase, map[string]hostRecording, [][]str
 // readHostCorpus keys the corpus's (a figure recorded twice in dir is an
 // error: put each run in its own folder).
 func readRepeat(t *testing.T, dir string) map[string]hostRecording {
-	rec := map[string]hostRecording{}
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	return readRecordings(t, filepath.Join(dir, "*.jsonl"))
+}
+
+// readRecordings reads the recordings of the files matching pattern, one
+// JSON object a line, keyed "group/name/bytes"; a figure recorded twice is
+// an error (but the device and latency lines every program writes).
+func readRecordings(t *testing.T, pattern string) map[string]hostRecording {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
 	require.NoError(t, err)
-	require.NotEmpty(t, files, "%s has no .jsonl recordings", dir)
+	require.NotEmpty(t, files, "no recordings match %s", pattern)
+	rec := map[string]hostRecording{}
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		require.NoError(t, err)
