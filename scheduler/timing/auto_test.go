@@ -74,7 +74,7 @@ func TestPlanAuto(t *testing.T) {
 			assert.Equal(t, tc.sampled, a.Sampled)
 			assert.Equal(t, tc.atLeast, a.AtLeast)
 			if tc.sampled {
-				assert.Equal(t, 17, a.SliceSMs)
+				assert.Equal(t, 10, a.SliceSMs, "15.5 waves: one SM in 13")
 				assert.Greater(t, a.EstimatedInst, float64(tc.s.MinInst))
 			}
 			if !tc.atLeast {
@@ -135,13 +135,15 @@ func TestAutoSampleEqualsAsked(t *testing.T) {
 	} {
 		mode := tc.mode
 		t.Run(mode.String(), func(t *testing.T) {
-			asked, askedOut := sampledRun(t, l, timing.Sample{Mode: mode}, 1)
+			// One SM in 8 (on the default slice of one in 13 for its 15.5
+			// waves, two of its waves agree).
+			asked, askedOut := sampledRun(t, l, timing.Sample{Mode: mode, Slice: timing.DefaultSliceFraction}, 1)
 			require.NotNil(t, asked.Timing.Sampling)
 			require.Nil(t, asked.Timing.Auto)
 			assert.True(t, asked.Timing.Sampling.ByMean, "extrapolated at the mean of waves of erratic length")
 			assert.Positive(t, asked.Timing.Sampling.ExtrapolatedWaves)
 			for _, w := range tc.workers {
-				res, out := sampledRun(t, l, timing.Sample{Mode: mode, MinInst: 1e6}, w)
+				res, out := sampledRun(t, l, timing.Sample{Mode: mode, MinInst: 1e6, Slice: timing.DefaultSliceFraction}, w)
 				s := res.Timing.Sampling
 				require.NotNil(t, s)
 				require.NotNil(t, s.Auto)

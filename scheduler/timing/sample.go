@@ -82,7 +82,9 @@ type Sample struct {
 	// Slice: the launch runs on a slice of the GPU, one SM in Slice with
 	// the matching share of the L2 and DRAM, and only the first blocks of
 	// the grid, as many as keep its waves (spatial.go); the wave sampling
-	// then runs on the slice. 0: DefaultSliceFraction; 1: the whole GPU.
+	// then runs on the slice. 0: DefaultSliceFraction, or
+	// FewWavesSliceFraction for a launch of fewer than FewWaves waves
+	// (spatial.go); 1: the whole GPU.
 	// With MinInst, the slice is taken when the estimate made before the
 	// launch passes it (PlanAuto).
 	Slice int

@@ -14,7 +14,7 @@ import (
 
 // BenchmarkTimingSampled times the application corpus's big Jacobi step
 // (16,384 blocks of 256 threads: 15.5 waves of the H100) through the cycle
-// loop sampled (SampleSkip, on a slice of 17 of the 132 SMs: the blocks
+// loop sampled (SampleSkip, on a slice of 10 of the 132 SMs: the blocks
 // past the detailed part do not run), on one host core. Beside the host time it reports the
 // estimate (cycles), its error bound (error-%) and the share of the blocks
 // simulated in detail (detailed-%), so that a change to the sampler's

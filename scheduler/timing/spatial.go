@@ -9,8 +9,38 @@ import (
 
 // DefaultSliceFraction is the part of the GPU a sampled run simulates
 // (Sample.Slice): one SM in 8, with the matching share of the L2 and of
-// DRAM.
+// DRAM, for a launch of FewWaves waves or more; a launch of fewer gets
+// one SM in FewWavesSliceFraction.
 const DefaultSliceFraction = 8
+
+// FewWaves and FewWavesSliceFraction: by default a launch of fewer than
+// FewWaves waves (its blocks over the GPU's SMs × blocks per SM, ncu's
+// launch__waves_per_multiprocessor) runs on a slice of one SM in
+// FewWavesSliceFraction (the H100: 10 SMs and 6 of the 80 L2 slices,
+// against 17 and 10). Its waves leave little to extrapolate once the
+// detailed part has had its warm-up wave, the L2's filling and the waves
+// measured (8 to 12 waves on the corpus's launches of 15.5 waves whose
+// waves settle late or not at all), so its host time is about the
+// slice's, and an eighth of the SMs is under 10× less than the full
+// simulation; a thirteenth is over. A launch of more waves keeps the
+// larger slice, whose estimate is closer (docs/sampling.md, seventeenth
+// session).
+const (
+	FewWaves              = 16
+	FewWavesSliceFraction = 13
+)
+
+// sliceFraction is the fraction of the SMs a launch of n blocks at occ per
+// SM runs on, for Sample.Slice frac (0: by the launch's waves).
+func sliceFraction(prof *gpu.Profile, frac, n, occ int) int {
+	if frac > 0 {
+		return frac
+	}
+	if n < FewWaves*prof.SMs*max(1, occ) {
+		return FewWavesSliceFraction
+	}
+	return DefaultSliceFraction
+}
 
 // MinSliceSMs is the fewest SMs a slice may have; a GPU too small to give
 // that many at the fraction asked is not sliced.
@@ -42,16 +72,15 @@ type spatial struct {
 	wholeL2 bool
 }
 
-// newSpatial returns the slice of prof at one SM in frac for a grid of n
-// blocks of occ per SM, or nil when the GPU is too small to slice. A
+// newSpatial returns the slice of prof at one SM in frac (0: by the
+// launch's waves, sliceFraction) for a grid of n blocks of occ per SM, or
+// nil when the GPU is too small to slice. A
 // launch whose device memory (footprint bytes) fits in the GPU's L2 gets
 // the whole L2's capacity over the slice's slices: on the GPU nothing it
 // touches is evicted, and data every block reads (a matrix multiply's
 // operands) would not fit in the slice's share.
 func newSpatial(prof *gpu.Profile, frac, n, occ int, footprint uint64) *spatial {
-	if frac <= 0 {
-		frac = DefaultSliceFraction
-	}
+	frac = sliceFraction(prof, frac, n, occ)
 	if frac == 1 {
 		return nil
 	}

@@ -12,7 +12,9 @@ import (
 // A slice of the GPU has whole L2 slices, as many in each partition, of
 // the same size as the GPU's, the SMs and DRAM bandwidth in proportion,
 // and the grid's first blocks in as many waves (a launch whose memory
-// fits in the GPU's L2: the whole L2's capacity); a GPU too small for
+// fits in the GPU's L2: the whole L2's capacity); by default one SM in 8
+// for a launch of FewWaves waves or more, one in 13 for fewer (the H100:
+// 17 and 10 SMs); a GPU too small for
 // MinSliceSMs at the fraction asked, a fraction of 1 and a grid under
 // MinSampleWaves waves of the slice are not sliced.
 func TestSpatialSlice(t *testing.T) {
@@ -26,8 +28,10 @@ func TestSpatialSlice(t *testing.T) {
 		none                  bool
 		fits                  bool
 	}{
-		{name: "H100 default", prof: h100, frac: 0, n: 16384, occ: 8, sms: 17, slices: 10, channels: 10, blocks: 2110},
-		{name: "H100 fits in the L2", prof: h100, frac: 0, n: 16384, occ: 8, sms: 17, slices: 10, channels: 10, blocks: 2110, fits: true},
+		{name: "H100 default, 16 waves", prof: h100, frac: 0, n: 132 * 8 * 16, occ: 8, sms: 17, slices: 10, channels: 10, blocks: 2176},
+		{name: "H100 default, 15.5 waves", prof: h100, frac: 0, n: 16384, occ: 8, sms: 10, slices: 6, channels: 6, blocks: 1241},
+		{name: "H100 eighth, 15.5 waves", prof: h100, frac: 8, n: 16384, occ: 8, sms: 17, slices: 10, channels: 10, blocks: 2110},
+		{name: "H100 fits in the L2", prof: h100, frac: 0, n: 16384, occ: 8, sms: 10, slices: 6, channels: 6, blocks: 1241, fits: true},
 		{name: "H100 quarter", prof: h100, frac: 4, n: 16384, occ: 8, sms: 33, slices: 20, channels: 20, blocks: 4096},
 		{name: "whole GPU", prof: h100, frac: 1, n: 16384, occ: 8, none: true},
 		{name: "too few waves", prof: h100, frac: 8, n: 132 * 8 * 3, occ: 8, none: true},
@@ -50,7 +54,10 @@ func TestSpatialSlice(t *testing.T) {
 			assert.Equal(t, tc.sms, s.mem.SMs)
 			assert.Equal(t, tc.slices, s.mem.L2.Slices)
 			if tc.fits {
-				assert.Equal(t, m.L2.SizeBytes, s.mem.L2.SizeBytes, "the whole L2's capacity")
+				// The whole L2's capacity, to whole sets of the slice's slices.
+				assert.LessOrEqual(t, s.mem.L2.SizeBytes, m.L2.SizeBytes, "the whole L2's capacity")
+				assert.Greater(t, s.mem.L2.SizeBytes, m.L2.SizeBytes-tc.slices*m.L2.Ways*m.LineBytes, "the whole L2's capacity")
+				assert.Zero(t, s.mem.L2.SizeBytes%(tc.slices*m.L2.Ways*m.LineBytes), "whole sets")
 				assert.True(t, s.wholeL2)
 			} else {
 				assert.Equal(t, m.L2.SizeBytes/m.L2.Slices, s.mem.L2.SizeBytes/s.mem.L2.Slices, "slices of the GPU's size")

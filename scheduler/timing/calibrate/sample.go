@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -37,11 +38,12 @@ func cmdSample(args []string) error {
 	tol := fs.Float64("tolerance", 0, "per-wave stability tolerance (0: timing.DefaultSampleTolerance)")
 	measure := fs.Int("measure", 0, "measured waves that must agree (0: timing.DefaultMeasureWaves)")
 	meanWaves := fs.Int("mean", 0, "fewest measured waves whose mean may be extrapolated when no two agree (0: timing.DefaultMeanWaves; -1: never)")
-	slice := fs.Int("slice", 0, "simulate one SM in this many, with the matching share of the L2 and DRAM (0: timing.DefaultSliceFraction; 1: the whole GPU, wave sampling only)")
+	slice := fs.Int("slice", 0, "simulate one SM in this many, with the matching share of the L2 and DRAM (0: timing.DefaultSliceFraction, or timing.FewWavesSliceFraction under timing.FewWaves waves; 1: the whole GPU, wave sampling only)")
 	fullOnly := fs.Bool("list", false, "only list the launches selected")
 	jobs := fs.Int("j", 1, "launches measured at once (each on one host goroutine)")
 	repeat := fs.Int("repeat", 1, "run each launch this many times in full and sampled, in turn, and give the least host time of each")
 	verbose := fs.Bool("v", false, "print each sampled run's per-wave times (stderr)")
+	fullCache := fs.String("full-cache", "", "JSON file of the full runs' cycles and host times: a launch found there is not run in full again (its speedups are then against that earlier run's host time), a launch run in full is added (for sweeps over sampling rules; leave it out to measure speedups)")
 	_ = fs.Parse(args)
 	auto := *mode == "auto"
 	if auto {
@@ -98,6 +100,11 @@ func cmdSample(args []string) error {
 		err       error
 	}
 	res := make([]pair, len(ls))
+	cache, err := readFullCache(*fullCache)
+	if err != nil {
+		return err
+	}
+	var cacheMu sync.Mutex
 	sem := make(chan struct{}, max(1, *jobs))
 	var wg sync.WaitGroup
 	for i, l := range ls {
@@ -111,10 +118,30 @@ func cmdSample(args []string) error {
 			// time the least of its runs (a run the host's other load
 			// slowed least), the cycles the same every time.
 			for k := range max(1, *repeat) {
-				full, ft, fc, err := runTimed(l, p, timing.Sample{})
-				if err != nil {
-					r.err = err
-					return
+				cacheMu.Lock()
+				c, ok := cache[l.Name()]
+				cacheMu.Unlock()
+				var full *timing.Result
+				var ft, fc time.Duration
+				var err error
+				if ok {
+					full, ft, fc = &timing.Result{Cycles: c.Cycles}, time.Duration(c.WallNs), time.Duration(c.CPUNs)
+				} else {
+					full, ft, fc, err = runTimed(l, p, timing.Sample{})
+					if err != nil {
+						r.err = err
+						return
+					}
+					if *fullCache != "" {
+						cacheMu.Lock()
+						cache[l.Name()] = fullRun{Cycles: full.Cycles, WallNs: int64(ft), CPUNs: int64(fc)}
+						err = writeFullCache(*fullCache, cache)
+						cacheMu.Unlock()
+						if err != nil {
+							r.err = err
+							return
+						}
+					}
 				}
 				smp, st, sc, err := runTimed(l, p, cfg)
 				if err != nil {
@@ -203,6 +230,40 @@ func cmdSample(args []string) error {
 			cpuSpeed[len(cpuSpeed)/2], cpuSpeed[0], cpuSpeed[len(cpuSpeed)-1], cpuTenfold, len(cpuSpeed), fullC.Seconds(), sampC.Seconds(), fullC.Seconds()/sampC.Seconds())
 	}
 	return nil
+}
+
+// fullRun is a full simulation's cycles and host times (-full-cache).
+type fullRun struct {
+	Cycles uint64 `json:"cycles"`
+	WallNs int64  `json:"wall_ns"`
+	CPUNs  int64  `json:"cpu_ns"`
+}
+
+// readFullCache reads the -full-cache file (name empty or absent: none).
+func readFullCache(name string) (map[string]fullRun, error) {
+	c := map[string]fullRun{}
+	if name == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(name)
+	if os.IsNotExist(err) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
+}
+
+func writeFullCache(name string, c map[string]fullRun) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name, b, 0o644)
 }
 
 // runTimed runs a corpus launch in timing mode on one host goroutine with
