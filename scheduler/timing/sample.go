@@ -174,7 +174,8 @@ type Sampling struct {
 	// cycles: per extrapolated wave, the change between the last two
 	// measured waves plus 2% of WaveCycles (ByMean: twice the standard
 	// error of the extrapolated waves' sum, meanSettled, plus 2% of
-	// WaveCycles a wave); on a slice, plus 3% of the estimate.
+	// WaveCycles a wave); on a slice, plus 3% of the estimate (4% on a
+	// slice of fewer than 16 SMs: spatial.errFraction).
 	Cycles uint64 `json:"cycles"`
 	Error  uint64 `json:"error_cycles"`
 	// ProjectedInst is the launch's warp instructions projected from the
