@@ -47,7 +47,7 @@ A timed launch of 4 waves or more is sampled when its size, estimated
 before it starts from 16 of its blocks run ahead (and undone), passes
 2e8 warp instructions (--sample auto, the default; the estimate and the
 decision are said on stderr and in --metrics/--json): it runs on a slice
-of the GPU (one SM in 8, or in 13 for a launch of under 16 waves, with
+of the GPU (one SM in 8, or in 13 for a launch of under 32 waves, with
 the matching share of the L2 and DRAM, the grid's first blocks in the
 same number of waves), whose first waves are simulated in detail until
 the time a wave takes is stable, the rest of its cycles extrapolated,

@@ -111,7 +111,7 @@ func timingSummary(r *timing.Result) *timingJSON {
 
 // sampleFlag adds --sample.
 func sampleFlag(fs *flag.FlagSet) *string {
-	return fs.String("sample", "auto", "in timing mode, `MODE`: auto (sample a launch estimated, before it starts, past 2e8 warp instructions, as exact when outputs are used and as skip otherwise), off (simulate every block in detail), exact (sample; the blocks left out run functionally: outputs exact), skip (sample; the blocks left out do not run: a timing estimate, outputs incomplete). Sampling runs the launch on a slice of the GPU, one SM in 8 (13 under 16 waves) with its share of the L2 and DRAM, simulates its first waves in detail and extrapolates the rest (docs/sampling.md)")
+	return fs.String("sample", "auto", "in timing mode, `MODE`: auto (sample a launch estimated, before it starts, past 2e8 warp instructions, as exact when outputs are used and as skip otherwise), off (simulate every block in detail), exact (sample; the blocks left out run functionally: outputs exact), skip (sample; the blocks left out do not run: a timing estimate, outputs incomplete). Sampling runs the launch on a slice of the GPU, one SM in 8 (13 under 32 waves) with its share of the L2 and DRAM, simulates its first waves in detail and extrapolates the rest (docs/sampling.md)")
 }
 
 // sampleOption turns --sample into the timing model's option. outputs says

@@ -174,7 +174,8 @@ type Sampling struct {
 	// cycles: per extrapolated wave, the change between the last two
 	// measured waves plus 2% of WaveCycles (ByMean: twice the standard
 	// error of the extrapolated waves' sum, meanSettled, plus 2% of
-	// WaveCycles a wave); on a slice, plus 3% of the estimate.
+	// WaveCycles a wave); on a slice, plus 3% of the estimate (4% on a
+	// slice of fewer than 16 SMs: spatial.errFraction).
 	Cycles uint64 `json:"cycles"`
 	Error  uint64 `json:"error_cycles"`
 	// ProjectedInst is the launch's warp instructions projected from the
@@ -236,6 +237,26 @@ const meanZ = 2
 // part's drain and the launch's differ a little (measured on the corpus:
 // docs/sampling.md).
 const errFloor = 0.02
+
+// settleFraction and maxSettleWaves: the waves after the warm-up wave that
+// are never measured, a settleFraction-th of the grid's waves (rounded
+// down), at most maxSettleWaves. A wave's time can keep
+// falling for several waves after the warm-up, by 1-2% a wave, and two
+// waves within the tolerance cannot see that: hto_reduce_v2_8M's waves
+// after the warm-up take 2,624, 2,526, 2,557, 2,456, then about 2,370 on
+// the slice (and fall alike on the whole GPU), and the first two that
+// agreed were extrapolated over 26 waves at 7% too much (docs/sampling.md,
+// eighteenth session). For a launch of many waves the waves waited cost
+// little against those extrapolated; under 8 waves none are waited.
+const (
+	settleFraction = 8
+	maxSettleWaves = 4
+)
+
+// settleWaves is how many waves after the warm-up wave are not measured.
+func (p *sampler) settleWaves() int {
+	return min(maxSettleWaves, p.n/(p.wave*settleFraction))
+}
 
 // sampler watches a timed run's retirements and decides where the detailed
 // part ends.
@@ -329,10 +350,11 @@ func (p *sampler) decide(next int) int {
 	k := p.cfg.MeasureWaves
 	ts := p.times()
 	// The measured waves come after the first (cold caches, every block
-	// starting at once) and, for a launch that brings more than the L2
+	// starting at once) and the settling waves after it (settleWaves),
+	// and, for a launch that brings more than the L2
 	// holds, after the L2 has filled: from then on its misses evict (and
 	// write back dirty lines), which the waves before did not pay.
-	first := 1
+	first := 1 + p.settleWaves()
 	p.filling = false
 	if p.warm >= 0 {
 		first = max(first, p.warm+1)
@@ -450,19 +472,31 @@ func (p *sampler) decide(next int) int {
 
 // meanSettled is the rule for waves of erratic length (no two consecutive
 // agree within the tolerance, yet their mean is steady): ts are the
-// per-wave times so far, win the measured ones (after the warm-up wave and
-// the L2's filling), next the blocks dispatched. With k = len(win) waves of
-// mean mu and standard deviation sd, the waves left if the detailed part
-// ended now (m) would be extrapolated at mu; taken as independent, their
-// sum then differs from m·mu by a standard error of sd·sqrt(m²/k + m) (the
-// mean's error over m waves, and the m waves' own spread). The mean rule
-// holds once there are at least Sample.MeanWaves of them, a wave would be
-// left, and meanZ standard errors are at most Tolerance of the launch's
-// cycles (those so far and the waves left at mu); stat is that many
-// standard errors, in cycles. Waves whose lengths alternate (a wave that
-// ends late makes the next short) make the standard error an
-// overestimate; a drift makes it an underestimate, which the
-// per-wave errFloor of the bound is for.
+// per-wave times so far, win the measured ones (after the warm-up wave,
+// the settling waves and the L2's filling), next the blocks dispatched.
+// With k = len(win) waves of mean mu, variance s² = sd² and lag-1
+// autocorrelation rho, the waves left if the detailed part ended now (m)
+// would be extrapolated at mu; the error of that sum, S_m - m·mu, has the
+// variance
+//
+//	s²·[(m + 2(m-1)·rho) + (m/k)²·(k + 2(k-1)·rho) - 2(m/k)·rho]
+//
+// for waves correlated with their neighbours only (the m waves' own
+// spread, the mean's error over m waves, and the two sums' shared
+// boundary). Independent waves (rho 0) give s²·(m + m²/k), the rule of
+// the sixteenth session. A wave ends when a whole wave of blocks has
+// retired, so a wave that ends late (its last block late) makes the next
+// short: where that jitter of the wave ends is what varies, rho is -1/2
+// and the variance s²·(1 + m/k + m²/k²) no longer grows with m (the
+// diagonal transpose's waves on the slice: rho about -0.57). rho is the
+// sample autocorrelation made larger for its uncertainty (lag1); a
+// positive one (a drift) makes the variance larger. The mean
+// rule holds once there are at least Sample.MeanWaves waves, a wave would
+// be left, and meanZ standard errors are at most Tolerance of the
+// launch's cycles (those so far and the waves left at mu); stat is that
+// many standard errors, in cycles. A drift over more than neighbouring
+// waves makes it an underestimate, which the per-wave errFloor of the
+// bound is for.
 func (p *sampler) meanSettled(ts, win []uint64, next int) (mu, sd, stat float64, ok bool) {
 	k := len(win)
 	if p.cfg.MeanWaves < 0 || k < max(p.cfg.MeanWaves, 2) {
@@ -472,22 +506,50 @@ func (p *sampler) meanSettled(ts, win []uint64, next int) (mu, sd, stat float64,
 	if m < 1 {
 		return 0, 0, 0, false
 	}
-	var sum, elapsed, ss float64
+	var sum, elapsed, ss, s1 float64
 	for _, t := range win {
 		sum += float64(t)
 	}
 	mu = sum / float64(k)
-	for _, t := range win {
+	for i, t := range win {
 		d := float64(t) - mu
 		ss += d * d
+		if i > 0 {
+			s1 += d * (float64(win[i-1]) - mu)
+		}
 	}
 	sd = math.Sqrt(ss / float64(k-1))
 	for _, t := range ts {
 		elapsed += float64(t)
 	}
 	total := elapsed + float64(p.n-p.retired)/float64(p.wave)*mu
-	stat = meanZ * sd * math.Sqrt(m*m/float64(k)+m)
+	stat = meanZ * sd * math.Sqrt(sumVariance(m, float64(k), lag1(ss, s1, k)))
 	return mu, sd, stat, stat <= p.cfg.Tolerance*total
+}
+
+// lag1 is the lag-1 autocorrelation the mean rule takes for k waves whose
+// squared deviations from their mean sum to ss and products of
+// neighbours' deviations to s1: the sample autocorrelation plus its bias
+// for k values (about 1/k) plus half its standard error (1/(2·sqrt k)),
+// within [-1/2, 1] (below -1/2 the variance of a sum of such waves would
+// be negative; 0 for waves all alike). The half standard error keeps the
+// rule's bound as often right for independent waves as the rule without
+// the autocorrelation (about 95% in a simulation of waves of independent
+// normal lengths, 5% to 30% spread, 31 waves; docs/sampling.md,
+// eighteenth session), which the bias alone did not (92%).
+func lag1(ss, s1 float64, k int) float64 {
+	if ss <= 0 {
+		return 0
+	}
+	return min(max(s1/ss+1/float64(k)+0.5/math.Sqrt(float64(k)), -0.5), 1)
+}
+
+// sumVariance is the variance, in units of one wave's, of the sum of the
+// m waves after k measured ones less m times the k waves' mean, for waves
+// of lag-1 autocorrelation rho and none further (meanSettled).
+func sumVariance(m, k, rho float64) float64 {
+	r := m / k
+	return (m + 2*(m-1)*rho) + r*r*(k+2*(k-1)*rho) - 2*r*rho
 }
 
 // newInfo is the Sampling of a run whose first d blocks ran in detail.
@@ -534,7 +596,7 @@ func (p *sampler) finish(ctx context.Context, res *Result, orig *vm.Kernel, occ,
 	res.Busy += add
 	s.Cycles = res.Cycles
 	if p.sp != nil {
-		s.Error += uint64(math.Ceil(errSlice * float64(s.Cycles)))
+		s.Error += uint64(math.Ceil(p.sp.errFraction() * float64(s.Cycles)))
 	}
 	res.Sampling = s
 	if s.Functional == 0 {

@@ -62,7 +62,7 @@ var sampleAll = flag.Bool("sample.all", false, "TestSampledCyclesMatchFull sampl
 // 10.3 waves of the H100) gives the full simulation's cycles within 3%,
 // with at least a quarter of the blocks not in detail, on the whole GPU
 // (Slice 1) and on a slice of 10 of its 132 SMs (the default for a
-// launch of under 16 waves, since the seventeenth session; under a tenth
+// launch of under 32 waves, since the seventeenth session; under a tenth
 // of the blocks in detail); the blocks left out
 // run functionally in SampleExact mode (outputs and PTX instruction counts
 // those of the full run) and not at all in SampleSkip mode (said by the
@@ -104,7 +104,7 @@ func TestSampledCyclesMatchFull(t *testing.T) {
 				assert.Equal(t, s.Blocks, s.SliceBlocks)
 			} else {
 				assert.Equal(t, 132, s.SMs)
-				assert.Equal(t, 10, s.SliceSMs, "one SM in 13 for a launch of under 16 waves, at whole L2 slices: 6 of 80")
+				assert.Equal(t, 10, s.SliceSMs, "one SM in 13 for a launch of under 32 waves, at whole L2 slices: 6 of 80")
 				assert.Equal(t, 16384*10/132, s.SliceBlocks, "the grid's first blocks in as many waves (rounded)")
 				assert.Less(t, s.Detailed, s.Blocks/10, "under a tenth of the blocks in detail")
 			}

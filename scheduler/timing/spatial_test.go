@@ -28,7 +28,8 @@ func TestSpatialSlice(t *testing.T) {
 		none                  bool
 		fits                  bool
 	}{
-		{name: "H100 default, 16 waves", prof: h100, frac: 0, n: 132 * 8 * 16, occ: 8, sms: 17, slices: 10, channels: 10, blocks: 2176},
+		{name: "H100 default, 32 waves", prof: h100, frac: 0, n: 132 * 8 * 32, occ: 8, sms: 17, slices: 10, channels: 10, blocks: 4352},
+		{name: "H100 default, 31 waves", prof: h100, frac: 0, n: 32768, occ: 8, sms: 10, slices: 6, channels: 6, blocks: 2482},
 		{name: "H100 default, 15.5 waves", prof: h100, frac: 0, n: 16384, occ: 8, sms: 10, slices: 6, channels: 6, blocks: 1241},
 		{name: "H100 eighth, 15.5 waves", prof: h100, frac: 8, n: 16384, occ: 8, sms: 17, slices: 10, channels: 10, blocks: 2110},
 		{name: "H100 fits in the L2", prof: h100, frac: 0, n: 16384, occ: 8, sms: 10, slices: 6, channels: 6, blocks: 1241, fits: true},
@@ -66,6 +67,10 @@ func TestSpatialSlice(t *testing.T) {
 			assert.Equal(t, tc.channels, s.mem.DRAM.Channels)
 			assert.InDelta(t, m.DRAM.BytesPerCycle*float64(tc.sms)/float64(tc.prof.SMs), s.mem.DRAM.BytesPerCycle, 1e-9)
 			assert.Equal(t, tc.blocks, s.blocks)
+			// The bound's part for the slice: 3% on 17 SMs or more, 4% on
+			// fewer than 16 (the slice of 10).
+			wantErr := map[int]float64{17: 0.03, 33: 0.03, 10: 0.04, 8: 0.04}[tc.sms]
+			assert.InDelta(t, wantErr, s.errFraction(), 1e-12)
 			assert.Equal(t, tc.prof.SMs, m.SMs, "the profile is not changed")
 		})
 	}
