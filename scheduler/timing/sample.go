@@ -246,7 +246,7 @@ const errFloor = 0.02
 // after the warm-up take 2,624, 2,526, 2,557, 2,456, then about 2,370 on
 // the slice (and fall alike on the whole GPU), and the first two that
 // agreed were extrapolated over 26 waves at 7% too much (docs/sampling.md,
-// eighteenth session). For a launch of many waves the waves waited cost
+// seventeenth session, second change). For a launch of many waves the waves waited cost
 // little against those extrapolated; under 8 waves none are waited.
 const (
 	settleFraction = 8
@@ -536,7 +536,7 @@ func (p *sampler) meanSettled(ts, win []uint64, next int) (mu, sd, stat float64,
 // rule's bound as often right for independent waves as the rule without
 // the autocorrelation (about 95% in a simulation of waves of independent
 // normal lengths, 5% to 30% spread, 31 waves; docs/sampling.md,
-// eighteenth session), which the bias alone did not (92%).
+// seventeenth session, second change), which the bias alone did not (92%).
 func lag1(ss, s1 float64, k int) float64 {
 	if ss <= 0 {
 		return 0

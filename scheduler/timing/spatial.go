@@ -25,7 +25,7 @@ const DefaultSliceFraction = 8
 // about the slice's, and an eighth of the SMs is under 10× less than the
 // full simulation; a thirteenth is over. A launch of more waves keeps
 // the larger slice, whose estimate is closer (docs/sampling.md,
-// seventeenth session; 16 waves until the eighteenth, 32 since, chosen
+// seventeenth session; 16 waves at first, 32 since the same session's second change, chosen
 // on the public corpus's launches of 31 waves).
 const (
 	FewWaves              = 32
