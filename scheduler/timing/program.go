@@ -115,6 +115,15 @@ type inst struct {
 	// rounds: an atomic, whose lanes on one address take rounds, or a
 	// compare-and-store loop (finish; issue's rounds).
 	rounds bool
+	// simple: a plain instruction on a pipe without a queue, which none of
+	// issueFirst's other cases touch (finish): issuePlain issues it.
+	simple bool
+	// sharedOp: a pooled shared-memory load or store with none of
+	// issueFirst's other cases (finish): issuePooled issues it.
+	sharedOp bool
+	// stepRare: what step must look at after the VM's step (a barrier
+	// crossing, an if-converted instruction, a control instruction).
+	stepRare bool
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -375,6 +384,11 @@ func (p *program) finish() {
 		in := &p.insts[i]
 		in.rare = in.asyncWait || in.carryR || in.carryW
 		in.rounds = in.cas != 0 || in.info != nil && in.info.Class == vm.ClassAtomic
+		in.stepRare = in.cross != nil || in.ifConv || in.kind > kindMem
+		in.sharedOp = in.pooled && in.kind == kindMem && in.queue == qMIO && in.data && in.vecN <= 1 && !in.rounds &&
+			!in.cluster && !in.asyncCommit && !in.asyncWait && !in.cpAsync && in.cas == 0 && in.lastAt == 0 && in.paramReg < 0
+		in.simple = in.kind == kindPlain && in.queue == qNone && !in.rounds && !in.cluster &&
+			!in.asyncCommit && !in.asyncWait && in.cas == 0 && in.lastAt == 0
 	}
 }
 
