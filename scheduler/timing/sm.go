@@ -259,6 +259,7 @@ type sm struct {
 	// taken to leave (round robin).
 	dataEst  float64
 	dpool    []dataOp // shared-memory operations waiting for the data path (round robin)
+	dbase    []dataOp // dpool's array from its start (datapath.go)
 	poolAt   uint64   // poolNext, kept as dpool and dataFree change
 	rr       int      // the warp slot the data path serves next, or after
 	barFree  float64  // barrier unit busy until
