@@ -49,10 +49,19 @@ type inst struct {
 	// return address from its frame, the first of its frame loads.
 	lastAt uint32
 	data   bool // occupies the SM's L1/shared data path (per wavefront)
-	regs   []int32
-	nread  int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
-	preds  []int32
-	npread int
+	// simple: a plain instruction on a pipe without a queue, which none of
+	// issueFirst's other cases touch (finish): issuePlain issues it.
+	simple bool
+	// sharedOp: a pooled shared-memory load or store with none of
+	// issueFirst's other cases (finish): issuePooled issues it.
+	sharedOp bool
+	// stepRare: what step must look at after the VM's step (a barrier
+	// crossing, an if-converted instruction, a control instruction).
+	stepRare bool
+	regs     []int32
+	nread    int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
+	preds    []int32
+	npread   int
 	// wregs and wpreds are regs[nread:] and preds[npread:], what it writes
 	// (writeback's loops, without slicing at each).
 	wregs, wpreds []int32
@@ -115,15 +124,6 @@ type inst struct {
 	// rounds: an atomic, whose lanes on one address take rounds, or a
 	// compare-and-store loop (finish; issue's rounds).
 	rounds bool
-	// simple: a plain instruction on a pipe without a queue, which none of
-	// issueFirst's other cases touch (finish): issuePlain issues it.
-	simple bool
-	// sharedOp: a pooled shared-memory load or store with none of
-	// issueFirst's other cases (finish): issuePooled issues it.
-	sharedOp bool
-	// stepRare: what step must look at after the VM's step (a barrier
-	// crossing, an if-converted instruction, a control instruction).
-	stepRare bool
 }
 
 // program is a kernel's instructions by kernel-wide id.

@@ -1582,6 +1582,19 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 		// can only report its key.
 		if k := p.key[l.idx]; k > t {
 			next = k
+		} else if in := l.next; in != nil && l.slotsLeft == 0 && l.eligAt <= t && (in.kind != kindPlain || in.slots+l.frac >= 256) {
+			// tryKeyed's common case, as in the loop below (most tries of
+			// the last warp are of this kind).
+			u, why := p.busy(in, t)
+			if u <= t {
+				s.issue(l, t)
+				l.rekey()
+				return s.endCycle(p, t+1)
+			}
+			s.account(l, t)
+			l.eligAt, l.why = u, why
+			p.key[l.idx] = u
+			next = u
 		} else {
 			ok, u := s.tryKeyed(l, t)
 			if ok {
@@ -1639,6 +1652,20 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 			continue
 		}
 		if w := warps[i]; w.live {
+			if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+				// tryKeyed's common case, as in the loop above.
+				if u, why := p.busy(in, t); u > t {
+					s.account(w, t)
+					w.eligAt, w.why = u, why
+					key[i] = u
+				} else {
+					key[i] = w.eligAt
+					if w.issued < pick.issued {
+						pick = w
+					}
+				}
+				continue
+			}
 			if ok, _ := s.tryKeyed(w, t); ok && w.issued < pick.issued {
 				pick = w
 			}
