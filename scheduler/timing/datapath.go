@@ -30,7 +30,15 @@ type dataOp struct {
 func (s *sm) pool(w *warp, in *inst, t uint64, wf float64, lat uint32) {
 	s.dataEst = max(s.dataEst, fcyc(t)) + wf*s.r.cfg.DataCycles
 	s.writeback(w, in, never, in.sb)
+	if len(s.dpool) == cap(s.dpool) && len(s.dpool) < cap(s.dbase) {
+		// serveUntil takes operations off the pool's front by
+		// reslicing: move it back to the start of its array.
+		s.dpool = s.dbase[:copy(s.dbase[:cap(s.dbase)], s.dpool)]
+	}
 	s.dpool = append(s.dpool, dataOp{w: w, age: w.age, in: in, slot: w.w.Slot(), arrive: t, wf: wf, lat: lat})
+	if cap(s.dpool) > cap(s.dbase) {
+		s.dbase = s.dpool[:0] // append moved it to a larger array
+	}
 	s.poolAt = s.poolNext()
 }
 
@@ -74,8 +82,11 @@ func (s *sm) serveUntil(t uint64, all bool) {
 			}
 		}
 		op := s.dpool[best]
-		copy(s.dpool[best:], s.dpool[best+1:])
-		s.dpool = s.dpool[:len(s.dpool)-1]
+		// The operations before it move up one (it is 2 from the front
+		// on average, the pool 8 long at 512²) and the pool starts one
+		// later in its array (pool moves it back).
+		copy(s.dpool[1:best+1], s.dpool[:best])
+		s.dpool = s.dpool[1:]
 		s.rr = op.slot + 1
 		if s.rr == n {
 			s.rr = 0

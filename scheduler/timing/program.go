@@ -49,10 +49,19 @@ type inst struct {
 	// return address from its frame, the first of its frame loads.
 	lastAt uint32
 	data   bool // occupies the SM's L1/shared data path (per wavefront)
-	regs   []int32
-	nread  int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
-	preds  []int32
-	npread int
+	// simple: a plain instruction on a pipe without a queue, which none of
+	// issueFirst's other cases touch (finish): issuePlain issues it.
+	simple bool
+	// sharedOp: a pooled shared-memory load or store with none of
+	// issueFirst's other cases (finish): issuePooled issues it.
+	sharedOp bool
+	// stepRare: what step must look at after the VM's step (a barrier
+	// crossing, an if-converted instruction, a control instruction).
+	stepRare bool
+	regs     []int32
+	nread    int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
+	preds    []int32
+	npread   int
 	// wregs and wpreds are regs[nread:] and preds[npread:], what it writes
 	// (writeback's loops, without slicing at each).
 	wregs, wpreds []int32
@@ -375,6 +384,11 @@ func (p *program) finish() {
 		in := &p.insts[i]
 		in.rare = in.asyncWait || in.carryR || in.carryW
 		in.rounds = in.cas != 0 || in.info != nil && in.info.Class == vm.ClassAtomic
+		in.stepRare = in.cross != nil || in.ifConv || in.kind > kindMem
+		in.sharedOp = in.pooled && in.kind == kindMem && in.queue == qMIO && in.data && in.vecN <= 1 && !in.rounds &&
+			!in.cluster && !in.asyncCommit && !in.asyncWait && !in.cpAsync && in.cas == 0 && in.lastAt == 0 && in.paramReg < 0
+		in.simple = in.kind == kindPlain && in.queue == qNone && !in.rounds && !in.cluster &&
+			!in.asyncCommit && !in.asyncWait && in.cas == 0 && in.lastAt == 0
 	}
 }
 

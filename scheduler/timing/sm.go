@@ -259,6 +259,7 @@ type sm struct {
 	// taken to leave (round robin).
 	dataEst  float64
 	dpool    []dataOp // shared-memory operations waiting for the data path (round robin)
+	dbase    []dataOp // dpool's array from its start (datapath.go)
 	poolAt   uint64   // poolNext, kept as dpool and dataFree change
 	rr       int      // the warp slot the data path serves next, or after
 	barFree  float64  // barrier unit busy until
@@ -682,6 +683,32 @@ func (s *sm) cached(l uint32) {
 
 // step executes the warp's next instruction in the VM.
 func (s *sm) step(w *warp, t uint64) error {
+	in := w.next
+	if in == nil || in.stepRare {
+		return s.stepAny(w, t)
+	}
+	// A plain or memory instruction that is not if-converted and that
+	// no instruction was moved across: stepAny's tests, none of which
+	// applies, left out.
+	s.clock = t
+	if err := s.vm.Step(w.w, &s.st); err != nil {
+		if s.err == nil {
+			s.err = err
+		}
+		return err
+	}
+	id := s.st.Info.ID
+	if in.id != id {
+		return s.stepAfter(w, &s.insts[id], false)
+	}
+	it := &s.perInst[id]
+	it.execs++
+	it.threads += uint64(bits.OnesCount32(s.st.Active))
+	return nil
+}
+
+// stepAny is step for any instruction.
+func (s *sm) stepAny(w *warp, t uint64) error {
 	s.clock = t
 	var joins bool // lanes of the warp wait at this barrier already
 	if in := w.next; in != nil && in.cross != nil {
@@ -693,14 +720,20 @@ func (s *sm) step(w *warp, t uint64) error {
 		}
 		return err
 	}
+	in := w.next // the instruction the VM ran (look set it)
+	if in == nil || in.id != s.st.Info.ID {
+		in = &s.insts[s.st.Info.ID]
+	}
+	return s.stepAfter(w, in, joins)
+}
+
+// stepAfter counts the instruction in that the VM has just run for warp
+// w, and applies what it did to the cycle loop's state.
+func (s *sm) stepAfter(w *warp, in *inst, joins bool) error {
 	id := s.st.Info.ID
 	it := &s.perInst[id]
 	it.execs++
 	it.threads += uint64(bits.OnesCount32(s.st.Active))
-	in := w.next // the instruction the VM ran (look set it)
-	if in == nil || in.id != id {
-		in = &s.insts[id]
-	}
 	// Only barriers and exits complete barriers in the VM (a block's
 	// threads exiting can complete the barrier the others wait at);
 	// branches, calls and returns are looked at too.
@@ -808,11 +841,50 @@ func (s *sm) issue(w *warp, t uint64) {
 	if s.tr != nil {
 		s.tr.issue(w, t)
 	}
-	if w.slotsLeft > 0 {
+	switch {
+	case w.slotsLeft > 0:
 		s.issueMore(w, in, t)
+	case in.simple:
+		s.issuePlain(w, in, t)
+	case in.sharedOp:
+		s.issuePooled(w, in, t)
+	default:
+		s.issueFirst(w, in, t)
+	}
+}
+
+// issuePlain is issueFirst for a simple instruction (inst.simple: plain,
+// no queue, no rounds, no cp.async bookkeeping, no tail), about half the
+// first machine instructions issued: its cases, without the tests of the
+// others.
+func (s *sm) issuePlain(w *warp, in *inst, t uint64) {
+	p := w.part
+	total := in.slots + w.frac
+	n := max(1, total>>8)
+	if total >= 256 {
+		w.frac = total & 255
+	} else {
+		w.frac = 0
+	}
+	p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + s.r.pipeCycles[in.pipe]
+	if err := s.step(w, t); err != nil {
+		w.eligAt, w.next = never, nil
 		return
 	}
-	s.issueFirst(w, in, t)
+	gap := in.gap
+	s.writeback(w, in, t+uint64(in.lat)+uint64(n-1)*uint64(gap), in.sb)
+	w.slotsLeft, w.gap = n-1, gap
+	w.readyAt, w.readyW = t+s.issueGap(w), Wait
+	w.tail = 0
+	w.first = t
+	if n > 1 {
+		w.readyAt = t + uint64(gap)
+		w.eligAt, w.why, w.cause = w.readyAt, Wait, -1
+		w.next = in
+		return
+	}
+	w.next = nil
+	s.look(w, t+1)
 }
 
 // issueMore issues, at cycle t, the next machine instruction of warp w's
@@ -840,6 +912,52 @@ func (s *sm) issueMore(w *warp, in *inst, t uint64) {
 		}
 		s.look(w, t+1)
 	}
+}
+
+// issuePooled is issueFirst for a pooled shared-memory load or store
+// (inst.sharedOp), with memStart's and memDone's cases for it.
+func (s *sm) issuePooled(w *warp, in *inst, t uint64) {
+	p := w.part
+	total := in.slots + w.frac
+	n := max(1, total>>8)
+	if total >= 256 {
+		w.frac = total & 255
+	} else {
+		w.frac = 0
+	}
+	start := ceilCyc(max(s.dataEst, fcyc(t)))
+	s.lastSet = max(s.lastSet, start)
+	s.hs.SetCycle(s.lastSet)
+	p.q[qMIO].push(start)
+	if err := s.step(w, t); err != nil {
+		w.eligAt, w.next = never, nil
+		return
+	}
+	w.next = nil
+	cfg := s.r.cfg
+	if s.r.k > 1 && remoteShared(s.st.Accesses, uint32(w.cta.c.Rank())) {
+		s.st.Outcome.Latency += uint32(cfg.ClusterSharedCycles)
+	}
+	wf := float64(s.hs.Wavefronts())
+	if f := cfg.FillCyclesPerSector; f > 0 && cfg.DataCycles > 0 {
+		wf = max(wf, float64(s.hs.FillSectors())*f/cfg.DataCycles)
+	}
+	lat := s.st.Outcome.Latency
+	if len(s.st.Accesses) == 0 {
+		wf, lat = 1, s.r.offLat[qMIO]
+	}
+	s.pool(w, in, t, wf, uint32(lat))
+	w.slotsLeft, w.gap = n-1, in.gap
+	w.readyAt, w.readyW = t+s.issueGap(w), Wait
+	w.tail = 0
+	w.first = t
+	if n > 1 {
+		w.readyAt = t + uint64(in.gap)
+		w.eligAt, w.why, w.cause = w.readyAt, Wait, -1
+		w.next = in
+		return
+	}
+	s.look(w, t+1)
 }
 
 // issueFirst issues, at cycle t, the first machine instruction of warp w's
@@ -1464,6 +1582,19 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 		// can only report its key.
 		if k := p.key[l.idx]; k > t {
 			next = k
+		} else if in := l.next; in != nil && l.slotsLeft == 0 && l.eligAt <= t && (in.kind != kindPlain || in.slots+l.frac >= 256) {
+			// tryKeyed's common case, as in the loop below (most tries of
+			// the last warp are of this kind).
+			u, why := p.busy(in, t)
+			if u <= t {
+				s.issue(l, t)
+				l.rekey()
+				return s.endCycle(p, t+1)
+			}
+			s.account(l, t)
+			l.eligAt, l.why = u, why
+			p.key[l.idx] = u
+			next = u
 		} else {
 			ok, u := s.tryKeyed(l, t)
 			if ok {
@@ -1521,6 +1652,20 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 			continue
 		}
 		if w := warps[i]; w.live {
+			if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+				// tryKeyed's common case, as in the loop above.
+				if u, why := p.busy(in, t); u > t {
+					s.account(w, t)
+					w.eligAt, w.why = u, why
+					key[i] = u
+				} else {
+					key[i] = w.eligAt
+					if w.issued < pick.issued {
+						pick = w
+					}
+				}
+				continue
+			}
 			if ok, _ := s.tryKeyed(w, t); ok && w.issued < pick.issued {
 				pick = w
 			}
