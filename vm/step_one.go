@@ -61,14 +61,27 @@ func (w *Warp) stepOne(f *frame, in *Inst, pc int32, mask, exec uint32) error {
 // its own paths applies, and reports whether it did: the shared loads and
 // stores of 32-bit words (stepShared32), and the forms of the full-warp
 // runs (exec_run.go) other than their memory forms, one instruction of a
-// run (an integer, predicate or fma operation, a uniform branch). Each
+// run (an integer, predicate or fma operation, a uniform branch), and
+// nops. Each
 // computes and records what stepOne or runFrame would, without their
 // generality around a single instruction (TestStepOneMatchesRunFrame).
-func (w *Warp) stepFast(s *SM, f *frame, in *Inst, info *InstInfo, exec uint32, st *Step) bool {
+func (w *Warp) stepFast(f *frame, in *Inst, info *InstInfo, exec uint32, st *Step) bool {
 	if in.Fast != FastNone {
-		return exec == ^uint32(0) && w.stepShared32(s, f, in, info, st)
+		return exec == ^uint32(0) && w.stepShared32(f, in, info, st)
 	}
 	pc := f.curPC
+	if in.Op == OpNop {
+		// runFrame's nop (a branch lowering predicated away, a group's
+		// bookkeeping): counted, nothing done.
+		w.Inst++
+		w.ThreadInst += WarpSize
+		pc++
+		f.curPC = pc
+		if pc >= f.nextWait {
+			w.resume()
+		}
+		return true
+	}
 	if uint(pc) >= uint(len(f.runs)) {
 		return false
 	}
@@ -102,7 +115,7 @@ func (w *Warp) stepFast(s *SM, f *frame, in *Inst, info *InstInfo, exec uint32, 
 // general path does not redo alike, where the word kernels refuse (a lane
 // misaligned or out of range, a shared window past 4 GiB, a load into its
 // own address register): Step then runs the instruction its usual way.
-func (w *Warp) stepShared32(s *SM, f *frame, in *Inst, info *InstInfo, st *Step) bool {
+func (w *Warp) stepShared32(f *frame, in *Inst, info *InstInfo, st *Step) bool {
 	sh, sb := w.view.Shared, w.view.SharedBase
 	if sb+uint64(len(sh)) > 1<<32 {
 		return false
@@ -128,7 +141,8 @@ func (w *Warp) stepShared32(s *SM, f *frame, in *Inst, info *InstInfo, st *Step)
 	}
 	w.Inst++
 	w.ThreadInst += WarpSize
-	// observe, for a shared access of the whole warp (s is w.cta.sm).
+	// observe, for a shared access of the whole warp.
+	s := w.cta.sm
 	acc.Space, acc.Size, acc.Mask = memspace.Shared, 4, ^uint32(0)
 	acc.Cache, acc.L1Evict, acc.L2Evict, acc.NonCoherent = info.Cache, info.L1Evict, info.L2Evict, info.NonCoherent
 	acc.Origin = memspace.Origin{SM: int32(s.ID), CTA: uint64(w.cta.index), Warp: int32(w.id), Inst: info.ID}
