@@ -26,28 +26,24 @@ const noPC = math.MaxInt32
 // frame is one activation (the kernel entry, or a called function) of a
 // warp. Lanes that are in a callee are neither current nor waiting here.
 type frame struct {
-	// The running group and the waiting lanes' summary first: every step
-	// reads them (ready), with the code, the registers and the run table
-	// after them, on the frame's first cache lines.
-	cur      uint32 // lanes running now, at curPC
+	fn        *Func
+	code      []Inst
+	regs      [][32]uint64 // by slot (layout.go)
+	slot      []int32      // the slot of each register index (an operand's offset / 32)
+	chains    []chainPlan  // the layout's FuseLdLdFmaChain plans, in pc order
+	runs      []runOp      // the layout's run table (exec_run.go), nil if none
+	preds     []uint32
+	params    []byte // per-lane function parameter block, lane-major
+	localBase uint64 // this activation's local depot (local-space address)
+
+	pc       [32]int32 // saved PCs of waiting and blocked lanes
+	cur      uint32    // lanes running now, at curPC
 	curPC    int32
 	waiting  uint32 // lanes ready to run, each at pc[lane]
 	nextWait int32  // smallest pc among waiting lanes, noPC if none
 	blocked  uint32 // lanes held at a barrier; they resume at pc[lane]
 	syncHeld uint32 // lanes held at a warp-synchronous instruction at pc[lane]
 	done     uint32 // lanes that returned from this activation
-
-	fn        *Func
-	code      []Inst
-	slot      []int32      // the slot of each register index (an operand's offset / 32)
-	regs      [][32]uint64 // by slot (layout.go)
-	preds     []uint32
-	runs      []runOp     // the layout's run table (exec_run.go), nil if none
-	chains    []chainPlan // the layout's FuseLdLdFmaChain plans, in pc order
-	params    []byte      // per-lane function parameter block, lane-major
-	localBase uint64      // this activation's local depot (local-space address)
-
-	pc [32]int32 // saved PCs of waiting and blocked lanes
 
 	callPC int32     // in the caller: pc of the call instruction
 	site   *CallSite // the call that created this frame
@@ -129,53 +125,27 @@ func (f *frame) settle() bool {
 
 // Warp is 32 lanes of a CTA executing in lockstep groups.
 type Warp struct {
-	// The fields a timing model's Step reads and writes come first (the
-	// first cache lines), then the memory view, then the rest: the 64
-	// warps an SM steps in turn keep little else of each in the host's
-	// caches.
 	cta *CTA
 	// topf is frames[depth-1], the running activation (nil at depth 0):
 	// a step reads it without going through the frames slice's array.
-	topf *frame
+	topf    *frame
+	id      int
+	slot    int    // warp slot on the SM (places its physical local memory)
+	watch   bool   // memory accesses go to observe (an observer, or a Step)
+	live    uint32 // lanes that exist (the last warp of a CTA may be partial)
+	exited  uint32
+	frames  []*frame // call stack; frames[depth-1] is running
+	depth   int
+	local   [32][]byte
+	localHW uint64 // local-memory high-water mark (bytes per lane) for zeroing
+	view    memspace.View
 	// acc is the access of the memory instruction executing, in its SM's
 	// buffer (SM.acc, set at admission): one warp instruction of an SM
 	// runs at a time, and a buffer the SM's every memory instruction
 	// writes stays in the host's caches, where 32 lanes' addresses in
 	// each warp's own did not (the timing model steps 64 warps in turn).
-	acc *memspace.Access
-
-	// counters
-	Inst       uint64 // warp instructions executed
-	ThreadInst uint64 // thread instructions (active lanes)
-
-	// the arrive-on of the last cp.async.mbarrier.arrive, not landed yet
-	// (exec_mbarrier.go): its lanes, their objects, the address space,
-	// whether it was .noinc, and w.Inst when it was issued
-	mbLate      uint32
-	mbLateNoInc bool
-	mbLateSpace memspace.Space
-	mbLateAt    uint64
-
-	id     int
-	slot   int    // warp slot on the SM (places its physical local memory)
-	watch  bool   // memory accesses go to observe (an observer, or a Step)
-	live   uint32 // lanes that exist (the last warp of a CTA may be partial)
-	exited uint32
-
-	// the group that last ran a warp-synchronous instruction, and the
-	// lanes that executed it (for Step)
-	syncActive, syncExec uint32
-	// lanes held at other PCs that execute the current warp-synchronous
-	// instruction's collective with it (set by syncGroup)
-	foreign uint32
-
-	frames []*frame // call stack; frames[depth-1] is running
-	depth  int
-	view   memspace.View
-
-	local   [32][]byte
-	localHW uint64 // local-memory high-water mark (bytes per lane) for zeroing
-	vbuf    [memspace.MaxElems][]uint64
+	acc  *memspace.Access
+	vbuf [memspace.MaxElems][]uint64
 	// sregs are the special registers' lanes, apart from the warp: read
 	// only when a frame starts (and by fault messages), they would
 	// otherwise spread the fields each step reads over 14 KB.
@@ -191,17 +161,33 @@ type Warp struct {
 	clHeld    uint32
 	clPhase   [32]uint32
 
+	// the group that last ran a warp-synchronous instruction, and the
+	// lanes that executed it (for Step)
+	syncActive, syncExec uint32
+	// lanes held at other PCs that execute the current warp-synchronous
+	// instruction's collective with it (set by syncGroup)
+	foreign uint32
+
 	// cp.async copies issued and not yet completed (exec_async.go), and
 	// each lane's count of committed groups
 	async        []asyncCopy
 	asyncCommits [32]uint32
 
-	// the lanes' objects of the cp.async.mbarrier.arrive not landed yet
-	// (mbLate)
-	mbLateAddr [32]uint64
+	// the arrive-on of the last cp.async.mbarrier.arrive, not landed yet
+	// (exec_mbarrier.go): its lanes, their objects, the address space,
+	// whether it was .noinc, and w.Inst when it was issued
+	mbLate      uint32
+	mbLateNoInc bool
+	mbLateSpace memspace.Space
+	mbLateAt    uint64
+	mbLateAddr  [32]uint64
 
 	// strides: the last full-warp 4-byte global loads, by pc (exec_mem.go)
 	strides [4]loadStride
+
+	// counters
+	Inst       uint64 // warp instructions executed
+	ThreadInst uint64 // thread instructions (active lanes)
 }
 
 func (w *Warp) top() *frame { return w.topf }
