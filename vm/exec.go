@@ -95,7 +95,7 @@ func (w *Warp) runFrame(f *frame, limit int) error {
 		var exec uint32
 		if in.Fuse == FuseRun && !w.watch && mask == ^uint32(0) && w.mbLate == 0 {
 			// A full warp's run of arithmetic (exec_run.go), counted there.
-			if k, npc := w.runFast(f, pc, limit-n); k > 0 {
+			if k, npc := w.runFast(f, pc, limit-n, !noRunKernels); k > 0 {
 				n += k - 1
 				pc = npc
 				if pc < f.nextWait {

@@ -301,8 +301,10 @@ var noRuns, noRunKernels bool
 // instructions, and returns how many it executed and the pc after them.
 // It stops before an instruction of no run form, a branch whose lanes
 // disagree, or a pc where waiting lanes would rejoin; 0 when it executed
-// nothing.
-func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
+// nothing. With kernels false it runs every form in Go, without
+// warpsimd.RunOps (whose entry and exit cost more than one instruction's
+// kernel: Step's single instructions).
+func (w *Warp) runFast(f *frame, pc int32, max int, kernels bool) (int, int32) {
 	ops, preds := f.runs, f.preds
 	if len(f.regs) == 0 {
 		return 0, pc
@@ -315,7 +317,7 @@ func (w *Warp) runFast(f *frame, pc int32, max int) (int, int32) {
 	nw := f.nextWait
 	k := 0
 	for {
-		if !noRunKernels {
+		if kernels {
 			// The forms warpsimd has kernels for, up to the first other.
 			k, pc = warpsimd.RunOps(base, preds, ops, pc, k, max, nw, w.view.Shared, w.view.SharedBase)
 		}

@@ -425,6 +425,14 @@ func (s *SM) Step(w *Warp, st *Step) error {
 	// copied.
 	st.Warp, st.Info, st.PC, st.Active, st.Exec = w, info, pc, mask, exec
 	st.Accesses, st.Outcome = nil, memspace.Outcome{}
+	if mask == ^uint32(0) && w.mbLate == 0 && !stepOneOff && w.stepFast(f, in, info, exec, st) {
+		// One instruction of a full warp, counted.
+		if s.DeferCount && l.MaxInst == 0 {
+			s.deferred++
+			return nil
+		}
+		return l.count(1, c, w)
+	}
 	s.step = st
 	w.watch = true
 	w.syncActive, w.syncExec = mask, exec

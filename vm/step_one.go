@@ -3,6 +3,7 @@ package vm
 import (
 	"math/bits"
 
+	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
 )
 
@@ -53,4 +54,109 @@ func (w *Warp) stepOne(f *frame, in *Inst, pc int32, mask, exec uint32) error {
 		w.landLate() // the end of the warp's slice
 	}
 	return nil
+}
+
+// stepFast runs, for Step, instruction in of frame f (at f.curPC) for a
+// full warp (exec executing; no cp.async arrival to land) where one of
+// its own paths applies, and reports whether it did: the shared loads and
+// stores of 32-bit words (stepShared32), and the forms of the full-warp
+// runs (exec_run.go) other than their memory forms, one instruction of a
+// run (an integer, predicate or fma operation, a uniform branch), and
+// nops. Each
+// computes and records what stepOne or runFrame would, without their
+// generality around a single instruction (TestStepOneMatchesRunFrame).
+func (w *Warp) stepFast(f *frame, in *Inst, info *InstInfo, exec uint32, st *Step) bool {
+	if in.Fast != FastNone {
+		return exec == ^uint32(0) && w.stepShared32(f, in, info, st)
+	}
+	pc := f.curPC
+	if in.Op == OpNop {
+		// runFrame's nop (a branch lowering predicated away, a group's
+		// bookkeeping): counted, nothing done.
+		w.Inst++
+		w.ThreadInst += WarpSize
+		pc++
+		f.curPC = pc
+		if pc >= f.nextWait {
+			w.resume()
+		}
+		return true
+	}
+	if uint(pc) >= uint(len(f.runs)) {
+		return false
+	}
+	switch f.runs[pc].K {
+	case runNone, runLdGlobal32, runLdShared32, runStShared32:
+		// Memory forms are observed: execMem's path.
+		return false
+	case runFma32:
+		w.Inst++
+		w.ThreadInst += WarpSize
+		warpsimd.FmaRN32(f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C))
+		pc++
+	default:
+		n, npc := w.runFast(f, pc, 1, false)
+		if n == 0 {
+			return false // a branch whose lanes disagree
+		}
+		pc = npc
+	}
+	f.curPC = pc
+	if pc >= f.nextWait {
+		w.resume()
+	}
+	return true
+}
+
+// stepShared32 is Step's own path for a full warp's ld/st.shared.32
+// [r+imm] (Inst.Fast), with no cp.async arrival to land: what stepOne,
+// execMem, addresses and observe do for it, without their tests for
+// every other form. It reports false, having changed nothing the
+// general path does not redo alike, where the word kernels refuse (a lane
+// misaligned or out of range, a shared window past 4 GiB, a load into its
+// own address register): Step then runs the instruction its usual way.
+func (w *Warp) stepShared32(f *frame, in *Inst, info *InstInfo, st *Step) bool {
+	sh, sb := w.view.Shared, w.view.SharedBase
+	if sb+uint64(len(sh)) > 1<<32 {
+		return false
+	}
+	acc := w.acc
+	a, v := f.r(in.A), f.r(in.V[0])
+	if in.Op == OpLd {
+		// addresses' FAddr32 form (the 32-bit sum of the register and the
+		// offset) and loadSharedWords in one pass (a refusal is left to
+		// LoadScalar, as there).
+		if v == a || !warpsimd.LoadWords32Addr(v, &acc.Addr, a, uint32(in.Off), sh, -uint32(sb)) {
+			return false
+		}
+		acc.Kind = memspace.Load
+	} else {
+		warpsimd.AddKQ(&acc.Addr, a, uint64(uint32(in.Off)), 0xffffffff)
+		if !warpsimd.StoreWords32(sh, &acc.Addr, v, -uint32(sb)) {
+			return false
+		}
+		acc.Kind = memspace.Store
+		w.vbuf[0] = v[:]
+		acc.Values, acc.Elems = &w.vbuf, 1
+	}
+	w.Inst++
+	w.ThreadInst += WarpSize
+	// observe, for a shared access of the whole warp.
+	s := w.cta.sm
+	acc.Space, acc.Size, acc.Mask = memspace.Shared, 4, ^uint32(0)
+	acc.Cache, acc.L1Evict, acc.L2Evict, acc.NonCoherent = info.Cache, info.L1Evict, info.L2Evict, info.NonCoherent
+	acc.Origin = memspace.Origin{SM: int32(s.ID), CTA: uint64(w.cta.index), Warp: int32(w.id), Inst: info.ID}
+	acc.WordStride = 0
+	acc.Tex, acc.Surface = nil, false
+	if o := s.Observer; o != nil {
+		st.Outcome = o.Observe(acc)
+	}
+	acc.Values = nil
+	st.Accesses = s.acc[:1]
+	pc := f.curPC + 1
+	f.curPC = pc
+	if pc >= f.nextWait {
+		w.resume()
+	}
+	return true
 }

@@ -155,6 +155,17 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 	if a.Mask == 0 {
 		return memspace.Outcome{}
 	}
+	if a.Space == memspace.Shared {
+		// The common case of a timing model's steps (a tiled kernel's
+		// loads from its tiles): shared accesses send nothing to L2, so
+		// the transactions' bookkeeping below has nothing to do.
+		s.tally.note(a)
+		lat := s.shared(a)
+		if s.windowed || s.mem != nil {
+			return memspace.Outcome{Latency: lat}
+		}
+		return memspace.Outcome{}
+	}
 	before, deps := len(s.out), len(s.deps)
 	if a.Space != memspace.Generic && a.Space != memspace.Texture {
 		s.tally.note(a)
@@ -484,7 +495,16 @@ func (s *SM) storeLines(a *memspace.Access, key uint64, c *Counts, policy string
 // shared counts the wavefronts and bank conflicts of a shared access.
 func (s *SM) shared(a *memspace.Access) uint32 {
 	c := s.tally.at(a.Origin.Inst)
-	wf, ideal := s.banks.wavefronts(a)
+	var wf, ideal int
+	if a.Mask == ^uint32(0) && int(a.Size) <= s.banks.cfg.BankBytes && a.Size != 0 &&
+		(a.Kind == memspace.Load || a.Kind == memspace.Store || a.Sync) && xorSpan(&a.Addr)>>s.banks.rowSh == 0 {
+		// wavefronts' first answer, without its tests: a full warp's
+		// words of one bank width or less, not an atomic's, in one
+		// aligned row of the banks (banks.narrow).
+		wf, ideal = 1, 1
+	} else {
+		wf, ideal = s.banks.wavefronts(a)
+	}
 	s.grpWave += wf
 	req, wav, con := SharedLdRequests, SharedLdWavefronts, SharedLdConflicts
 	switch a.Kind {

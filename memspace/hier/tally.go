@@ -42,6 +42,16 @@ type Pattern struct {
 // note records the pattern of access a for its instruction unless one with
 // as many lanes was recorded.
 func (t *Tally) note(a *memspace.Access) {
+	// The common case, small enough to inline: a full warp's pattern is
+	// recorded already.
+	if i := uint(int(a.Origin.Inst) + 1); i < 256 && t.full[i>>6]&(1<<(i&63)) != 0 {
+		return
+	}
+	t.noteMore(a)
+}
+
+// noteMore is note past its first test.
+func (t *Tally) noteMore(a *memspace.Access) {
 	i := int(a.Origin.Inst) + 1
 	if i < 0 {
 		i = 0
@@ -110,6 +120,17 @@ func (t *Tally) Pattern(inst int32) Pattern {
 
 // at returns the block of instruction inst.
 func (t *Tally) at(inst int32) *Counts {
+	// The common case, small enough to inline: the block exists.
+	if i := uint(int(inst) + 1); i < uint(len(t.blocks)) {
+		if b := t.blocks[i]; b != nil {
+			return b
+		}
+	}
+	return t.alloc(inst)
+}
+
+// alloc is at past its first test: it allocates the block.
+func (t *Tally) alloc(inst int32) *Counts {
 	i := int(inst) + 1
 	if i < 0 {
 		i = 0

@@ -148,3 +148,80 @@ stfail:
 	VZEROUPPER
 	MOVB $0, ret+32(FP)
 	RET
+
+// func loadWords32AddrAVX2(d, addr, a *[32]uint64, off uint32, mem *byte, k, last uint32) bool
+//
+// loadWords32AVX2 with the addresses computed on the way: per group of
+// eight lanes, the low halves of a plus off (the 32-bit window
+// addresses) are written to addr zero-extended, then offset by k,
+// checked (as OFFSETS does) and loaded into d. A failed check returns
+// false at once, the groups before it written to addr and d.
+TEXT ·loadWords32AddrAVX2(SB), NOSPLIT, $0-49
+	MOVQ d+0(FP), DI
+	MOVQ addr+8(FP), R9
+	MOVQ a+16(FP), SI
+	MOVQ mem+32(FP), DX
+	SETUP(k+40, last+44)
+	MOVL off+24(FP), AX
+	VMOVD AX, X11
+	VPBROADCASTD X11, Y11
+	MOVQ $4, BX
+
+laloop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+	VSHUFPS $0x88, Y1, Y0, Y0
+	VPERMQ $0xD8, Y0, Y0
+	VPADDD Y11, Y0, Y0 // the window addresses
+	VPMOVZXDQ X0, Y9
+	VEXTRACTI128 $1, Y0, X10
+	VPMOVZXDQ X10, Y10
+	VMOVDQU Y9, 0(R9)
+	VMOVDQU Y10, 32(R9)
+	VPADDD Y15, Y0, Y0 // their offsets in mem
+	VPMAXUD Y14, Y0, Y2
+	VPCMPEQD Y14, Y2, Y2
+	VPCMPEQD Y3, Y3, Y3
+	VPTEST Y3, Y2
+	JCC lafail
+	VPTEST Y13, Y0
+	JNE lafail
+	VMOVD X0, R8
+	VPBROADCASTD X0, Y7
+	VPADDD Y12, Y7, Y8
+	VPCMPEQD Y0, Y8, Y8
+	VPTEST Y3, Y8
+	JCS lacontig
+	VPCMPEQD Y0, Y7, Y7
+	VPTEST Y3, Y7
+	JCS labcast
+	VPXOR Y4, Y4, Y4
+	VPGATHERDD Y3, (DX)(Y0*1), Y4
+	JMP lawiden
+
+lacontig:
+	VMOVDQU (DX)(R8*1), Y4
+	JMP lawiden
+
+labcast:
+	VPBROADCASTD (DX)(R8*1), Y4
+
+lawiden:
+	VPMOVZXDQ X4, Y5
+	VEXTRACTI128 $1, Y4, X6
+	VPMOVZXDQ X6, Y6
+	VMOVDQU Y5, 0(DI)
+	VMOVDQU Y6, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, R9
+	DECQ BX
+	JNZ laloop
+	VZEROUPPER
+	MOVB $1, ret+48(FP)
+	RET
+
+lafail:
+	VZEROUPPER
+	MOVB $0, ret+48(FP)
+	RET

@@ -125,3 +125,59 @@ func TestStoreWords32MatchesGo(t *testing.T) {
 	var a, s [32]uint64
 	require.False(t, StoreWords32(make([]byte, 3), &a, &s, 0), "shorter than a word")
 }
+
+// TestLoadWords32AddrMatchesSteps: the one pass writes the addresses
+// AddKQ writes and loads what LoadWords32 loads from them, and refuses
+// what it refuses, over the shapes of TestLoadWords32MatchesGo's groups.
+func TestLoadWords32AddrMatchesSteps(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 25))
+	mem := make([]byte, 4096)
+	for i := range mem {
+		mem[i] = byte(r.Uint32())
+	}
+	const base = 0x400
+	for it := range 20000 {
+		var a [32]uint64
+		for g := 0; g < 32; g += 8 {
+			w0 := r.IntN(1024 - 17)
+			for l := g; l < g+8; l++ {
+				w := r.IntN(1024 - 8)
+				switch it / 5 % 4 {
+				case 1:
+					w = w0 + l - g
+				case 2:
+					w = w0
+				case 3:
+					w = w0 + l - g
+					if l == g+r.IntN(8) {
+						w++
+					}
+				}
+				a[l] = uint64(base+4*w) | uint64(r.Uint32())<<32 // high halves ignored
+			}
+		}
+		off := uint32(4 * r.IntN(8))
+		lane := r.IntN(32)
+		switch it % 5 {
+		case 1:
+			a[lane] += 2 // misaligned
+		case 2:
+			a[lane] = base + 4096 - uint64(off) // one word past the end
+		case 3:
+			a[lane] = base - 4 - uint64(off) // below the base: wraps
+		case 4:
+			a[lane] = 0xffffffff // the window's sum wraps past 2^32
+		}
+		b := uint32(base)
+		k := -b // the window's base taken away, modulo 2^32
+		var d, addr, wantD, wantAddr [32]uint64
+		AddKQ(&wantAddr, &a, uint64(off), 0xffffffff)
+		wantOK := LoadWords32(&wantD, &wantAddr, mem, k)
+		ok := LoadWords32Addr(&d, &addr, &a, off, mem, k)
+		require.Equal(t, wantOK, ok, "iteration %d", it)
+		if ok {
+			require.Equal(t, wantAddr, addr, "iteration %d", it)
+			require.Equal(t, wantD, d, "iteration %d", it)
+		}
+	}
+}
