@@ -20,18 +20,8 @@ import (
 var corpusAll = flag.Bool("timing.corpus.all", false, "run every corpus case in timing mode, the long ones too")
 
 // maxCorpusInst is the size (ncu's smsp__inst_executed.sum) above which
-// TestCorpusTimingMatchesGPU leaves a case out unless -timing.corpus.all,
-// but for the smallest build of a kernel whose builds are all larger,
-// which runs up to maxCorpusInstOne: every kernel of up to that size is
-// timed in one build at least. Until 2026-11-29 every case of up to
-// 200,000 ran; the 33 launches between 100,000 and 200,000 held 39% of
-// the machine instructions timed; 22 of them are a larger build of a
-// kernel timed in a smaller one and are left out, the other 11 (the
-// smallest builds of eight kernels) still run.
-const (
-	maxCorpusInst    = 100000
-	maxCorpusInstOne = 200000
-)
+// TestCorpusTimingMatchesGPU leaves a case out unless -timing.corpus.all.
+const maxCorpusInst = 200000
 
 // interleavingDependent are the corpus launches whose PTX instruction
 // count depends on how warps interleave, so that the two modes count
@@ -94,8 +84,7 @@ func sameDifferences(a, b *suite.Result) bool {
 // equal the functional run's, although the timed run executes the kernel
 // list-scheduled and if-converted as ptxas compiles it. By default the
 // cases of more than maxCorpusInst machine instructions are left out to
-// keep the suite fast (but the smallest build of each kernel, up to
-// maxCorpusInstOne); -timing.corpus.all (or PTXVM_TIMING_CORPUS_ALL=1)
+// keep the suite fast; -timing.corpus.all (or PTXVM_TIMING_CORPUS_ALL=1)
 // runs them all. (The public corpus's PTX is not in the repository.) The
 // functional runs are those the corpus tests of this package hold to the
 // GPU (runOnce: a case runs once in each mode per process), and the
@@ -105,16 +94,11 @@ func sameDifferences(a, b *suite.Result) bool {
 func TestCorpusTimingMatchesGPU(t *testing.T) {
 	t.Parallel()
 	sizes := map[string]float64{}
-	least := map[string]float64{} // the smallest build's size, by kernel
 	ls, err := ncu.ReadAll("../../testdata")
 	require.NoError(t, err)
 	for _, l := range ls {
 		if v, ok := l.Value("smsp__inst_executed.sum"); ok {
 			sizes[l.Corpus+"/cases/"+l.Case+"/"+l.Variant] = v
-			k := l.Corpus + "/cases/" + l.Case
-			if m, ok := least[k]; !ok || v < m {
-				least[k] = v
-			}
 		}
 	}
 	all := *corpusAll || os.Getenv("PTXVM_TIMING_CORPUS_ALL") == "1"
@@ -127,9 +111,7 @@ func TestCorpusTimingMatchesGPU(t *testing.T) {
 			skipped := 0
 			for _, c := range cases {
 				rel, _ := filepath.Rel("../../testdata", c.Dir)
-				rel = filepath.ToSlash(rel)
-				n := sizes[rel]
-				if one := n == least[filepath.Dir(rel)] && n <= maxCorpusInstOne; n > maxCorpusInst && !one && !all {
+				if n := sizes[filepath.ToSlash(rel)]; n > maxCorpusInst && !all {
 					skipped++
 					continue
 				}
