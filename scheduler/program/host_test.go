@@ -27,8 +27,8 @@ import (
 )
 
 var (
-	hostFull   = flag.Bool("hostfull", false, "run every case of testdata/host (minutes) and rewrite docs/host-memory-validation.md")
-	hostCases  = flag.String("hostcases", "", "run only the cases of testdata/host whose names match this regular expression, and log each figure")
+	hostFull   = flag.Bool("hostfull", false, "run every case of testdata/host (minutes), the 16 MiB programs' kernels unsampled, and rewrite docs/host-memory-validation.md; TestMixedL2AgainstGPU: all 33 launches, each from 1/8 and 1/4 of the GPU's iterations")
+	hostCases  = flag.String("hostcases", "", "run only the cases of testdata/host whose names match this regular expression (unsampled), and log each figure")
 	hostGPU    = flag.String("hostgpu", "h100", "the GPU profile the host-memory corpus runs on (-hostfull writes docs/host-memory-validation.md only with the default)")
 	hostJobs   = flag.Int("hostj", 2, "cases of testdata/host run at once")
 	hostRepeat = flag.String("hostrepeat", "", "hold the model to a repeat recording instead: the *.jsonl files in this folder (lines as testdata/host's recordings), only the figures they hold")
