@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +89,17 @@ func TestReportCommand(t *testing.T) {
 	}
 }
 
+// chromiumAll renders every page in TestReportInChromium.
+var chromiumAll = flag.Bool("chromium.all", false, "TestReportInChromium renders all twelve pages (every bundled kernel's report, the three comparisons, the timed ones); by default one page of each kind: "+strings.Join(chromiumQuick, ", "))
+
+// chromiumQuick are the pages TestReportInChromium renders by default, one
+// of each kind the report has: a kernel's page (the tensor-core multiply's,
+// the longest, and a transpose's), a comparison, a timed page and a timed
+// comparison. Each page costs Chromium about a second of CPU (its
+// screenshot of up to 1366×6000 pixels encoded and decoded); the pages of
+// one kind differ only in their figures, not in what is laid out.
+var chromiumQuick = []string{"matmul_wmma", "transpose_naive", "transpose_naive-vs-transpose_shared", "matmul_tiled-timing", "matmul_naive-matmul_tiled-timing"}
+
 // TestReportInChromium renders the report of every bundled kernel, and the
 // mission's comparisons, in a real headless Chromium (one browser for
 // all), and the timed reports of the matmuls and their comparison: each
@@ -94,7 +107,9 @@ func TestReportCommand(t *testing.T) {
 // a 1366-pixel laptop screen without scrolling sideways, its counter
 // filter works, its charts are drawn (SVGs with marks, the timing pages'
 // timelines laid out at a readable height), and its screenshot is not
-// blank. With PTXRUN_SHOTS=DIR the screenshots are kept there.
+// blank. With PTXRUN_SHOTS=DIR the screenshots are kept there. By default
+// only chromiumQuick's five pages are made and rendered (-chromium.all:
+// all twelve).
 func TestReportInChromium(t *testing.T) {
 	bin := chrome.Find()
 	if bin == "" {
@@ -106,13 +121,20 @@ func TestReportInChromium(t *testing.T) {
 		timed      bool
 	}
 	var pages []page
+	wanted := func(name string) bool { return *chromiumAll || slices.Contains(chromiumQuick, name) }
 	for _, e := range kernels.All() {
+		if !wanted(e.Name) {
+			continue
+		}
 		f := filepath.Join(dir, e.Name+".html")
 		r := ptxrun(t, "report", e.Name, "-o", f)
 		require.Equal(t, exitOK, r.code, r.stderr)
 		pages = append(pages, page{e.Name, f, false})
 	}
 	for _, c := range [][2]string{{"matmul_naive", "matmul_tiled"}, {"transpose_naive", "transpose_shared"}, {"transpose_shared", "transpose_padded"}} {
+		if !wanted(c[0] + "-vs-" + c[1]) {
+			continue
+		}
 		f := filepath.Join(dir, c[0]+"-vs-"+c[1]+".html")
 		r := ptxrun(t, "report", "--compare", c[0], c[1], "-o", f)
 		require.Equal(t, exitOK, r.code, r.stderr)
@@ -122,10 +144,16 @@ func TestReportInChromium(t *testing.T) {
 	for _, args := range [][]string{{"matmul_naive"}, {"matmul_tiled"}, {"--compare", "matmul_naive", "matmul_tiled"}} {
 		name := strings.Join(args, "-") + "-timing"
 		name = strings.TrimPrefix(strings.ReplaceAll(name, "--compare-", ""), "-")
+		if !wanted(name) {
+			continue
+		}
 		f := filepath.Join(dir, name+".html")
 		r := ptxrun(t, append(append([]string{"report"}, args...), "--mode", "timing", "--size", "128", "-o", f)...)
 		require.Equal(t, exitOK, r.code, r.stderr)
 		pages = append(pages, page{name, f, true})
+	}
+	if !*chromiumAll {
+		require.Len(t, pages, len(chromiumQuick), "every default page is made")
 	}
 
 	b, err := chrome.Start(bin)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -215,6 +216,11 @@ func TestCyclesAgainstGPU(t *testing.T) {
 // +2.2% on 2026-11-29; +1.7%, +4.9%, +5.1% before the L2's read rates and
 // the SMs' alternation between the partitions), where the H100's is off
 // by 17-30% (docs/timing-validation.md, "Another GPU").
+//
+// The H100 profile's miss is held on the transpose (TestCyclesAgainstGPU's
+// run of it) and on the 32 MiB working set, the nearer miss (+17.0% on
+// 2026-11-29); -h200.all runs the 40 MiB one on the H100 profile too
+// (+30.0%; 2 to 2.5 s of CPU more).
 func TestH200AgainstGPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -226,12 +232,18 @@ func TestH200AgainstGPU(t *testing.T) {
 		real, ok := l.Value("sm__cycles_elapsed.max")
 		require.True(t, ok)
 		on200 := float64(timedGPULaunch(t, l, h200).Timing.Cycles)
+		assert.InEpsilon(t, real, on200, 0.07, "%s on the H200 profile", l.Case)
+		if l.Case == "l2_ws_40MiB" && !*h200All {
+			t.Logf("%s: H200 %.0f cycles; model %+.1f%% with the H200 profile", l.Case, real, 100*(on200/real-1))
+			continue
+		}
 		on100 := float64(timedGPULaunch(t, l, h100).Timing.Cycles)
 		t.Logf("%s: H200 %.0f cycles; model %+.1f%% with the H200 profile, %+.1f%% with the H100's", l.Case, real, 100*(on200/real-1), 100*(on100/real-1))
-		assert.InEpsilon(t, real, on200, 0.07, "%s on the H200 profile", l.Case)
 		assert.Greater(t, math.Abs(on100/real-1), 0.15, "%s: the H100 profile misses the H200", l.Case)
 	}
 }
+
+var h200All = flag.Bool("h200.all", false, "TestH200AgainstGPU runs the 40 MiB working set on the H100 profile too (by default the H100 profile's miss of the H200 is held on the 32 MiB one and the naive transpose)")
 
 // The padded transpose is bound by the L2 slices on the H100 from 2048 up
 // (ncu: 74 to 78 of the 80 slices' sectors a cycle, far writes counted at
