@@ -853,19 +853,28 @@ func (s *sm) issue(w *warp, t uint64) {
 	}
 }
 
+// takeSlots is how many machine instructions warp w issues for in (at
+// least one): in.slots and the fraction w carries, in 256ths, with the
+// fraction left over kept for the next (an instruction of less than a
+// whole slot folds into the ones after it on average; a memory or control
+// instruction issues even if folded).
+func (w *warp) takeSlots(in *inst) uint32 {
+	total := in.slots + w.frac
+	if total < 256 {
+		w.frac = 0
+		return 1
+	}
+	w.frac = total & 255
+	return total >> 8
+}
+
 // issuePlain is issueFirst for a simple instruction (inst.simple: plain,
 // no queue, no rounds, no cp.async bookkeeping, no tail), about half the
 // first machine instructions issued: its cases, without the tests of the
 // others.
 func (s *sm) issuePlain(w *warp, in *inst, t uint64) {
 	p := w.part
-	total := in.slots + w.frac
-	n := max(1, total>>8)
-	if total >= 256 {
-		w.frac = total & 255
-	} else {
-		w.frac = 0
-	}
+	n := w.takeSlots(in)
 	p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + s.r.pipeCycles[in.pipe]
 	if err := s.step(w, t); err != nil {
 		w.eligAt, w.next = never, nil
@@ -918,13 +927,7 @@ func (s *sm) issueMore(w *warp, in *inst, t uint64) {
 // (inst.sharedOp), with memStart's and memDone's cases for it.
 func (s *sm) issuePooled(w *warp, in *inst, t uint64) {
 	p := w.part
-	total := in.slots + w.frac
-	n := max(1, total>>8)
-	if total >= 256 {
-		w.frac = total & 255
-	} else {
-		w.frac = 0
-	}
+	n := w.takeSlots(in)
 	start := ceilCyc(max(s.dataEst, fcyc(t)))
 	s.lastSet = max(s.lastSet, start)
 	s.hs.SetCycle(s.lastSet)
@@ -967,13 +970,7 @@ func (s *sm) issueFirst(w *warp, in *inst, t uint64) {
 	cfg := s.r.cfg
 	pc := s.r.pipeCycles[in.pipe]
 	w.asyncBook(in)
-	total := in.slots + w.frac
-	n := max(1, total>>8)
-	if total >= 256 {
-		w.frac = total & 255
-	} else {
-		w.frac = 0 // a memory or control instruction issues even if folded on average
-	}
+	n := w.takeSlots(in)
 	start := t
 	switch in.queue {
 	case qNone:
