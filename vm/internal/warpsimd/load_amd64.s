@@ -25,15 +25,18 @@ GLOBL ·iota4<>(SB), RODATA|NOPTR, $32
 	VPBROADCASTD X13, Y13 \
 	VMOVDQU ·iota4<>(SB), Y12
 
-// OFFSETS puts the eight lanes' offsets at ptr (the low halves of eight
-// uint64, VSHUFPS and VPERMQ into lane order, plus k) in Y0 and jumps to
-// bad unless each is aligned and at most last (max(p, last) == last,
-// unsigned). It leaves Y3 all ones.
-#define OFFSETS(ptr, bad) \
+// LANES puts the eight lanes' 32-bit values at ptr (the low halves of
+// eight uint64, VSHUFPS and VPERMQ into lane order) in Y0.
+#define LANES(ptr) \
 	VMOVDQU 0(ptr), Y0 \
 	VMOVDQU 32(ptr), Y1 \
 	VSHUFPS $0x88, Y1, Y0, Y0 \
-	VPERMQ $0xD8, Y0, Y0 \
+	VPERMQ $0xD8, Y0, Y0
+
+// CHECK adds k to the eight offsets in Y0 and jumps to bad unless each is
+// aligned and at most last (max(p, last) == last, unsigned). It leaves Y3
+// all ones.
+#define CHECK(bad) \
 	VPADDD Y15, Y0, Y0 \
 	VPMAXUD Y14, Y0, Y2 \
 	VPCMPEQD Y14, Y2, Y2 \
@@ -42,6 +45,39 @@ GLOBL ·iota4<>(SB), RODATA|NOPTR, $32
 	JCC bad \
 	VPTEST Y13, Y0 \
 	JNE bad
+
+// OFFSETS puts the eight lanes' offsets at ptr (LANES, plus k) in Y0 and
+// jumps to bad unless each is aligned and at most last (CHECK).
+#define OFFSETS(ptr, bad) \
+	LANES(ptr) \
+	CHECK(bad)
+
+// GATHER reads the eight words of mem (DX) at the checked offsets in Y0
+// into Y4, leaving lane 0's offset in R8: eight consecutive words
+// (offsets o, o+4, ... o+28: CF set by the first VPTEST) are one load,
+// the code at contig; eight equal offsets one broadcast, at bcast; only
+// other groups are gathered, after which it jumps to widen.
+#define GATHER(contig, bcast, widen) \
+	VMOVD X0, R8 \
+	VPBROADCASTD X0, Y7 \
+	VPADDD Y12, Y7, Y8 \
+	VPCMPEQD Y0, Y8, Y8 \
+	VPTEST Y3, Y8 \
+	JCS contig \
+	VPCMPEQD Y0, Y7, Y7 \
+	VPTEST Y3, Y7 \
+	JCS bcast \
+	VPXOR Y4, Y4, Y4 \
+	VPGATHERDD Y3, (DX)(Y0*1), Y4 \
+	JMP widen
+
+// WIDEN zero-extends the eight words in Y4 into eight uint64 at DI.
+#define WIDEN \
+	VPMOVZXDQ X4, Y5 \
+	VEXTRACTI128 $1, Y4, X6 \
+	VPMOVZXDQ X6, Y6 \
+	VMOVDQU Y5, 0(DI) \
+	VMOVDQU Y6, 32(DI)
 
 // func loadWords32AVX2(d, a *[32]uint64, mem *byte, k, last uint32) bool
 //
@@ -57,22 +93,8 @@ TEXT ·loadWords32AVX2(SB), NOSPLIT, $0-33
 
 ldloop:
 	OFFSETS(SI, fail)
-	// Lane 0's offset, in R8 and in every lane of Y7. Eight consecutive
-	// words (offsets o, o+4, ... o+28) are one load, eight equal offsets
-	// one broadcast; only other groups are gathered. Every lane's offset
-	// passed the checks above, so both read inside mem.
-	VMOVD X0, R8
-	VPBROADCASTD X0, Y7
-	VPADDD Y12, Y7, Y8
-	VPCMPEQD Y0, Y8, Y8
-	VPTEST Y3, Y8
-	JCS contig // CF = 1: every lane is lane 0's offset + 4·lane
-	VPCMPEQD Y0, Y7, Y7
-	VPTEST Y3, Y7
-	JCS bcast // CF = 1: every lane reads lane 0's word
-	VPXOR Y4, Y4, Y4
-	VPGATHERDD Y3, (DX)(Y0*1), Y4
-	JMP widen
+	// Every lane's offset passed the checks, so the reads are inside mem.
+	GATHER(contig, bcast, widen)
 
 contig:
 	VMOVDQU (DX)(R8*1), Y4
@@ -82,11 +104,7 @@ bcast:
 	VPBROADCASTD (DX)(R8*1), Y4
 
 widen:
-	VPMOVZXDQ X4, Y5
-	VEXTRACTI128 $1, Y4, X6
-	VPMOVZXDQ X6, Y6
-	VMOVDQU Y5, 0(DI)
-	VMOVDQU Y6, 32(DI)
+	WIDEN
 	ADDQ $64, SI
 	ADDQ $64, DI
 	DECQ BX
@@ -154,7 +172,7 @@ stfail:
 // loadWords32AVX2 with the addresses computed on the way: per group of
 // eight lanes, the low halves of a plus off (the 32-bit window
 // addresses) are written to addr zero-extended, then offset by k,
-// checked (as OFFSETS does) and loaded into d. A failed check returns
+// checked (CHECK) and loaded into d (GATHER, WIDEN). A failed check returns
 // false at once, the groups before it written to addr and d.
 TEXT ·loadWords32AddrAVX2(SB), NOSPLIT, $0-49
 	MOVQ d+0(FP), DI
@@ -168,36 +186,15 @@ TEXT ·loadWords32AddrAVX2(SB), NOSPLIT, $0-49
 	MOVQ $4, BX
 
 laloop:
-	VMOVDQU 0(SI), Y0
-	VMOVDQU 32(SI), Y1
-	VSHUFPS $0x88, Y1, Y0, Y0
-	VPERMQ $0xD8, Y0, Y0
+	LANES(SI)
 	VPADDD Y11, Y0, Y0 // the window addresses
 	VPMOVZXDQ X0, Y9
 	VEXTRACTI128 $1, Y0, X10
 	VPMOVZXDQ X10, Y10
 	VMOVDQU Y9, 0(R9)
 	VMOVDQU Y10, 32(R9)
-	VPADDD Y15, Y0, Y0 // their offsets in mem
-	VPMAXUD Y14, Y0, Y2
-	VPCMPEQD Y14, Y2, Y2
-	VPCMPEQD Y3, Y3, Y3
-	VPTEST Y3, Y2
-	JCC lafail
-	VPTEST Y13, Y0
-	JNE lafail
-	VMOVD X0, R8
-	VPBROADCASTD X0, Y7
-	VPADDD Y12, Y7, Y8
-	VPCMPEQD Y0, Y8, Y8
-	VPTEST Y3, Y8
-	JCS lacontig
-	VPCMPEQD Y0, Y7, Y7
-	VPTEST Y3, Y7
-	JCS labcast
-	VPXOR Y4, Y4, Y4
-	VPGATHERDD Y3, (DX)(Y0*1), Y4
-	JMP lawiden
+	CHECK(lafail) // their offsets in mem
+	GATHER(lacontig, labcast, lawiden)
 
 lacontig:
 	VMOVDQU (DX)(R8*1), Y4
@@ -207,11 +204,7 @@ labcast:
 	VPBROADCASTD (DX)(R8*1), Y4
 
 lawiden:
-	VPMOVZXDQ X4, Y5
-	VEXTRACTI128 $1, Y4, X6
-	VPMOVZXDQ X6, Y6
-	VMOVDQU Y5, 0(DI)
-	VMOVDQU Y6, 32(DI)
+	WIDEN
 	ADDQ $64, SI
 	ADDQ $64, DI
 	ADDQ $64, R9
