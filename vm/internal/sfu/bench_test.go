@@ -6,7 +6,8 @@ import (
 )
 
 // BenchmarkApprox32 measures one lookup per instruction (tables already
-// decoded); TestLoadTime logs how long the first use of each table takes.
+// decoded); BenchmarkFirstUse and TestLoadTime measure the first use of a
+// table (its decoding).
 func BenchmarkApprox32(b *testing.B) {
 	if s := cur(); s.tables == nil {
 		b.Skip(noData)
@@ -41,5 +42,24 @@ func TestLoadTime(t *testing.T) {
 			continue
 		}
 		t.Logf("first use of %s: %v", name, time.Since(t0))
+	}
+}
+
+// BenchmarkFirstUse decodes a table as its first use in a process does,
+// in a fresh source each time (-benchtime 1x under cachegrind gives a
+// deterministic count; docs/performance.md, 2026-11-29).
+func BenchmarkFirstUse(b *testing.B) {
+	s := cur()
+	if s.tables == nil {
+		b.Skip(noData)
+	}
+	for _, name := range []string{"rcp_m", "rsqrt_m", "sqrt_m", "lg2_m", "sin_q0", "tanh_e120", "tanh_e126", "ex2_pos", "ex2_neg", "rcp64h_m"} {
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				if _, err := newSource(s.tables, nil, true).tableErr(name); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

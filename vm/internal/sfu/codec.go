@@ -38,7 +38,10 @@ func unord32(o int64) uint32 {
 	return uint32(-(o + 1)) | sign32
 }
 
-func decompress(codec string, z []byte) ([]byte, error) {
+// decompress inflates a file; size > 0 is the length it must have (the
+// manifest's raw_bytes), read into one buffer of that size rather than a
+// growing one.
+func decompress(codec string, z []byte, size int) ([]byte, error) {
 	var r io.Reader
 	switch codec {
 	case "zlib":
@@ -53,19 +56,35 @@ func decompress(codec string, z []byte) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("unknown codec %q", codec)
 	}
-	return io.ReadAll(r)
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	buf := make([]byte, size)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, fmt.Errorf("%d of %d bytes: %v", len(buf), size, err)
+	}
+	// read on to the end, where zlib checks its sum
+	if k, err := r.Read(make([]byte, 1)); k != 0 || err != io.EOF {
+		return nil, fmt.Errorf("more than %d bytes (%v)", size, err)
+	}
+	return buf, nil
 }
 
 var errShort = errors.New("truncated data")
 
-// plane is one decoded plane of residuals: codes plus the escaped values.
+// plane is one decoded plane of residuals: the int8 codes, nil when every
+// one is zero (a slice of the decompressed file, not a copy), plus the
+// escaped values.
 type plane struct {
-	codes []int8
+	codes []byte
 	esc   map[uint32]int64
 }
 
 func (p *plane) at(i int) int64 {
-	c := p.codes[i]
+	if p.codes == nil {
+		return 0
+	}
+	c := int8(p.codes[i])
 	if c == -128 {
 		return p.esc[uint32(i)]
 	}
@@ -73,72 +92,113 @@ func (p *plane) at(i int) int64 {
 }
 
 // readPlane parses n codes and their escapes from buf; returns the rest.
+// The plane's codes are buf[:n] itself.
 func readPlane(buf []byte, n int) (plane, []byte, error) {
 	if len(buf) < n {
 		return plane{}, nil, errShort
 	}
-	p := plane{codes: make([]int8, n), esc: map[uint32]int64{}}
-	var escIdx []uint32
-	for i, b := range buf[:n] {
-		p.codes[i] = int8(b)
-		if b == 0x80 {
-			escIdx = append(escIdx, uint32(i))
+	p := plane{codes: buf[:n:n], esc: map[uint32]int64{}}
+	rest := buf[n:]
+	for i := 0; ; i++ {
+		k := bytes.IndexByte(p.codes[i:], 0x80)
+		if k < 0 {
+			break
 		}
-	}
-	buf = buf[n:]
-	for _, i := range escIdx {
-		z, k := binary.Uvarint(buf)
+		i += k
+		z, k := binary.Uvarint(rest)
 		if k <= 0 {
 			return plane{}, nil, errShort
 		}
-		buf = buf[k:]
-		p.esc[i] = int64(z>>1) ^ -int64(z&1)
+		rest = rest[k:]
+		p.esc[uint32(i)] = int64(z>>1) ^ -int64(z&1)
 	}
-	return p, buf, nil
+	if allZero(p.codes) {
+		p.codes = nil
+	}
+	return p, rest, nil
 }
 
-// permute moves a plane from stream order into index order: stream
-// position j holds index order[j].
-func (p plane) permute(order []int32) plane {
-	q := plane{codes: make([]int8, len(p.codes)), esc: make(map[uint32]int64, len(p.esc))}
-	for j, i := range order {
-		q.codes[i] = p.codes[j]
+var zeroBlock [4096]byte
+
+// allZero reports whether every byte of b is zero.
+func allZero(b []byte) bool {
+	for len(b) > 0 {
+		k := min(len(b), len(zeroBlock))
+		if !bytes.Equal(b[:k], zeroBlock[:k]) {
+			return false
+		}
+		b = b[k:]
 	}
-	for j, v := range p.esc {
-		q.esc[uint32(order[j])] = v
-	}
-	return q
+	return true
 }
 
-// classOrder is sfuspec.class_order: indices sorted by class, stably.
+// ungroup moves a class-grouped plane into index order. The stream holds
+// the residuals of the indices of class 0 in index order, then those of
+// class 1, ... (sfuspec.class_order: the indices sorted by class, stably).
 // The classes (a reference function per input: most of a table's first-use
-// time) are computed in parallel chunks, one per CPU; class must be safe
-// for concurrent use.
-func classOrder(n int, class func(i int) int) []int32 {
+// time) are computed in parallel chunks, one per CPU, each counting its
+// classes; each chunk then gathers its residuals from the sixteen class
+// streams at the offsets the chunks before it leave. class must be safe for
+// concurrent use and return 0 to nClasses-1.
+func ungroup(p plane, class func(i int) int) plane {
+	n := len(p.codes)
+	return ungroupN(p, class, max(1, min(runtime.GOMAXPROCS(0), n>>16)))
+}
+
+func ungroupN(p plane, class func(i int) int, workers int) plane {
+	if p.codes == nil {
+		return p // all zero, in any order
+	}
+	n := len(p.codes)
 	cls := make([]uint8, n)
-	workers := max(1, min(runtime.GOMAXPROCS(0), n>>16))
+	counts := make([][nClasses]int, workers)
+	chunk := func(w int) (lo, hi int) { return w * n / workers, (w + 1) * n / workers }
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			for i := w * n / workers; i < (w+1)*n/workers; i++ {
-				cls[i] = uint8(class(i))
+			lo, hi := chunk(w)
+			cnt := &counts[w]
+			for i := lo; i < hi; i++ {
+				c := uint8(class(i)) & (nClasses - 1)
+				cls[i] = c
+				cnt[c]++
 			}
 		})
 	}
 	wg.Wait()
-	var count [nClasses + 1]int
-	for _, c := range cls {
-		count[c+1]++
+	// next[w][c]: the stream position of chunk w's first index of class c.
+	next := make([][nClasses]int, workers)
+	pos := 0
+	for c := range nClasses {
+		for w := range workers {
+			next[w][c] = pos
+			pos += counts[w][c]
+		}
 	}
-	for c := 1; c <= nClasses; c++ {
-		count[c] += count[c-1]
+	q := plane{codes: make([]byte, n), esc: make(map[uint32]int64, len(p.esc))}
+	escs := make([][][2]uint32, workers) // (index, stream position) of escapes
+	for w := range workers {
+		wg.Go(func() {
+			lo, hi := chunk(w)
+			nx := &next[w]
+			for i := lo; i < hi; i++ {
+				c := cls[i]
+				j := nx[c]
+				nx[c]++
+				q.codes[i] = p.codes[j]
+				if p.codes[j] == 0x80 {
+					escs[w] = append(escs[w], [2]uint32{uint32(i), uint32(j)})
+				}
+			}
+		})
 	}
-	order := make([]int32, n)
-	for i, c := range cls {
-		order[count[c]] = int32(i)
-		count[c]++
+	wg.Wait()
+	for _, e := range escs {
+		for _, ij := range e {
+			q.esc[ij[0]] = p.esc[ij[1]]
+		}
 	}
-	return order
+	return q
 }
 
 // rle is a decoded run-length table: run i covers [starts[i], starts[i+1]).

@@ -131,7 +131,7 @@ func (d *Dataset) rawBytes() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decompress(d.Encoding.Codec, z)
+	return decompress(d.Encoding.Codec, z, d.Encoding.RawBytes)
 }
 
 // source is a set of manifests: the tables and, for tests, the validation
@@ -252,20 +252,22 @@ func (s *source) load(name string) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &table{d: d, pred: s.predictor(d)}
-	if t.pred == nil {
+	pred := s.predictor(d)
+	if pred == nil {
 		return nil, fmt.Errorf("%s: predictor %v unavailable", name, d.Predictor)
 	}
+	input := d.inputFunc()
+	t := &table{predAt: func(i int) uint32 { return pred(input(i)) }}
 	switch d.Encoding.Kind {
 	case "rle":
-		t.r, err = readRLE(buf, d.N, func(i int) uint32 { return t.pred(d.inputAt(i)) })
+		t.r, err = readRLE(buf, d.N, t.predAt)
 	case "codes":
 		var rest []byte
 		t.p, rest, err = readPlane(buf, d.N)
 		if err == nil && d.Encoding.Classes > 0 {
-			var order []int32
-			if order, err = d.classOrder(func(i int) uint64 { return d.inputAt(i) }); err == nil {
-				t.p = t.p.permute(order)
+			var class func(i int) int
+			if class, err = d.classFunc(input); err == nil {
+				t.p = ungroup(t.p, class)
 			}
 		}
 		if err == nil && d.Type == "u64" {
@@ -288,7 +290,7 @@ func (s *source) predictor(d *Dataset) func(x uint64) uint32 {
 	p := d.Predictor
 	switch p.Kind {
 	case "ref":
-		return func(x uint64) uint32 { return refPredict(p.Fn, x, p.Ftz) }
+		return predictFunc(p.Fn, p.Ftz)
 	case "sincos":
 		if p.Table == d.Name {
 			return nil
@@ -346,10 +348,9 @@ func sincosPredict(x uint32, ftz, cos bool, tq *table) uint32 {
 // table is a decoded dataset used for lookups: entry i is the prediction
 // for input i corrected by the stored residual.
 type table struct {
-	d     *Dataset
-	pred  func(x uint64) uint32
-	p, lo plane
-	r     *rle
+	predAt func(i int) uint32 // the prediction for input i
+	p, lo  plane
+	r      *rle
 }
 
 // at returns output i (the upper word for u64 datasets).
@@ -357,7 +358,7 @@ func (t *table) at(i int) uint32 {
 	if t.r != nil {
 		return t.r.at(i)
 	}
-	return unord32(ord32(t.pred(t.d.inputAt(i))) + t.p.at(i))
+	return unord32(ord32(t.predAt(i)) + t.p.at(i))
 }
 
 // at64 returns the whole 64-bit output i of a u64 dataset.
@@ -396,11 +397,11 @@ func (s *source) decodeAll(d *Dataset) (in, out []uint64, err error) {
 			return nil, nil, err
 		}
 		if d.Encoding.Classes > 0 {
-			order, err := d.classOrder(func(i int) uint64 { return in[i] })
+			class, err := d.classFunc(func(i int) uint64 { return in[i] })
 			if err != nil {
 				return nil, nil, err
 			}
-			p = p.permute(order)
+			p = ungroup(p, class)
 		}
 		var lo plane
 		if d.Type == "u64" {
@@ -427,13 +428,16 @@ func (s *source) decodeAll(d *Dataset) (in, out []uint64, err error) {
 	return in, out, nil
 }
 
-// classOrder is the stream order of a class-grouped plane.
-func (d *Dataset) classOrder(input func(i int) uint64) ([]int32, error) {
+// classFunc is the class of input i of a class-grouped plane (refClass,
+// its function resolved once).
+func (d *Dataset) classFunc(input func(i int) uint64) (func(i int) int, error) {
 	p := d.Predictor
-	if d.Encoding.Classes != nClasses || p.Kind != "ref" || !hasValue(p.Fn) || d.Type != "u32" {
+	value := valueFunc(p.Fn)
+	if d.Encoding.Classes != nClasses || p.Kind != "ref" || value == nil || d.Type != "u32" {
 		return nil, fmt.Errorf("%s: cannot group by class (classes %d, predictor %+v)", d.Name, d.Encoding.Classes, p)
 	}
-	return classOrder(d.N, func(i int) int { return refClass(p.Fn, uint32(input(i)), p.Ftz) }), nil
+	ftz := p.Ftz
+	return func(i int) int { return classOf(value(uint32(input(i)), ftz)) }, nil
 }
 
 func sumOf(v []uint64, width int) string {
@@ -482,8 +486,10 @@ func cur() *source {
 // Available reports whether real-GPU tables are embedded (generated on the
 // GPU machine, not by a dry run). When false, every function here returns
 // ok == false and the caller falls back to its own approximation.
-func Available() bool {
-	s := cur()
+func Available() bool { return cur().available() }
+
+// available says whether s may load tables (they may still fail to decode).
+func (s *source) available() bool {
 	return s.tables != nil && (!s.tables.DryRun || s.allowDryRun)
 }
 

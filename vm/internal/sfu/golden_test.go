@@ -3,6 +3,7 @@ package sfu
 import (
 	"encoding/json"
 	"os"
+	"sort"
 	"testing"
 )
 
@@ -72,7 +73,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestCodec round-trips the residual planes, class order and RLE.
+// TestCodec round-trips the residual planes and the class grouping.
 func TestCodec(t *testing.T) {
 	for _, v := range []uint32{0, 1, 0x7F7FFFFF, 0x7F800000, 0x7FFFFFFF, sign32, sign32 | 1, 0xFFFFFFFF} {
 		if unord32(ord32(v)) != v {
@@ -96,15 +97,45 @@ func TestCodec(t *testing.T) {
 			t.Errorf("plane[%d] = %d, want %d", i, p.at(i), w)
 		}
 	}
-	q := p.permute([]int32{2, 0, 3, 1})
-	for j, i := range []int{2, 0, 3, 1} {
-		if q.at(i) != want[j] {
-			t.Errorf("permuted[%d] = %d, want %d", i, q.at(i), want[j])
+	// a class-grouped stream: classes [3 0 3 1 0 15] by index put indices
+	// 1 4 3 0 2 5 in that order (a stable sort by class)
+	cls := []int{3, 0, 3, 1, 0, 15}
+	p6, _, err := readPlane(append([]byte{0x00, 0x80, 0x05, 0x80, 0x07, 0x09}, buf[4:]...), 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want6 := []int64{0, 300, 5, -1 << 40, 7, 9}
+	for _, workers := range []int{1, 2, 3} {
+		q := ungroupN(p6, func(i int) int { return cls[i] }, workers)
+		for j, i := range []int{1, 4, 3, 0, 2, 5} {
+			if q.at(i) != want6[j] {
+				t.Errorf("%d workers: ungrouped[%d] = %d, want %d", workers, i, q.at(i), want6[j])
+			}
 		}
 	}
-	order := classOrder(6, func(i int) int { return []int{3, 0, 3, 1, 0, 15}[i] })
-	if got := order; len(got) != 6 || got[0] != 1 || got[1] != 4 || got[2] != 3 || got[3] != 0 || got[4] != 2 || got[5] != 5 {
-		t.Errorf("classOrder = %v", got)
+	// a larger one against a stable sort, chunked unevenly
+	rng := uint32(1)
+	n := 1000
+	cls = make([]int, n)
+	stream := make([]byte, n)
+	for i := range cls {
+		rng = rng*1664525 + 1013904223
+		cls[i] = int(rng >> 28)
+		stream[i] = byte(rng >> 8 & 0x7F)
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cls[order[a]] < cls[order[b]] })
+	pn, _, _ := readPlane(stream, n)
+	for _, workers := range []int{1, 2, 7} {
+		q := ungroupN(pn, func(i int) int { return cls[i] }, workers)
+		for j, i := range order {
+			if q.at(i) != int64(stream[j]) {
+				t.Fatalf("%d workers: ungrouped[%d] = %d, want %d", workers, i, q.at(i), stream[j])
+			}
+		}
 	}
 }
 

@@ -119,11 +119,12 @@ func ex2Fixed(e, m uint32) (J uint64, ok bool) {
 // fixed-point number with 23 fraction bits, J = i 2^23 + F; the result is
 // the recorded 2^(F 2^-23) (table ex2_pos) times 2^i for x >= 0, and the
 // recorded 2^(-F 2^-23) (table ex2_neg) times 2^-i for x < 0; subnormal
-// results flush to +0, overflow gives +inf.
+// results flush to +0, overflow gives +inf. Only the table of x's sign is
+// decoded, and none for the special operands (softmax's ex2 of x - max
+// reads only ex2_neg).
 func MufuEx2(x uint32) (uint32, bool) {
 	src := cur()
-	tp, tn := src.tab(tEx2Pos), src.tab(tEx2Neg)
-	if tp == nil || tn == nil {
+	if !src.available() {
 		return 0, false
 	}
 	s, e, m := fields(x)
@@ -146,9 +147,13 @@ func MufuEx2(x uint32) (uint32, bool) {
 	}
 	i, F := int(J>>23), int(J&mask23)
 	if s != 0 {
-		return rescale(0, tn.at(F), -i), true
+		if t := src.tab(tEx2Neg); t != nil {
+			return rescale(0, t.at(F), -i), true
+		}
+	} else if t := src.tab(tEx2Pos); t != nil {
+		return rescale(0, t.at(F), i), true
 	}
-	return rescale(0, tp.at(F), i), true
+	return 0, false
 }
 
 // MufuLg2 is MUFU.LG2 (lg2.approx.ftz.f32). Model: the hardware forms

@@ -187,6 +187,33 @@ func (d *Dataset) inputs() []uint64 {
 	return out
 }
 
+// inputFunc returns inputAt as a function, resolved once for the recipes of
+// the tables a lookup reads (one segment, range or 32-bit grid, at stride
+// 1): a table evaluates it for every input it decodes and every lookup.
+func (d *Dataset) inputFunc() func(i int) uint64 {
+	if len(d.Segments) != 1 || d.stride() != 1 {
+		return d.inputAt
+	}
+	s := &d.Segments[0]
+	switch {
+	case s.Kind == "range":
+		start, step := s.Start, s.step()
+		mask := uint64(math.MaxUint64)
+		if d.width() == 32 {
+			mask = math.MaxUint32
+		}
+		return func(i int) uint64 { return (start + uint64(i)*step) & mask }
+	case s.Kind == "grid" && d.width() == 32:
+		j0, step, scale := s.J0, s.step(), math.Ldexp(1, s.Shift)
+		var sign uint64
+		if s.Sign != 0 {
+			sign = 1 << 31
+		}
+		return func(i int) uint64 { return uint64(math.Float32bits(float32(float64(j0+uint64(i)*step)*scale))) | sign }
+	}
+	return d.inputAt
+}
+
 // inputAt returns input i of a dataset (after its stride).
 func (d *Dataset) inputAt(i int) uint64 {
 	k := i * d.stride()

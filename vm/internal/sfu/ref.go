@@ -67,11 +67,21 @@ func horner(c []float64, z float64) float64 {
 	return p
 }
 
+// exp2F64 is 2^x for x not NaN. It clamps x to [-200, 200] and rounds it to
+// even with comparisons, not math.Max/Min/RoundToEven, and scales by an
+// exact power of two, not math.Ldexp (the result is normal): the same bits,
+// at a fraction of the cost in the ex2 tables' first use.
 func exp2F64(x float64) float64 {
-	x = math.Max(-200, math.Min(200, x))
-	k := math.RoundToEven(x)
+	switch {
+	case x < -200:
+		x = -200
+	case x > 200:
+		x = 200
+	}
+	const round = 0x1.8p52 // x + round - round is x rounded to even for |x| < 2^51
+	k := float64(x+round) - round
 	f := x - k
-	return math.Ldexp(horner(exp2C[:], f), int(k))
+	return float64(horner(exp2C[:], f) * math.Float64frombits(uint64(int64(k)+1023)<<52))
 }
 
 func log2F64(x float64) float64 {
@@ -176,70 +186,158 @@ func refPredict(fn string, x uint64, ftz bool) uint32 {
 	return roundF32(refValue(fn, uint32(x), ftz), ftz)
 }
 
+// predictFunc is refPredict for one function, resolved once: the tables
+// call it for every input they decode and every lookup, and a dispatch on
+// the name per call cost as much as the arithmetic. nil for an unknown fn.
+func predictFunc(fn string, ftz bool) func(x uint64) uint32 {
+	switch fn {
+	case "zero":
+		return func(uint64) uint32 { return 0 }
+	case "ident":
+		return func(x uint64) uint32 { return uint32(x) }
+	case "mulrz":
+		return func(x uint64) uint32 { return mulRZ(uint32(x), c2PiInv, ftz) }
+	case "rcp64h", "rsqrt64h":
+		return func(x uint64) uint32 { return ref64h(fn, x) }
+	}
+	v := valueFunc(fn)
+	if v == nil {
+		return nil
+	}
+	return func(x uint64) uint32 { return roundF32(v(uint32(x), ftz), ftz) }
+}
+
 // hasValue reports whether fn is one of sfuspec.VALUE_FUNCS (a float
 // reference, so that residuals can be grouped by class).
-func hasValue(fn string) bool {
-	switch fn {
-	case "rcp", "rsqrt", "sqrt", "ex2", "lg2", "sin", "cos", "tanh":
-		return true
-	}
-	return false
-}
+func hasValue(fn string) bool { return valueFunc(fn) != nil }
 
 // refValue is sfuspec.ref_value: the float64 value the prediction rounds
 // (NaN for a NaN result).
 func refValue(fn string, xb uint32, ftz bool) float64 {
+	v := valueFunc(fn)
+	if v == nil {
+		panic("sfu: unknown reference function " + fn)
+	}
+	return v(xb, ftz)
+}
+
+// valueFunc returns refValue for one function (nil when fn is not one of
+// sfuspec.VALUE_FUNCS), so that a loop over a table's inputs resolves the
+// name once.
+func valueFunc(fn string) func(xb uint32, ftz bool) float64 {
+	switch fn {
+	case "rcp":
+		return valueRcp
+	case "rsqrt":
+		return valueRsqrt
+	case "sqrt":
+		return valueSqrt
+	case "ex2":
+		return valueEx2
+	case "lg2":
+		return valueLg2
+	case "sin":
+		return valueSin
+	case "cos":
+		return valueCos
+	case "tanh":
+		return valueTanh
+	}
+	return nil
+}
+
+// refArg is the operand of refValue as a float64 (flushed under .ftz).
+func refArg(xb uint32, ftz bool) float64 {
 	if ftz {
 		xb = flush32(xb)
 	}
-	v := f32(xb)
-	if math.IsNaN(v) {
+	return f32(xb)
+}
+
+func valueRcp(xb uint32, ftz bool) float64 {
+	v := refArg(xb, ftz)
+	if v != v {
 		return v
 	}
-	switch fn {
-	case "rcp":
-		return 1 / v
-	case "rsqrt":
-		return 1 / math.Sqrt(v)
-	case "sqrt":
-		return math.Sqrt(v)
-	case "ex2":
-		switch {
-		case math.IsInf(v, 1):
-			return v
-		case math.IsInf(v, -1):
-			return 0
-		}
-		return exp2F64(v)
-	case "lg2":
-		switch {
-		case v == 0:
-			return math.Inf(-1)
-		case v < 0:
-			return math.NaN()
-		case math.IsInf(v, 1):
-			return v
-		}
-		return log2F64(v)
-	case "sin", "cos":
-		t := f32(mulRZ(xb, c2PiInv, ftz))
-		switch {
-		case math.IsInf(t, 0) || math.IsNaN(t):
-			return math.NaN()
-		case fn == "sin":
-			return sin2piF64(t)
-		}
-		return cos2piF64(t)
-	case "tanh":
-		switch {
-		case math.IsInf(v, 1):
-			return 1
-		case math.IsInf(v, -1):
-			return -1
-		}
-		return tanhF64(v)
+	return 1 / v
+}
+
+func valueRsqrt(xb uint32, ftz bool) float64 {
+	v := refArg(xb, ftz)
+	if v != v {
+		return v
 	}
-	panic("sfu: unknown reference function " + fn)
+	return 1 / math.Sqrt(v)
+}
+
+func valueSqrt(xb uint32, ftz bool) float64 {
+	v := refArg(xb, ftz)
+	if v != v {
+		return v
+	}
+	return math.Sqrt(v)
+}
+
+func valueEx2(xb uint32, ftz bool) float64 {
+	v := refArg(xb, ftz)
+	switch {
+	case v != v:
+		return v
+	case math.IsInf(v, 1):
+		return v
+	case math.IsInf(v, -1):
+		return 0
+	}
+	return exp2F64(v)
+}
+
+func valueLg2(xb uint32, ftz bool) float64 {
+	v := refArg(xb, ftz)
+	switch {
+	case v != v:
+		return v
+	case v == 0:
+		return math.Inf(-1)
+	case v < 0:
+		return math.NaN()
+	case math.IsInf(v, 1):
+		return v
+	}
+	return log2F64(v)
+}
+
+// valueSinCos is refValue for sin and cos: t = mulRZ(x, 1/2π) revolutions.
+func valueSinCos(xb uint32, ftz, cos bool) float64 {
+	if ftz {
+		xb = flush32(xb)
+	}
+	if v := f32(xb); v != v {
+		return v
+	}
+	t := f32(mulRZ(xb, c2PiInv, ftz))
+	switch {
+	case math.IsInf(t, 0) || math.IsNaN(t):
+		return math.NaN()
+	case !cos:
+		return sin2piF64(t)
+	}
+	return cos2piF64(t)
+}
+
+func valueSin(xb uint32, ftz bool) float64 { return valueSinCos(xb, ftz, false) }
+func valueCos(xb uint32, ftz bool) float64 { return valueSinCos(xb, ftz, true) }
+
+func valueTanh(xb uint32, ftz bool) float64 {
+	v := refArg(xb, ftz)
+	switch {
+	case v != v:
+		return v
+	case math.IsInf(v, 1):
+		return 1
+	case math.IsInf(v, -1):
+		return -1
+	}
+	return tanhF64(v)
 }
 
 // nClasses is sfuspec.NCLASSES.
@@ -247,8 +345,10 @@ const nClasses = 16
 
 // refClass is sfuspec.ref_classes for one input: where the float64
 // reference lies between its f32 neighbours, in sixteenths of an ulp.
-func refClass(fn string, x uint32, ftz bool) int {
-	y := refValue(fn, x, ftz)
+func refClass(fn string, x uint32, ftz bool) int { return classOf(refValue(fn, x, ftz)) }
+
+// classOf is refClass of the reference value y.
+func classOf(y float64) int {
 	if math.IsNaN(y) || math.IsInf(y, 0) {
 		return 0
 	}
