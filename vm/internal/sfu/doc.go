@@ -24,8 +24,10 @@
 // sequences around MUFU for the non-.ftz forms; Mufu* are the bare MUFU
 // operations. The forms beyond the bare MUFU ones are checked against the
 // GPU by the conformance suite (scheduler/suite), not by this package's
-// validation sets. Tables are decoded lazily on first use: an int8 residual
-// per entry (8–16 MB per table in memory) against a float64 reference
+// validation sets. Tables are decoded lazily on first use (zlib, in index
+// order: TestTableFiles keeps them so, -sfu.recode converts the generator's
+// files), each on its own: an int8 residual per entry (8–16 MB per table in
+// memory, none for an all-zero plane) against a float64 reference
 // evaluated per lookup.
 //
 // Tests: go test ./vm/internal/sfu runs the reader and model checks when the
