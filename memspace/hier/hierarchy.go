@@ -72,22 +72,26 @@ func New(cfg *Config, l Launch, mode Mode) (*Hierarchy, error) {
 	h.sms = make([]*SM, cfg.SMs)
 	h.pos = make([]int, cfg.SMs)
 	h.wbPos = make([]int, cfg.SMs)
+	// The SM sides (some 20 KB each, most of it the coalescer's lineSet)
+	// and their bank models in one allocation each, not one per SM: the
+	// scheduler's suites build a hierarchy for each of thousands of small
+	// launches.
+	sms := make([]SM, cfg.SMs)
+	bks := make([]banks, cfg.SMs)
 	for i := range h.sms {
-		s := &SM{
-			id: i,
-			// The SMs alternate between the partitions: blocks go to SMs
-			// 0, 1, 2, ..., and the GPU's block scheduler spreads
-			// consecutive blocks over its GPCs, so a grid of half the
-			// SMs reads from both partitions' slices
-			// (TestSMsAlternatePartitions).
-			part:  i % max(cfg.L2.Partitions, 1),
-			cfg:   cfg,
-			g:     g,
-			fill:  uint8(cfg.L1.FillBytes / cfg.SectorBytes),
-			banks: newBanks(cfg.Shared),
-			cc:    newCache(cfg.Const.CacheBytes, cfg.Const.LineBytes, cfg.Const.Ways, true, false),
-			ccSh:  uint(bits.TrailingZeros(uint(cfg.Const.LineBytes))),
-		}
+		s := &sms[i]
+		s.id = i
+		// The SMs alternate between the partitions: blocks go to SMs 0, 1,
+		// 2, ..., and the GPU's block scheduler spreads consecutive blocks
+		// over its GPCs, so a grid of half the SMs reads from both
+		// partitions' slices (TestSMsAlternatePartitions).
+		s.part = i % max(cfg.L2.Partitions, 1)
+		s.cfg, s.g = cfg, g
+		s.fill = uint8(cfg.L1.FillBytes / cfg.SectorBytes)
+		bks[i] = *newBanks(cfg.Shared)
+		s.banks = &bks[i]
+		s.cc = newCache(cfg.Const.CacheBytes, cfg.Const.LineBytes, cfg.Const.Ways, true, false)
+		s.ccSh = uint(bits.TrailingZeros(uint(cfg.Const.LineBytes)))
 		if h.l1 > 0 {
 			s.l1 = newCache(h.l1, cfg.LineBytes, cfg.L1.Ways, lruL1, true)
 		} else {
