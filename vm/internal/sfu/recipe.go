@@ -149,12 +149,15 @@ func (s *segment) at(i uint64, width int) uint64 {
 // sincosX is the smallest f32 x >= 0 with x*c >= j*2^shift (exact product),
 // c = 1/2π as f32: the operand for which ptxas's reduction mul.rz(x, c)
 // yields the smallest reachable t' >= j*2^shift.
-func sincosX(j uint64, shift int) uint32 {
+func sincosX(j uint64, shift int) uint32 { return sincosXScaled(j, math.Ldexp(1, shift)) }
+
+// sincosXScaled is sincosX with scale = 2^shift.
+func sincosXScaled(j uint64, scale float64) uint32 {
 	if j == 0 {
 		return 0
 	}
 	c := f32(c2PiInv)
-	t := float64(j) * math.Ldexp(1, shift)
+	t := float64(j) * scale
 	x := math.Float32bits(float32(t / c))
 	for k := 0; k < 3; k++ {
 		if f32(x)*c < t {
@@ -177,9 +180,17 @@ func (d *Dataset) inputs() []uint64 {
 	stride := uint64(d.stride())
 	for si := range d.Segments {
 		s := &d.Segments[si]
+		at := s.atFunc(width)
+		if stride == 1 {
+			for i := 0; i < s.Count; i++ {
+				out = append(out, at(uint64(i)))
+			}
+			k += uint64(s.Count)
+			continue
+		}
 		for i := 0; i < s.Count; i++ {
 			if k%stride == 0 {
-				out = append(out, s.at(uint64(i), width))
+				out = append(out, at(uint64(i)))
 			}
 			k++
 		}
@@ -187,31 +198,44 @@ func (d *Dataset) inputs() []uint64 {
 	return out
 }
 
-// inputFunc returns inputAt as a function, resolved once for the recipes of
-// the tables a lookup reads (one segment, range or 32-bit grid, at stride
-// 1): a table evaluates it for every input it decodes and every lookup.
+// inputFunc returns inputAt as a function, resolved once for a dataset of
+// one segment at stride 1 (every table): a table evaluates it for every
+// input it decodes and every lookup.
 func (d *Dataset) inputFunc() func(i int) uint64 {
 	if len(d.Segments) != 1 || d.stride() != 1 {
 		return d.inputAt
 	}
-	s := &d.Segments[0]
+	at := d.Segments[0].atFunc(d.width())
+	return func(i int) uint64 { return at(uint64(i)) }
+}
+
+// atFunc returns s.at for one width as a function, its kind and constants
+// resolved once for the range, grid and sincos recipes (the others call
+// s.at).
+func (s *segment) atFunc(width int) func(i uint64) uint64 {
+	mask := uint64(math.MaxUint64)
+	if width == 32 {
+		mask = math.MaxUint32
+	}
+	var sign32b uint64
+	if s.Sign != 0 {
+		sign32b = 1 << 31
+	}
+	step := s.step()
 	switch {
 	case s.Kind == "range":
-		start, step := s.Start, s.step()
-		mask := uint64(math.MaxUint64)
-		if d.width() == 32 {
-			mask = math.MaxUint32
+		start := s.Start
+		return func(i uint64) uint64 { return (start + i*step) & mask }
+	case s.Kind == "grid" && width == 32:
+		j0, scale := s.J0, math.Ldexp(1, s.Shift)
+		return func(i uint64) uint64 {
+			return uint64(math.Float32bits(float32(float64(j0+i*step)*scale))) | sign32b
 		}
-		return func(i int) uint64 { return (start + uint64(i)*step) & mask }
-	case s.Kind == "grid" && d.width() == 32:
-		j0, step, scale := s.J0, s.step(), math.Ldexp(1, s.Shift)
-		var sign uint64
-		if s.Sign != 0 {
-			sign = 1 << 31
-		}
-		return func(i int) uint64 { return uint64(math.Float32bits(float32(float64(j0+uint64(i)*step)*scale))) | sign }
+	case s.Kind == "sincos":
+		j0, scale := s.J0, math.Ldexp(1, s.Shift)
+		return func(i uint64) uint64 { return uint64(sincosXScaled(j0+i*step, scale)) | sign32b }
 	}
-	return d.inputAt
+	return func(i uint64) uint64 { return s.at(i, width) }
 }
 
 // inputAt returns input i of a dataset (after its stride).
