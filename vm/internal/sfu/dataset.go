@@ -442,22 +442,28 @@ func (d *Dataset) classFunc(input func(i int) uint64) (func(i int) int, error) {
 
 func sumOf(v []uint64, width int) string {
 	h := sha256.New()
-	// The values little-endian, width bits each, hashed a chunk at a
+	// The values little-endian, width bits each, hashed a buffer at a
 	// time (a Write per value cost as much as the hashing).
-	n := width / 8
-	buf := make([]byte, 0, 8<<10)
-	for _, x := range v {
-		if width == 32 {
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(x))
-		} else {
-			buf = binary.LittleEndian.AppendUint64(buf, x)
+	var buf [8 << 10]byte
+	k := 0
+	if width == 32 {
+		for _, x := range v {
+			binary.LittleEndian.PutUint32(buf[k:], uint32(x))
+			if k += 4; k == len(buf) {
+				h.Write(buf[:])
+				k = 0
+			}
 		}
-		if len(buf)+n > cap(buf) {
-			h.Write(buf)
-			buf = buf[:0]
+	} else {
+		for _, x := range v {
+			binary.LittleEndian.PutUint64(buf[k:], x)
+			if k += 8; k == len(buf) {
+				h.Write(buf[:])
+				k = 0
+			}
 		}
 	}
-	h.Write(buf)
+	h.Write(buf[:k])
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -159,15 +159,13 @@ func sincosXScaled(j uint64, scale float64) uint32 {
 	c := f32(c2PiInv)
 	t := float64(j) * scale
 	x := math.Float32bits(float32(t / c))
-	for k := 0; k < 3; k++ {
-		if f32(x)*c < t {
-			x++
-		}
+	// At most three steps each way; a step that does not move x leaves
+	// the rest idle, so the loops stop there.
+	for k := 0; k < 3 && f32(x)*c < t; k++ {
+		x++
 	}
-	for k := 0; k < 3; k++ {
-		if x != 0 && f32(x-1)*c >= t {
-			x--
-		}
+	for k := 0; k < 3 && x != 0 && f32(x-1)*c >= t; k++ {
+		x--
 	}
 	return x
 }
