@@ -173,17 +173,11 @@ func roundF32(y float64, ftz bool) uint32 {
 // refPredict is sfuspec.ref_predict for one input (the upper word of the
 // prediction for the 64H functions).
 func refPredict(fn string, x uint64, ftz bool) uint32 {
-	switch fn {
-	case "zero":
-		return 0
-	case "ident":
-		return uint32(x)
-	case "mulrz":
-		return mulRZ(uint32(x), c2PiInv, ftz)
-	case "rcp64h", "rsqrt64h":
-		return ref64h(fn, x)
+	p := predictFunc(fn, ftz)
+	if p == nil {
+		panic("sfu: unknown reference function " + fn)
 	}
-	return roundF32(refValue(fn, uint32(x), ftz), ftz)
+	return p(x)
 }
 
 // predictFunc is refPredict for one function, resolved once: the tables
@@ -206,10 +200,6 @@ func predictFunc(fn string, ftz bool) func(x uint64) uint32 {
 	}
 	return func(x uint64) uint32 { return roundF32(v(uint32(x), ftz), ftz) }
 }
-
-// hasValue reports whether fn is one of sfuspec.VALUE_FUNCS (a float
-// reference, so that residuals can be grouped by class).
-func hasValue(fn string) bool { return valueFunc(fn) != nil }
 
 // refValue is sfuspec.ref_value: the float64 value the prediction rounds
 // (NaN for a NaN result).
