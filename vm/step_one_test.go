@@ -45,7 +45,17 @@ func stepAll(t *testing.T, l *vm.Launch, max int) ([]stepRecord, vm.Stats) {
 				}
 			}
 			require.NotNil(t, w, "no warp of block %d is ready", i)
+			// Next's fast first test answers as its general path.
+			for _, x := range ws {
+				info, lanes := x.Next()
+				ginfo, glanes := x.NextGeneral()
+				require.True(t, info == ginfo && lanes == glanes, "Next of warp %d", x.ID())
+			}
+			info, lanes := w.Next()
 			require.NoError(t, sm.Step(w, &st))
+			if st.Info.Class != vm.ClassWarpSync {
+				require.True(t, info == st.Info && lanes == st.Active, "Next before Step")
+			}
 			r := stepRecord{id: st.Info.ID, pc: st.PC, active: st.Active, exec: st.Exec, outcome: st.Outcome, inst: w.Inst, threads: w.ThreadInst}
 			for _, a := range st.Accesses {
 				a.Values = nil
