@@ -428,7 +428,7 @@ func (s *SM) Step(w *Warp, st *Step) error {
 		}
 		exec &= p
 	}
-	info := &f.fn.Info[pc]
+	info := &f.info[pc]
 	// Field by field: the composite literal is built on the stack and
 	// copied.
 	st.Warp, st.Info, st.PC, st.Active, st.Exec = w, info, pc, mask, exec

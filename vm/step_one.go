@@ -123,10 +123,15 @@ func (w *Warp) stepShared32(f *frame, in *Inst, info *InstInfo, st *Step) bool {
 		// addresses' FAddr32 form (the 32-bit sum of the register and the
 		// offset) and loadSharedWords in one pass (a refusal is left to
 		// LoadScalar, as there).
-		if v == a || !warpsimd.LoadWords32Addr(v, &acc.Addr, a, uint32(in.Off), sh, -uint32(sb)) {
+		if v == a {
+			return false
+		}
+		span, ok := warpsimd.LoadWords32Addr(v, &acc.Addr, a, uint32(in.Off), sh, -uint32(sb))
+		if !ok {
 			return false
 		}
 		acc.Kind = memspace.Load
+		acc.SpanKnown, acc.XorSpan = true, uint64(span)
 	} else {
 		warpsimd.AddKQ(&acc.Addr, a, uint64(uint32(in.Off)), 0xffffffff)
 		if !warpsimd.StoreWords32(sh, &acc.Addr, v, -uint32(sb)) {
@@ -149,6 +154,7 @@ func (w *Warp) stepShared32(f *frame, in *Inst, info *InstInfo, st *Step) bool {
 		st.Outcome = o.Observe(acc)
 	}
 	acc.Values = nil
+	acc.SpanKnown, acc.XorSpan = false, 0 // for the load; the rest never set it
 	st.Accesses = s.acc[:1]
 	pc := f.curPC + 1
 	f.curPC = pc

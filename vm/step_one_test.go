@@ -28,7 +28,7 @@ type stepRecord struct {
 func stepAll(t *testing.T, l *vm.Launch, max int) ([]stepRecord, vm.Stats) {
 	t.Helper()
 	sm := l.NewSM(1)
-	sm.Observer = &recorder{}
+	sm.Observer = &spanCheck{t: t}
 	var st vm.Step
 	var recs []stepRecord
 	for i := 0; i < min(max, l.NumCTAs()); i++ {
@@ -68,6 +68,30 @@ func stepAll(t *testing.T, l *vm.Launch, max int) ([]stepRecord, vm.Stats) {
 	return recs, sm.Stats
 }
 
+// spanCheck is a recorder that requires the span an access gives
+// (Access.SpanKnown) to be its addresses' (a full warp's OR of each
+// lane's address XORed with lane 0's), and counts those given.
+type spanCheck struct {
+	recorder
+	t *testing.T
+}
+
+// spansKnown counts the accesses spanCheck found with a span.
+var spansKnown int
+
+func (c *spanCheck) Observe(a *memspace.Access) memspace.Outcome {
+	if a.SpanKnown {
+		var want uint64
+		for _, x := range a.Addr {
+			want |= x ^ a.Addr[0]
+		}
+		require.Equal(c.t, ^uint32(0), a.Mask, "a span of a partial warp")
+		require.Equal(c.t, want, a.XorSpan, "the span of %#x", a.Addr)
+		spansKnown++
+	}
+	return c.recorder.Observe(a)
+}
+
 // TestStepOneMatchesRunFrame steps launches whose loads, stores and fmas
 // take Step's single-instruction path (stepOne) and again with every
 // instruction through the interpreter loop, and requires the same records
@@ -94,6 +118,7 @@ func TestStepOneMatchesRunFrame(t *testing.T) {
 		require.NoError(t, err)
 		return recs, stats, out
 	}
+	known := spansKnown
 	for _, c := range cases {
 		t.Run(c, func(t *testing.T) {
 			fast, fastStats, fastOut := run(t, c)
@@ -108,6 +133,7 @@ func TestStepOneMatchesRunFrame(t *testing.T) {
 			require.Equal(t, slowOut, fastOut)
 		})
 	}
+	require.Greater(t, spansKnown, known, "no shared load gave its span")
 	t.Run("predicated", func(t *testing.T) {
 		// Guards off in some lanes of loads, stores and fmas (nvcc
 		// branches around them instead), a divergent branch whose lanes

@@ -495,9 +495,25 @@ func (s *SM) storeLines(a *memspace.Access, key uint64, c *Counts, policy string
 // shared counts the wavefronts and bank conflicts of a shared access.
 func (s *SM) shared(a *memspace.Access) uint32 {
 	c := s.tally.at(a.Origin.Inst)
+	if a.Mask == ^uint32(0) && a.Size != 0 && int(a.Size) <= s.banks.cfg.BankBytes && !a.Sync && !a.AsyncCopy &&
+		(a.Kind == memspace.Load || a.Kind == memspace.Store) && fullSpan(a)>>s.banks.rowSh == 0 {
+		// The general path below for its commonest case (the tiled
+		// matmul's rows and broadcasts), its switches left out: a full
+		// warp's plain load or store of words of one bank width or less
+		// in one aligned row of the banks is one wavefront, no conflict.
+		s.grpWave++
+		if a.Kind == memspace.Load {
+			c[SharedLdRequests]++
+			c[SharedLdWavefronts]++
+		} else {
+			c[SharedStRequests]++
+			c[SharedStWavefronts]++
+		}
+		return s.cfg.Latency.Shared
+	}
 	var wf, ideal int
 	if a.Mask == ^uint32(0) && int(a.Size) <= s.banks.cfg.BankBytes && a.Size != 0 &&
-		(a.Kind == memspace.Load || a.Kind == memspace.Store || a.Sync) && xorSpan(&a.Addr)>>s.banks.rowSh == 0 {
+		(a.Kind == memspace.Load || a.Kind == memspace.Store || a.Sync) && fullSpan(a)>>s.banks.rowSh == 0 {
 		// wavefronts' first answer, without its tests: a full warp's
 		// words of one bank width or less, not an atomic's, in one
 		// aligned row of the banks (banks.narrow).
@@ -525,6 +541,15 @@ func (s *SM) shared(a *memspace.Access) uint32 {
 		c[con] += uint64(wf - ideal)
 	}
 	return s.cfg.Latency.Shared + s.cfg.Latency.PerWavefront*uint32(max(0, wf-1))
+}
+
+// fullSpan is xorSpan(&a.Addr) for a full warp's access a: the producer's
+// (Access.SpanKnown) where it gave it.
+func fullSpan(a *memspace.Access) uint64 {
+	if a.SpanKnown {
+		return a.XorSpan
+	}
+	return xorSpan(&a.Addr)
 }
 
 // constant serves a constant- or parameter-bank load: one constant-cache

@@ -173,11 +173,16 @@ func TestLoadWords32AddrMatchesSteps(t *testing.T) {
 		var d, addr, wantD, wantAddr [32]uint64
 		AddKQ(&wantAddr, &a, uint64(off), 0xffffffff)
 		wantOK := LoadWords32(&wantD, &wantAddr, mem, k)
-		ok := LoadWords32Addr(&d, &addr, &a, off, mem, k)
+		span, ok := LoadWords32Addr(&d, &addr, &a, off, mem, k)
 		require.Equal(t, wantOK, ok, "iteration %d", it)
 		if ok {
 			require.Equal(t, wantAddr, addr, "iteration %d", it)
 			require.Equal(t, wantD, d, "iteration %d", it)
+			var wantSpan uint64
+			for l := range wantAddr {
+				wantSpan |= wantAddr[l] ^ wantAddr[0]
+			}
+			require.Equal(t, wantSpan, uint64(span), "iteration %d", it)
 		}
 	}
 }
