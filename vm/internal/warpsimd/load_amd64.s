@@ -213,20 +213,40 @@ widen: \
 	VMOVDQU Y0, aoff(R9) \
 	VMOVDQU Y1, aoff+32(R9)
 
-// func loadWords32AddrAVX2(d, addr, a *[32]uint64, off uint32, mem *byte, k, last uint32) (span uint32, ok bool)
+// func LoadWords32Addr(d, addr, a *[32]uint64, off uint32, mem []byte, k uint32) (span uint32, ok bool)
 //
-// In one pass over all 32 lanes (Y4 to Y7, eight each): the low halves
-// of a plus off (the 32-bit window addresses) are written to addr
-// zero-extended (ADDRG) and ORed, each XORed with lane 0's, into span;
-// then offset by k and checked together (each aligned and at most last,
-// unsigned); only then loaded into d (LOADG). A failed check returns
-// false with addr written and d not.
-TEXT ·loadWords32AddrAVX2(SB), NOSPLIT, $0-53
+// Where the host has AVX2 (hasFMA) and mem is at least a word and shorter
+// than 2^31 bytes, in one pass over all 32 lanes (Y4 to Y7, eight each):
+// the low halves of a plus off (the 32-bit window addresses) are written
+// to addr zero-extended (ADDRG) and ORed, each XORed with lane 0's, into
+// span; then offset by k and checked together (each aligned and at most
+// the last word's offset, unsigned); only then loaded into d (LOADG). A
+// failed check returns false with addr written and d not. Elsewhere it
+// is loadWords32AddrGo (a tail jump: the same arguments): Go callers
+// call this directly, without a Go function's entry around it.
+TEXT ·LoadWords32Addr(SB), NOSPLIT, $0-69
+	CMPB ·hasFMA(SB), $0
+	JEQ lageneric
+	MOVQ mem_len+40(FP), CX
+	CMPQ CX, $4
+	JLT lageneric
+	MOVQ $0x80000000, AX
+	CMPQ CX, AX
+	JGE lageneric
+	SUBQ $4, CX // the last offset a word can start at
 	MOVQ d+0(FP), DI
 	MOVQ addr+8(FP), R9
 	MOVQ a+16(FP), SI
-	MOVQ mem+32(FP), DX
-	SETUP(k+40, last+44)
+	MOVQ mem_base+32(FP), DX
+	MOVL k+56(FP), AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+	VMOVD CX, X14
+	VPBROADCASTD X14, Y14
+	MOVL $3, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13
+	VMOVDQU ·iota4<>(SB), Y12
 	MOVL off+24(FP), AX
 	VMOVD AX, X11
 	VPBROADCASTD X11, Y11
@@ -251,7 +271,7 @@ TEXT ·loadWords32AddrAVX2(SB), NOSPLIT, $0-53
 	VPSHUFD $0xB1, X8, X9
 	VPOR X9, X8, X8
 	VMOVD X8, AX
-	MOVL AX, span+48(FP)
+	MOVL AX, span+64(FP)
 
 	// The offsets in mem, checked together: their OR has no bit of 3,
 	// their unsigned maximum is at most last.
@@ -279,10 +299,13 @@ TEXT ·loadWords32AddrAVX2(SB), NOSPLIT, $0-53
 	LOADG(Y6, X6, 128, c2, b2, w2)
 	LOADG(Y7, X7, 192, c3, b3, w3)
 	VZEROUPPER
-	MOVB $1, ok+52(FP)
+	MOVB $1, ok+68(FP)
 	RET
 
 lafail:
 	VZEROUPPER
-	MOVB $0, ok+52(FP)
+	MOVB $0, ok+68(FP)
 	RET
+
+lageneric:
+	JMP ·loadWords32AddrGo(SB)
