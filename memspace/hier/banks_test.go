@@ -314,3 +314,13 @@ func TestSharedSpanKnown(t *testing.T) {
 	require.Greater(t, none[1], uint64(0), "some accesses conflict")
 	require.Equal(t, uint64(0), wrong[1], "a span of 0 is one row: no conflicts")
 }
+
+// A generic access split into its spaces does not pass its span on: the
+// shared part's addresses are not the generic ones.
+func TestGenericDropsSpan(t *testing.T) {
+	h := newTest(t, "h100")
+	a := acc(memspace.Generic, memspace.Load, 4, all, func(l int) uint64 { return memspace.SharedWindow + uint64(l)*128 })
+	a.SpanKnown, a.XorSpan = true, 0 // one row, were it believed
+	h.SM(0).Observe(a)
+	require.Equal(t, uint64(31), h.Counts()[SharedLdConflicts], "32 words in one bank")
+}
