@@ -2,6 +2,7 @@ package vm
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
@@ -82,14 +83,19 @@ func (w *Warp) stepFast(f *frame, in *Inst) bool {
 	if uint(pc) >= uint(len(f.runs)) {
 		return false
 	}
-	switch f.runs[pc].K {
+	switch o := &f.runs[pc]; o.K {
 	case runNone, runLdGlobal32, runLdShared32, runStShared32:
 		// Memory forms are observed: execMem's path.
 		return false
 	case runFma32:
 		w.Inst++
 		w.ThreadInst += WarpSize
-		warpsimd.FmaRN32(f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C))
+		// The run table's offsets of the registers in the frame's file,
+		// as runFast uses them (checked when the table was built; f.r
+		// looks each up through the slot table, with two bounds checks).
+		base := unsafe.Pointer(&f.regs[0])
+		warpsimd.FmaRN32((*[32]uint64)(unsafe.Add(base, o.D)), (*[32]uint64)(unsafe.Add(base, o.A)),
+			(*[32]uint64)(unsafe.Add(base, o.B)), (*[32]uint64)(unsafe.Add(base, o.C)))
 		pc++
 	default:
 		n, npc := w.runFast(f, pc, 1, false)
