@@ -58,13 +58,13 @@ func (w *Warp) stepOne(f *frame, in *Inst, pc int32, mask, exec uint32) error {
 }
 
 // stepFast runs, for Step, instruction in of frame f (at f.curPC) for a
-// full warp (no cp.async arrival to land) where one of
-// the forms of the full-warp runs (exec_run.go) other than their memory
-// forms applies, and reports whether it did: one instruction of a run (an
-// integer, predicate or fma operation, a uniform branch), and nops. (The
-// shared loads and stores of 32-bit words, Inst.Fast, are stepShared32's;
-// Step calls it itself.) Each computes and records what stepOne or
-// runFrame would, without their generality around a single instruction
+// full warp (no cp.async arrival to land) where one of the forms of the
+// full-warp runs (exec_run.go) other than their memory forms applies, and
+// reports whether it did: one instruction of a run (an integer, predicate
+// or fma operation, a uniform branch), and nops. (The shared loads and
+// stores of 32-bit words, Inst.Fast, are stepShared32's: Step calls it
+// itself.) Each computes and records what stepOne or runFrame would,
+// without their generality around a single instruction
 // (TestStepOneMatchesRunFrame).
 func (w *Warp) stepFast(f *frame, in *Inst) bool {
 	pc := f.curPC
