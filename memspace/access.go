@@ -67,6 +67,14 @@ type Access struct {
 	// moves to and from L2 without L1: not LSU traffic for ncu.
 	Bulk bool
 
+	// SpanKnown says that XorSpan is the OR over the lanes of a full warp
+	// (Mask all ones) of each lane's address XORed with lane 0's: the bits
+	// in which the addresses differ, which a producer that computed them
+	// in one pass gives a hierarchy's bank model so that it need not
+	// compute it again. False, and XorSpan 0, in every other access.
+	SpanKnown bool
+	XorSpan   uint64
+
 	// Origin says which SM, block, warp and instruction made the access.
 	Origin Origin
 

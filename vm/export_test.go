@@ -103,3 +103,6 @@ func WithoutStepOne() (restore func()) {
 	stepOneOff = true
 	return func() { stepOneOff = false }
 }
+
+// NextGeneral is Next without its fast first test.
+func (w *Warp) NextGeneral() (*InstInfo, uint32) { return w.nextGeneral() }

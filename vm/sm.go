@@ -317,6 +317,17 @@ func (w *Warp) State() WarpState {
 // warp is not ready. A timing model checks its scoreboard against
 // Next().Reads and Writes before it issues.
 func (w *Warp) Next() (*InstInfo, uint32) {
+	// ready's common case first: the running group goes on (no waiting
+	// lane joins it at its PC) and no lane has exited.
+	if f := w.topf; f.cur != 0 && f.nextWait > f.curPC && w.exited == 0 {
+		return &f.info[f.curPC], f.cur
+	}
+	return w.nextGeneral()
+}
+
+// nextGeneral is Next without its first test (stepAll in
+// TestStepOneMatchesRunFrame compares the two at every step).
+func (w *Warp) nextGeneral() (*InstInfo, uint32) {
 	if w.done() {
 		return nil, 0
 	}
@@ -324,7 +335,7 @@ func (w *Warp) Next() (*InstInfo, uint32) {
 	if f == nil {
 		return nil, 0
 	}
-	return &f.fn.Info[f.curPC], f.cur
+	return &f.info[f.curPC], f.cur
 }
 
 // ID is the warp's index in its block.
@@ -396,15 +407,12 @@ var ErrNotReady = errors.New("warp is not ready")
 // fault is returned as a *Fault; the warp is then unusable.
 func (s *SM) Step(w *Warp, st *Step) error {
 	c := w.cta
-	if c == nil || c.sm != s {
-		return fmt.Errorf("step: warp %d does not belong to a block resident on SM %d", w.id, s.ID)
-	}
-	if w.done() {
-		return fmt.Errorf("step: warp %d of block %d: %w (it has exited)", w.id, c.index, ErrNotReady)
+	if c == nil || c.sm != s || w.done() {
+		return s.stepRefused(w)
 	}
 	f := w.ready()
 	if f == nil {
-		return fmt.Errorf("step: warp %d of block %d: %w (%s)", w.id, c.index, ErrNotReady, w.State())
+		return s.stepRefused(w)
 	}
 	l := s.l
 	if l.stop.Load() {
@@ -420,19 +428,57 @@ func (s *SM) Step(w *Warp, st *Step) error {
 		}
 		exec &= p
 	}
-	info := &f.fn.Info[pc]
+	info := &f.info[pc]
 	// Field by field: the composite literal is built on the stack and
 	// copied.
 	st.Warp, st.Info, st.PC, st.Active, st.Exec = w, info, pc, mask, exec
 	st.Accesses, st.Outcome = nil, memspace.Outcome{}
-	if mask == ^uint32(0) && w.mbLate == 0 && !stepOneOff && w.stepFast(f, in, info, exec, st) {
-		// One instruction of a full warp, counted.
-		if s.DeferCount && l.MaxInst == 0 {
-			s.deferred++
-			return nil
+	if mask == ^uint32(0) && w.mbLate == 0 && !stepOneOff {
+		// A full warp's own paths. Only s, w and st live across them:
+		// where they decline (having changed nothing), stepGeneral
+		// finds the rest again, so that this path spills no more.
+		var ok bool
+		if in.Fast != FastNone {
+			ok = exec == ^uint32(0) && w.stepShared32(f, in, info, st)
+		} else {
+			ok = w.stepFast(f, in)
 		}
-		return l.count(1, c, w)
+		if ok {
+			// One instruction of a full warp, counted.
+			if s.DeferCount && s.l.MaxInst == 0 {
+				s.deferred++
+				return nil
+			}
+			return s.l.count(1, w.cta, w)
+		}
 	}
+	return s.stepGeneral(w, st)
+}
+
+// stepRefused is Step's error for a warp that does not belong to a block
+// resident on s or is not ready.
+//
+//go:noinline
+func (s *SM) stepRefused(w *Warp) error {
+	c := w.cta
+	if c == nil || c.sm != s {
+		return fmt.Errorf("step: warp %d does not belong to a block resident on SM %d", w.id, s.ID)
+	}
+	if w.done() {
+		return fmt.Errorf("step: warp %d of block %d: %w (it has exited)", w.id, c.index, ErrNotReady)
+	}
+	return fmt.Errorf("step: warp %d of block %d: %w (%s)", w.id, c.index, ErrNotReady, w.State())
+}
+
+// stepGeneral is Step past its full-warp paths, for the instruction at the
+// ready frame's curPC (Step has filled st): stepOne's or runFrame's
+// general path, watched.
+//
+//go:noinline
+func (s *SM) stepGeneral(w *Warp, st *Step) error {
+	f := w.topf // what Step's ready returned
+	pc, mask, exec := st.PC, st.Active, st.Exec
+	in, info := &f.code[pc], st.Info
 	s.step = st
 	w.watch = true
 	w.syncActive, w.syncExec = mask, exec
@@ -452,11 +498,11 @@ func (s *SM) Step(w *Warp, st *Step) error {
 		return err
 	}
 	if n := int64(w.Inst - before); n > 0 {
-		if s.DeferCount && l.MaxInst == 0 {
+		if s.DeferCount && s.l.MaxInst == 0 {
 			s.deferred += n
 			return nil
 		}
-		return l.count(n, c, w)
+		return s.l.count(n, w.cta, w)
 	}
 	return nil
 }

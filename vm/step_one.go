@@ -2,6 +2,7 @@ package vm
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/ptxvm/ptxvm/memspace"
 	"github.com/ptxvm/ptxvm/vm/internal/warpsimd"
@@ -57,18 +58,15 @@ func (w *Warp) stepOne(f *frame, in *Inst, pc int32, mask, exec uint32) error {
 }
 
 // stepFast runs, for Step, instruction in of frame f (at f.curPC) for a
-// full warp (exec executing; no cp.async arrival to land) where one of
-// its own paths applies, and reports whether it did: the shared loads and
-// stores of 32-bit words (stepShared32), and the forms of the full-warp
-// runs (exec_run.go) other than their memory forms, one instruction of a
-// run (an integer, predicate or fma operation, a uniform branch), and
-// nops. Each
-// computes and records what stepOne or runFrame would, without their
-// generality around a single instruction (TestStepOneMatchesRunFrame).
-func (w *Warp) stepFast(f *frame, in *Inst, info *InstInfo, exec uint32, st *Step) bool {
-	if in.Fast != FastNone {
-		return exec == ^uint32(0) && w.stepShared32(f, in, info, st)
-	}
+// full warp (no cp.async arrival to land) where one of the forms of the
+// full-warp runs (exec_run.go) other than their memory forms applies, and
+// reports whether it did: one instruction of a run (an integer, predicate
+// or fma operation, a uniform branch), and nops. (The shared loads and
+// stores of 32-bit words, Inst.Fast, are stepShared32's: Step calls it
+// itself.) Each computes and records what stepOne or runFrame would,
+// without their generality around a single instruction
+// (TestStepOneMatchesRunFrame).
+func (w *Warp) stepFast(f *frame, in *Inst) bool {
 	pc := f.curPC
 	if in.Op == OpNop {
 		// runFrame's nop (a branch lowering predicated away, a group's
@@ -85,14 +83,19 @@ func (w *Warp) stepFast(f *frame, in *Inst, info *InstInfo, exec uint32, st *Ste
 	if uint(pc) >= uint(len(f.runs)) {
 		return false
 	}
-	switch f.runs[pc].K {
+	switch o := &f.runs[pc]; o.K {
 	case runNone, runLdGlobal32, runLdShared32, runStShared32:
 		// Memory forms are observed: execMem's path.
 		return false
 	case runFma32:
 		w.Inst++
 		w.ThreadInst += WarpSize
-		warpsimd.FmaRN32(f.r(in.D), f.r(in.A), f.r(in.B), f.r(in.C))
+		// The run table's offsets of the registers in the frame's file,
+		// as runFast uses them (checked when the table was built; f.r
+		// looks each up through the slot table, with two bounds checks).
+		base := unsafe.Pointer(&f.regs[0])
+		warpsimd.FmaRN32((*[32]uint64)(unsafe.Add(base, o.D)), (*[32]uint64)(unsafe.Add(base, o.A)),
+			(*[32]uint64)(unsafe.Add(base, o.B)), (*[32]uint64)(unsafe.Add(base, o.C)))
 		pc++
 	default:
 		n, npc := w.runFast(f, pc, 1, false)
@@ -126,10 +129,15 @@ func (w *Warp) stepShared32(f *frame, in *Inst, info *InstInfo, st *Step) bool {
 		// addresses' FAddr32 form (the 32-bit sum of the register and the
 		// offset) and loadSharedWords in one pass (a refusal is left to
 		// LoadScalar, as there).
-		if v == a || !warpsimd.LoadWords32Addr(v, &acc.Addr, a, uint32(in.Off), sh, -uint32(sb)) {
+		if v == a {
+			return false
+		}
+		span, ok := warpsimd.LoadWords32Addr(v, &acc.Addr, a, uint32(in.Off), sh, -uint32(sb))
+		if !ok {
 			return false
 		}
 		acc.Kind = memspace.Load
+		acc.SpanKnown, acc.XorSpan = true, uint64(span)
 	} else {
 		warpsimd.AddKQ(&acc.Addr, a, uint64(uint32(in.Off)), 0xffffffff)
 		if !warpsimd.StoreWords32(sh, &acc.Addr, v, -uint32(sb)) {
@@ -152,6 +160,7 @@ func (w *Warp) stepShared32(f *frame, in *Inst, info *InstInfo, st *Step) bool {
 		st.Outcome = o.Observe(acc)
 	}
 	acc.Values = nil
+	acc.SpanKnown, acc.XorSpan = false, 0 // for the load; the rest never set it
 	st.Accesses = s.acc[:1]
 	pc := f.curPC + 1
 	f.curPC = pc

@@ -28,7 +28,7 @@ type stepRecord struct {
 func stepAll(t *testing.T, l *vm.Launch, max int) ([]stepRecord, vm.Stats) {
 	t.Helper()
 	sm := l.NewSM(1)
-	sm.Observer = &recorder{}
+	sm.Observer = &spanCheck{t: t}
 	var st vm.Step
 	var recs []stepRecord
 	for i := 0; i < min(max, l.NumCTAs()); i++ {
@@ -45,7 +45,17 @@ func stepAll(t *testing.T, l *vm.Launch, max int) ([]stepRecord, vm.Stats) {
 				}
 			}
 			require.NotNil(t, w, "no warp of block %d is ready", i)
+			// Next's fast first test answers as its general path.
+			for _, x := range ws {
+				info, lanes := x.Next()
+				ginfo, glanes := x.NextGeneral()
+				require.True(t, info == ginfo && lanes == glanes, "Next of warp %d", x.ID())
+			}
+			info, lanes := w.Next()
 			require.NoError(t, sm.Step(w, &st))
+			if st.Info.Class != vm.ClassWarpSync {
+				require.True(t, info == st.Info && lanes == st.Active, "Next before Step")
+			}
 			r := stepRecord{id: st.Info.ID, pc: st.PC, active: st.Active, exec: st.Exec, outcome: st.Outcome, inst: w.Inst, threads: w.ThreadInst}
 			for _, a := range st.Accesses {
 				a.Values = nil
@@ -56,6 +66,30 @@ func stepAll(t *testing.T, l *vm.Launch, max int) ([]stepRecord, vm.Stats) {
 		sm.Retire(c)
 	}
 	return recs, sm.Stats
+}
+
+// spanCheck is a recorder that requires the span an access gives
+// (Access.SpanKnown) to be its addresses' (a full warp's OR of each
+// lane's address XORed with lane 0's), and counts those given.
+type spanCheck struct {
+	recorder
+	t *testing.T
+}
+
+// spansKnown counts the accesses spanCheck found with a span.
+var spansKnown int
+
+func (c *spanCheck) Observe(a *memspace.Access) memspace.Outcome {
+	if a.SpanKnown {
+		var want uint64
+		for _, x := range a.Addr {
+			want |= x ^ a.Addr[0]
+		}
+		require.Equal(c.t, ^uint32(0), a.Mask, "a span of a partial warp")
+		require.Equal(c.t, want, a.XorSpan, "the span of %#x", a.Addr)
+		spansKnown++
+	}
+	return c.recorder.Observe(a)
 }
 
 // TestStepOneMatchesRunFrame steps launches whose loads, stores and fmas
@@ -84,6 +118,7 @@ func TestStepOneMatchesRunFrame(t *testing.T) {
 		require.NoError(t, err)
 		return recs, stats, out
 	}
+	known := spansKnown
 	for _, c := range cases {
 		t.Run(c, func(t *testing.T) {
 			fast, fastStats, fastOut := run(t, c)
@@ -98,6 +133,7 @@ func TestStepOneMatchesRunFrame(t *testing.T) {
 			require.Equal(t, slowOut, fastOut)
 		})
 	}
+	require.Greater(t, spansKnown, known, "no shared load gave its span")
 	t.Run("predicated", func(t *testing.T) {
 		// Guards off in some lanes of loads, stores and fmas (nvcc
 		// branches around them instead), a divergent branch whose lanes

@@ -28,6 +28,7 @@ const noPC = math.MaxInt32
 type frame struct {
 	fn        *Func
 	code      []Inst
+	info      []InstInfo   // fn.Info
 	regs      [][32]uint64 // by slot (layout.go)
 	slot      []int32      // the slot of each register index (an operand's offset / 32)
 	chains    []chainPlan  // the layout's FuseLdLdFmaChain plans, in pc order
@@ -211,6 +212,7 @@ func (w *Warp) pushFrame(fn *Func, m uint32, localBase uint64) *frame {
 	w.topf = f
 	f.fn = fn
 	f.code = fn.Code
+	f.info = fn.Info
 	lay := fn.frameLayout()
 	n := len(lay.init)
 	if cap(f.regs) < n {

@@ -65,12 +65,18 @@ func TestSharedWavefronts(t *testing.T) {
 
 // sharedTotals replays generated shared accesses through an H100 SM side
 // and returns its load and store wavefronts and conflicts.
-func sharedTotals(t *testing.T, gen func(emit func(kind memspace.Kind, size uint8, mask uint32, addr func(l int) uint64))) [4]uint64 {
+// With span, each access carries the span it returns (Access.SpanKnown
+// when it says so).
+func sharedTotals(t *testing.T, gen func(emit func(kind memspace.Kind, size uint8, mask uint32, addr func(l int) uint64)), span ...func(a *memspace.Access) (uint64, bool)) [4]uint64 {
 	h := newTest(t, "h100")
 	sm := h.SM(0)
 	gen(func(kind memspace.Kind, size uint8, mask uint32, addr func(l int) uint64) {
 		if mask != 0 {
-			sm.Observe(acc(memspace.Shared, kind, size, mask, addr))
+			a := acc(memspace.Shared, kind, size, mask, addr)
+			if len(span) > 0 && span[0] != nil {
+				a.XorSpan, a.SpanKnown = span[0](a)
+			}
+			sm.Observe(a)
 		}
 	})
 	c := h.Counts()
@@ -270,4 +276,51 @@ func TestNarrowMatchesSpan(t *testing.T) {
 	}
 	assert.Greater(t, narrow, 1000)
 	assert.Greater(t, wide, 1000)
+}
+
+// A span the producer gives (Access.SpanKnown) is used in place of
+// xorSpan's: the correct one counts what none counts, on rows, broadcasts,
+// pairs of rows and scattered words; a wrong one (0: one row) is believed,
+// so a conflicting access counts none.
+func TestSharedSpanKnown(t *testing.T) {
+	rng := uint64(0x2545f4914f6cdd1d)
+	next := func() uint64 {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return rng
+	}
+	gen := func(emit func(kind memspace.Kind, size uint8, mask uint32, addr func(l int) uint64)) {
+		for i := 0; i < 2000; i++ {
+			b := memspace.SharedWindow + next()%(1<<14)&^3
+			stride := []uint64{0, 4, 8, 64, 128, 132}[next()%6]
+			scatter := next()%4 == 0
+			emit(memspace.Load, 4, all, func(l int) uint64 {
+				if scatter {
+					return b + next()%1024&^3
+				}
+				return b + uint64(l%16)*stride/16*4/4 + uint64(l/16)*stride
+			})
+		}
+	}
+	totals := func(span func(a *memspace.Access) (uint64, bool)) [4]uint64 {
+		rng = 0x2545f4914f6cdd1d // the same accesses each time
+		return sharedTotals(t, gen, span)
+	}
+	none := totals(nil)
+	right := totals(func(a *memspace.Access) (uint64, bool) { return xorSpanGo(&a.Addr), true })
+	wrong := totals(func(a *memspace.Access) (uint64, bool) { return 0, true })
+	require.Equal(t, none, right)
+	require.Greater(t, none[1], uint64(0), "some accesses conflict")
+	require.Equal(t, uint64(0), wrong[1], "a span of 0 is one row: no conflicts")
+}
+
+// A generic access split into its spaces does not pass its span on: the
+// shared part's addresses are not the generic ones.
+func TestGenericDropsSpan(t *testing.T) {
+	h := newTest(t, "h100")
+	a := acc(memspace.Generic, memspace.Load, 4, all, func(l int) uint64 { return memspace.SharedWindow + uint64(l)*128 })
+	a.SpanKnown, a.XorSpan = true, 0 // one row, were it believed
+	h.SM(0).Observe(a)
+	require.Equal(t, uint64(31), h.Counts()[SharedLdConflicts], "32 words in one bank")
 }

@@ -160,7 +160,27 @@ func (s *SM) Observe(a *memspace.Access) memspace.Outcome {
 		// loads from its tiles): shared accesses send nothing to L2, so
 		// the transactions' bookkeeping below has nothing to do.
 		s.tally.note(a)
-		lat := s.shared(a)
+		var lat uint32
+		if a.Mask == ^uint32(0) && a.Size != 0 && int(a.Size) <= s.banks.cfg.BankBytes && !a.Sync && !a.AsyncCopy &&
+			(a.Kind == memspace.Load || a.Kind == memspace.Store) && fullSpan(a)>>s.banks.rowSh == 0 {
+			// shared for its commonest case (the tiled matmul's rows
+			// and broadcasts), here without its call and its switches: a
+			// full warp's plain load or store of words of one bank width
+			// or less in one aligned row of the banks is one wavefront,
+			// no conflict.
+			c := s.tally.at(a.Origin.Inst)
+			s.grpWave++
+			if a.Kind == memspace.Load {
+				c[SharedLdRequests]++
+				c[SharedLdWavefronts]++
+			} else {
+				c[SharedStRequests]++
+				c[SharedStWavefronts]++
+			}
+			lat = s.cfg.Latency.Shared
+		} else {
+			lat = s.shared(a)
+		}
 		if s.windowed || s.mem != nil {
 			return memspace.Outcome{Latency: lat}
 		}
@@ -225,6 +245,7 @@ func (s *SM) generic(a *memspace.Access) uint32 {
 		}
 		s.sub = *a
 		s.sub.Space, s.sub.Mask = spaces[i], m
+		s.sub.SpanKnown, s.sub.XorSpan = false, 0 // the addresses change
 		for x := m; x != 0; x &= x - 1 {
 			l := bits.TrailingZeros32(x)
 			_, s.sub.Addr[l] = memspace.ResolveGeneric(a.Addr[l])
@@ -497,7 +518,7 @@ func (s *SM) shared(a *memspace.Access) uint32 {
 	c := s.tally.at(a.Origin.Inst)
 	var wf, ideal int
 	if a.Mask == ^uint32(0) && int(a.Size) <= s.banks.cfg.BankBytes && a.Size != 0 &&
-		(a.Kind == memspace.Load || a.Kind == memspace.Store || a.Sync) && xorSpan(&a.Addr)>>s.banks.rowSh == 0 {
+		(a.Kind == memspace.Load || a.Kind == memspace.Store || a.Sync) && fullSpan(a)>>s.banks.rowSh == 0 {
 		// wavefronts' first answer, without its tests: a full warp's
 		// words of one bank width or less, not an atomic's, in one
 		// aligned row of the banks (banks.narrow).
@@ -525,6 +546,15 @@ func (s *SM) shared(a *memspace.Access) uint32 {
 		c[con] += uint64(wf - ideal)
 	}
 	return s.cfg.Latency.Shared + s.cfg.Latency.PerWavefront*uint32(max(0, wf-1))
+}
+
+// fullSpan is xorSpan(&a.Addr) for a full warp's access a: the producer's
+// (Access.SpanKnown) where it gave it.
+func fullSpan(a *memspace.Access) uint64 {
+	if a.SpanKnown {
+		return a.XorSpan
+	}
+	return xorSpan(&a.Addr)
 }
 
 // constant serves a constant- or parameter-bank load: one constant-cache

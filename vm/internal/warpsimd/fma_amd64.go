@@ -26,12 +26,6 @@ func cmp32AVX2(a, b *[32]uint64, flip uint32) (lt, eq uint32)
 //go:noescape
 func loadWords32AVX2(d, a *[32]uint64, mem *byte, k, last uint32) bool
 
-// loadWords32AddrAVX2 is LoadWords32Addr eight lanes at a time
-// (load_amd64.s).
-//
-//go:noescape
-func loadWords32AddrAVX2(d, addr, a *[32]uint64, off uint32, mem *byte, k, last uint32) bool
-
 // storeWords32AVX2 is StoreWords32 eight lanes at a time (load_amd64.s):
 // every group is checked (in range, aligned, eight consecutive words)
 // before any is stored.

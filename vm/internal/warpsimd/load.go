@@ -31,18 +31,14 @@ func loadWords32Go(d, a *[32]uint64, mem []byte, k uint32) bool {
 	return true
 }
 
-// LoadWords32Addr is AddKQ(addr, a, off, 0xffffffff) and then
-// LoadWords32(d, addr, mem, k) in one pass: a full warp's
-// ld.shared.b32 [a+off] whose addresses an observer is given, with k =
-// -base of the window. It reports false where LoadWords32 would, addr and
-// d then possibly written in part (the caller computes the addresses
-// again). d must be neither a nor addr.
-func LoadWords32Addr(d, addr, a *[32]uint64, off uint32, mem []byte, k uint32) bool {
-	if hasFMA && len(mem) >= 4 && uint64(len(mem)) < 1<<31 {
-		return loadWords32AddrAVX2(d, addr, a, off, &mem[0], k, uint32(len(mem)-4))
-	}
+// loadWords32AddrGo is LoadWords32Addr in two passes, where the one-pass
+// form does not apply.
+func loadWords32AddrGo(d, addr, a *[32]uint64, off uint32, mem []byte, k uint32) (span uint32, ok bool) {
 	AddKQ(addr, a, uint64(off), 0xffffffff)
-	return LoadWords32(d, addr, mem, k)
+	for l := range addr {
+		span |= uint32(addr[l] ^ addr[0])
+	}
+	return span, LoadWords32(d, addr, mem, k)
 }
 
 // StoreWords32 stores, for all 32 lanes, the low 32 bits of s[l] as a

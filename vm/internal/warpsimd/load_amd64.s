@@ -167,54 +167,145 @@ stfail:
 	MOVB $0, ret+32(FP)
 	RET
 
-// func loadWords32AddrAVX2(d, addr, a *[32]uint64, off uint32, mem *byte, k, last uint32) bool
+// LOADG reads the eight words of mem (DX) at the checked offsets in g
+// (YMM, its low half x) into d at doff (DI), zero-extended: eight
+// consecutive words (offsets o, o+4, ... o+28) are one load, eight equal
+// offsets one broadcast, other groups one VPGATHERDD. Y3 is all ones; Y0,
+// Y1 and Y2 are scratch.
+#define LOADG(g, x, doff, contig, bcast, widen) \
+	VMOVD x, R8 \
+	VPBROADCASTD x, Y1 \
+	VPADDD Y12, Y1, Y2 \
+	VPCMPEQD g, Y2, Y2 \
+	VPTEST Y3, Y2 \
+	JCS contig \
+	VPCMPEQD g, Y1, Y1 \
+	VPTEST Y3, Y1 \
+	JCS bcast \
+	VPXOR Y0, Y0, Y0 \
+	VPCMPEQD Y2, Y2, Y2 \
+	VPGATHERDD Y2, (DX)(g*1), Y0 \
+	JMP widen \
+contig: \
+	VMOVDQU (DX)(R8*1), Y0 \
+	JMP widen \
+bcast: \
+	VPBROADCASTD (DX)(R8*1), Y0 \
+widen: \
+	VPMOVZXDQ X0, Y1 \
+	VEXTRACTI128 $1, Y0, X2 \
+	VPMOVZXDQ X2, Y2 \
+	VMOVDQU Y1, doff(DI) \
+	VMOVDQU Y2, doff+32(DI)
+
+// ADDRG puts the window addresses of the eight lanes of a (SI) at aoff,
+// the low halves plus off (Y11), in g (its low half x) and writes them to
+// addr (R9) zero-extended. Y0 and Y1 are scratch.
+#define ADDRG(aoff, g, x) \
+	VMOVDQU aoff(SI), Y0 \
+	VMOVDQU aoff+32(SI), Y1 \
+	VSHUFPS $0x88, Y1, Y0, Y0 \
+	VPERMQ $0xD8, Y0, g \
+	VPADDD Y11, g, g \
+	VPMOVZXDQ x, Y0 \
+	VEXTRACTI128 $1, g, X1 \
+	VPMOVZXDQ X1, Y1 \
+	VMOVDQU Y0, aoff(R9) \
+	VMOVDQU Y1, aoff+32(R9)
+
+// func LoadWords32Addr(d, addr, a *[32]uint64, off uint32, mem []byte, k uint32) (span uint32, ok bool)
 //
-// loadWords32AVX2 with the addresses computed on the way: per group of
-// eight lanes, the low halves of a plus off (the 32-bit window
-// addresses) are written to addr zero-extended, then offset by k,
-// checked (CHECK) and loaded into d (GATHER, WIDEN). A failed check returns
-// false at once, the groups before it written to addr and d.
-TEXT ·loadWords32AddrAVX2(SB), NOSPLIT, $0-49
+// Where the host has AVX2 (hasFMA) and mem is at least a word and shorter
+// than 2^31 bytes, in one pass over all 32 lanes (Y4 to Y7, eight each):
+// the low halves of a plus off (the 32-bit window addresses) are written
+// to addr zero-extended (ADDRG) and ORed, each XORed with lane 0's, into
+// span; then offset by k and checked together (each aligned and at most
+// the last word's offset, unsigned); only then loaded into d (LOADG). A
+// failed check returns false with addr written and d not. Elsewhere it
+// is loadWords32AddrGo (a tail jump: the same arguments): Go callers
+// call this directly, without a Go function's entry around it.
+TEXT ·LoadWords32Addr(SB), NOSPLIT, $0-69
+	CMPB ·hasFMA(SB), $0
+	JEQ lageneric
+	MOVQ mem_len+40(FP), CX
+	CMPQ CX, $4
+	JLT lageneric
+	MOVQ $0x80000000, AX
+	CMPQ CX, AX
+	JGE lageneric
+	SUBQ $4, CX // the last offset a word can start at
 	MOVQ d+0(FP), DI
 	MOVQ addr+8(FP), R9
 	MOVQ a+16(FP), SI
-	MOVQ mem+32(FP), DX
-	SETUP(k+40, last+44)
+	MOVQ mem_base+32(FP), DX
+	MOVL k+56(FP), AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+	VMOVD CX, X14
+	VPBROADCASTD X14, Y14
+	MOVL $3, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13
+	VMOVDQU ·iota4<>(SB), Y12
 	MOVL off+24(FP), AX
 	VMOVD AX, X11
 	VPBROADCASTD X11, Y11
-	MOVQ $4, BX
+	ADDRG(0, Y4, X4)
+	ADDRG(64, Y5, X5)
+	ADDRG(128, Y6, X6)
+	ADDRG(192, Y7, X7)
 
-laloop:
-	LANES(SI)
-	VPADDD Y11, Y0, Y0 // the window addresses
-	VPMOVZXDQ X0, Y9
-	VEXTRACTI128 $1, Y0, X10
-	VPMOVZXDQ X10, Y10
-	VMOVDQU Y9, 0(R9)
-	VMOVDQU Y10, 32(R9)
-	CHECK(lafail) // their offsets in mem
-	GATHER(lacontig, labcast, lawiden)
+	// The span: every address XORed with lane 0's, ORed together.
+	VPBROADCASTD X4, Y10
+	VPXOR Y10, Y4, Y8
+	VPXOR Y10, Y5, Y9
+	VPOR Y9, Y8, Y8
+	VPXOR Y10, Y6, Y9
+	VPXOR Y10, Y7, Y1
+	VPOR Y1, Y9, Y9
+	VPOR Y9, Y8, Y8
+	VEXTRACTI128 $1, Y8, X9
+	VPOR X9, X8, X8
+	VPSHUFD $0x4E, X8, X9
+	VPOR X9, X8, X8
+	VPSHUFD $0xB1, X8, X9
+	VPOR X9, X8, X8
+	VMOVD X8, AX
+	MOVL AX, span+64(FP)
 
-lacontig:
-	VMOVDQU (DX)(R8*1), Y4
-	JMP lawiden
+	// The offsets in mem, checked together: their OR has no bit of 3,
+	// their unsigned maximum is at most last.
+	VPADDD Y15, Y4, Y4
+	VPADDD Y15, Y5, Y5
+	VPADDD Y15, Y6, Y6
+	VPADDD Y15, Y7, Y7
+	VPOR Y5, Y4, Y8
+	VPOR Y7, Y6, Y9
+	VPOR Y9, Y8, Y8
+	VPTEST Y13, Y8
+	JNE lafail
+	VPMAXUD Y5, Y4, Y8
+	VPMAXUD Y7, Y6, Y9
+	VPMAXUD Y9, Y8, Y8
+	VPMAXUD Y14, Y8, Y8
+	VPCMPEQD Y14, Y8, Y8
+	VPCMPEQD Y3, Y3, Y3
+	VPTEST Y3, Y8
+	JCC lafail
 
-labcast:
-	VPBROADCASTD (DX)(R8*1), Y4
-
-lawiden:
-	WIDEN
-	ADDQ $64, SI
-	ADDQ $64, DI
-	ADDQ $64, R9
-	DECQ BX
-	JNZ laloop
+	// Every lane's offset passed the checks, so the reads are inside mem.
+	LOADG(Y4, X4, 0, c0, b0, w0)
+	LOADG(Y5, X5, 64, c1, b1, w1)
+	LOADG(Y6, X6, 128, c2, b2, w2)
+	LOADG(Y7, X7, 192, c3, b3, w3)
 	VZEROUPPER
-	MOVB $1, ret+48(FP)
+	MOVB $1, ok+68(FP)
 	RET
 
 lafail:
 	VZEROUPPER
-	MOVB $0, ret+48(FP)
+	MOVB $0, ok+68(FP)
 	RET
+
+lageneric:
+	JMP ·loadWords32AddrGo(SB)

@@ -129,7 +129,9 @@ func TestStoreWords32MatchesGo(t *testing.T) {
 // TestLoadWords32AddrMatchesSteps: the one pass writes the addresses
 // AddKQ writes and loads what LoadWords32 loads from them, and refuses
 // what it refuses, over the shapes of TestLoadWords32MatchesGo's groups.
-func TestLoadWords32AddrMatchesSteps(t *testing.T) {
+func TestLoadWords32AddrMatchesSteps(t *testing.T) { checkLoadWords32Addr(t) }
+
+func checkLoadWords32Addr(t *testing.T) {
 	r := rand.New(rand.NewPCG(24, 25))
 	mem := make([]byte, 4096)
 	for i := range mem {
@@ -173,11 +175,21 @@ func TestLoadWords32AddrMatchesSteps(t *testing.T) {
 		var d, addr, wantD, wantAddr [32]uint64
 		AddKQ(&wantAddr, &a, uint64(off), 0xffffffff)
 		wantOK := LoadWords32(&wantD, &wantAddr, mem, k)
-		ok := LoadWords32Addr(&d, &addr, &a, off, mem, k)
+		span, ok := LoadWords32Addr(&d, &addr, &a, off, mem, k)
 		require.Equal(t, wantOK, ok, "iteration %d", it)
 		if ok {
 			require.Equal(t, wantAddr, addr, "iteration %d", it)
 			require.Equal(t, wantD, d, "iteration %d", it)
+			var wantSpan uint64
+			for l := range wantAddr {
+				wantSpan |= wantAddr[l] ^ wantAddr[0]
+			}
+			require.Equal(t, wantSpan, uint64(span), "iteration %d", it)
 		}
+	}
+	var d, addr, a [32]uint64
+	for _, short := range [][]byte{nil, make([]byte, 3)} {
+		_, ok := LoadWords32Addr(&d, &addr, &a, 0, short, 0)
+		require.False(t, ok, "shorter than a word")
 	}
 }
