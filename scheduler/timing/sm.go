@@ -97,12 +97,16 @@ type warp struct {
 	// through them each window). A write sets the bit; look clears it when
 	// it reads an operand ready by its thr.
 	sbMask [sbRegs / 64]uint64
-	reg    []regReady // when each register's pending value is ready
-	pred   []uint64
-	predSB []Stall
-	cause  int32 // instruction whose result it waits for, or -1
-	waitID int32 // instruction the stall cycles are attributed to
-	lanes  uint64
+	// predMask is sbMask for the predicates below 64: a clear bit says
+	// the predicate was ready by a thr look has passed, read as a guard
+	// too.
+	predMask uint64
+	reg      []regReady // when each register's pending value is ready
+	pred     []uint64
+	predSB   []Stall
+	cause    int32 // instruction whose result it waits for, or -1
+	waitID   int32 // instruction the stall cycles are attributed to
+	lanes    uint64
 	// imc is the register a parameter load that missed the constant cache
 	// writes, or -1: the warp issues nothing until it is ready (ImcMiss).
 	imc int32
@@ -135,7 +139,7 @@ type warp struct {
 	asyncSeq, asyncDone uint32
 	// A size of whole cache lines (448 bytes, a size class of Go's
 	// allocator) keeps every warp's first line the one its scan reads.
-	_ [28]byte
+	_ [20]byte
 }
 
 // regReady is when a register's pending value is ready, what kind of wait
@@ -531,30 +535,48 @@ func (s *sm) look(w *warp, t uint64) {
 		// the same decisions with more work.
 		thr := min(w.mark, t)
 		dep, why, cause := uint64(0), Wait, int32(-1)
-		for _, r := range in.regs {
-			if u := uint32(r); u < sbRegs {
-				m := &w.sbMask[u>>6]
-				bit := uint64(1) << (u & 63)
-				if *m&bit == 0 {
+		if in.rw >= 0 {
+			// Every operand in one word of sbMask: only its set bits
+			// are looked at, lowest first. The operand with the latest
+			// ready cycle is the same in any order, but of two ready
+			// the same cycle the loop below takes the first in regs:
+			// where they differ in kind or source, it decides.
+			m := &w.sbMask[in.rw&3]
+			tie := false
+			for pend := *m & in.rm; pend != 0; pend &= pend - 1 {
+				b := bits.TrailingZeros64(pend)
+				e := &w.reg[int(in.rw)<<6|b]
+				if e.at <= thr {
+					*m &^= 1 << b
 					continue
 				}
-				if w.reg[r].at <= thr {
-					*m &^= bit
-					continue
+				if e.at > dep {
+					dep, why, cause = e.at, e.sb, e.src
+				} else if e.at == dep && (e.sb != why || e.src != cause) {
+					tie = true
 				}
 			}
-			e := &w.reg[r]
-			if e.at > dep {
-				dep, why, cause = e.at, e.sb, e.src
+			if tie {
+				dep, why, cause = s.regsDep(w, in, thr)
 			}
+		} else {
+			dep, why, cause = s.regsDep(w, in, thr)
 		}
-		for i, p := range in.preds {
-			v := w.pred[p]
-			if p == in.guard && i < in.npread && v != never {
-				v += uint64(s.guardCycles)
-			}
-			if v > dep {
-				dep, why, cause = v, w.predSB[p], -1
+		if in.pm&w.predMask != 0 || !in.pok {
+			// A predicate whose bit is clear was ready by a thr passed
+			// already, as a guard too (writeback sets the bit).
+			for i, p := range in.preds {
+				v := w.pred[p]
+				if p < 64 && v != never && v+uint64(s.guardCycles) <= thr {
+					w.predMask &^= 1 << p
+					continue
+				}
+				if p == in.guard && int32(i) < in.npread && v != never {
+					v += uint64(s.guardCycles)
+				}
+				if v > dep {
+					dep, why, cause = v, w.predSB[p], -1
+				}
 			}
 		}
 		if in.rare {
@@ -611,6 +633,35 @@ func (s *sm) look(w *warp, t uint64) {
 		}
 		w.next = nil
 	}
+}
+
+// regsDep is look's test of instruction in's registers for warp w, in the
+// order of in.regs: the latest ready cycle after thr, its kind and source.
+// A register ready by thr changes nothing here: when the latest of the
+// operands is ready by then, the warp's wait ends by the cycle its stall
+// cycles are counted to (mark) and by t, whatever its reason, so it can be
+// taken as 0 (its bit cleared in sbMask, for this look and every later
+// one: thr does not decrease).
+func (s *sm) regsDep(w *warp, in *inst, thr uint64) (uint64, Stall, int32) {
+	dep, why, cause := uint64(0), Wait, int32(-1)
+	for _, r := range in.regs {
+		if u := uint32(r); u < sbRegs {
+			m := &w.sbMask[u>>6]
+			bit := uint64(1) << (u & 63)
+			if *m&bit == 0 {
+				continue
+			}
+			if w.reg[r].at <= thr {
+				*m &^= bit
+				continue
+			}
+		}
+		e := &w.reg[r]
+		if e.at > dep {
+			dep, why, cause = e.at, e.sb, e.src
+		}
+	}
+	return dep, why, cause
 }
 
 // noLine is a warp's fline before it has read any code.
@@ -776,6 +827,9 @@ func (s *sm) writeback(w *warp, in *inst, at uint64, sb Stall) {
 	}
 	for _, p := range in.wpreds {
 		w.pred[p], w.predSB[p] = at, sb
+		if p < 64 {
+			w.predMask |= 1 << p
+		}
 	}
 	if in.carryW {
 		w.carry = at
