@@ -336,6 +336,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			// The launch brings the entry's first line.
 			s.code = make([]uint64, n)
 			s.code[r.prog.entryLine] = 1
+			s.settled = make([]uint64, n)
 			if c := cfg.Fetch.CacheBytes; c > 0 && cfg.Fetch.LineBytes > 0 && c/cfg.Fetch.LineBytes < n {
 				s.capLines = c / cfg.Fetch.LineBytes
 				s.cached(r.prog.entryLine)
@@ -351,6 +352,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			s.tr = opt.Trace.forSM(i)
 		}
 		s.insts, s.lastLine, s.perInst = r.prog.insts, r.prog.lastLine, s.acc.perInst
+		if s.code != nil {
+			s.settle(r.prog.entryLine)
+		}
 		s.guardCycles = r.prog.guardCycles
 		sms[i] = s
 	}

@@ -286,8 +286,12 @@ type sm struct {
 	resident []int32
 	nextOut  int
 	capLines int
-	st       vm.Step
-	err      error
+	// settled is, per line, code[l] if it and the line after it (unless
+	// it is its function's last) are in the cache or asked for, else 0
+	// (settle): a fetch of an instruction on such lines asks for nothing.
+	settled []uint64
+	st      vm.Step
+	err     error
 	// insts, lastLine and perInst are r.prog.insts, r.prog.lastLine and
 	// acc.perInst, read at every look and issue.
 	insts       []inst
@@ -606,8 +610,14 @@ func (s *sm) look(w *warp, t uint64) {
 		if s.code != nil {
 			// fetched's first test here: on the line the warp read last.
 			f := w.fready
-			if in.line != w.fline || in.lineEnd != w.fline {
-				f = s.fetched(w, in, t)
+			if l := in.line; l != w.fline || in.lineEnd != l {
+				// fetched's next test here too: one line, settled.
+				if st := s.settled; l == in.lineEnd && l < uint32(len(st)) && st[l] != 0 {
+					f = st[l] - 1
+					w.fline, w.fready = l, f
+				} else {
+					f = s.fetched(w, in, t)
+				}
 			}
 			if f > w.eligAt {
 				w.eligAt, w.why, w.cause = f, NoInstruction, -1
@@ -682,13 +692,21 @@ func (s *sm) fetched(w *warp, in *inst, t uint64) uint64 {
 	if in.line == w.fline && in.lineEnd == w.fline {
 		return w.fready
 	}
-	if l := in.line; l == in.lineEnd {
-		// One line, in the cache or asked for, and the next one asked
+	if a, b := in.line, in.lineEnd; b < uint32(len(s.settled)) {
+		// Each line in the cache or asked for, and the next one asked
 		// for (or none follows in its function): what the loop below
 		// finds, without asking for anything.
-		if r := s.code[l]; r != 0 && (s.lastLine[l] || s.code[l+1] != 0) {
-			w.fline, w.fready = l, r-1
-			return r - 1
+		ready := uint64(0)
+		for _, r := range s.settled[a : b+1] {
+			if r == 0 {
+				ready = never
+				break
+			}
+			ready = max(ready, r-1)
+		}
+		if ready != never {
+			w.fline, w.fready = b, ready
+			return ready
 		}
 	}
 	f := &s.r.cfg.Fetch
@@ -702,17 +720,34 @@ func (s *sm) fetched(w *warp, in *inst, t uint64) uint64 {
 			}
 			r = at + 1
 			s.code[l] = r
+			s.settle(l)
 			s.cached(l)
 		}
 		if n := l + 1; !s.lastLine[l] && s.code[n] == 0 {
 			// Asked for now: a warp long stalled has not streamed on.
 			s.code[n] = max(r-1, t) + uint64(f.SequentialCycles) + 1
+			s.settle(n)
 			s.cached(n)
 		}
 		ready = max(ready, r-1)
 	}
 	w.fline, w.fready = in.lineEnd, ready
 	return ready
+}
+
+// settle sets settled for the lines l and l-1 after code[l] changed:
+// settled[x] is code[x] when line x is in the cache or asked for and so is
+// the next one (or none follows in its function), else 0.
+func (s *sm) settle(l uint32) {
+	for x := l - 1; x != l+1; x++ {
+		if x >= uint32(len(s.settled)) {
+			continue // (l-1 when l is 0)
+		}
+		s.settled[x] = 0
+		if r := s.code[x]; r != 0 && (s.lastLine[x] || s.code[x+1] != 0) {
+			s.settled[x] = r
+		}
+	}
 }
 
 // cached notes that line l came into the instruction cache: when the
@@ -727,6 +762,7 @@ func (s *sm) cached(l uint32) {
 	}
 	if old := s.resident[s.nextOut]; uint32(old) != l {
 		s.code[old] = 0
+		s.settle(uint32(old))
 	}
 	s.resident[s.nextOut] = int32(l)
 	s.nextOut = (s.nextOut + 1) % s.capLines
