@@ -45,18 +45,19 @@ var _ [0]struct{} = [maxQueue & (maxQueue - 1)]struct{}{}
 
 // part is one SM sub-partition: a warp scheduler, its pipes and queues.
 type part struct {
-	wake  uint64  // nothing to do before this cycle (see cycle)
-	warps []*warp // resident warps, oldest first
-	// key[i] is a cycle before which trying warps[i] can only report that
-	// it waits until key[i] (never: it has exited), blk[i] its block and
-	// bend[i] whether it is the last of its block's warps here (a block's
-	// warps are together, in the order admit gave them): the scan reads
-	// key and bend instead of the warps (most tries find the warp waiting,
-	// and each warp read missed the host's caches). A warp's key is set
-	// after each try and issue of it (rekey); whatever else lets it go on
-	// earlier (a barrier's release, a memory completion, the data path's
-	// service) sets it to 0 (unkey).
-	key      []uint64
+	wake uint64 // nothing to do before this cycle (see cycle)
+	// ws are the resident warps, oldest first, each with its key: a cycle
+	// before which trying it can only report that it waits until then
+	// (never: it has exited); blk[i] is ws[i]'s block and bend[i] whether
+	// it is the last of its block's warps here (a block's warps are
+	// together, in the order admit gave them): the scan reads keys and
+	// bend instead of the warps (most tries find the warp waiting, and
+	// each warp read missed the host's caches), and a key and its warp
+	// share a cache line. A warp's key is set after each try and issue of
+	// it (rekey); whatever else lets it go on earlier (a barrier's
+	// release, a memory completion, the data path's service) sets it to 0
+	// (unkey).
+	ws       []wslot
 	blk      []*cta
 	bend     []bool
 	dead     bool  // some warps of warps have exited
@@ -65,6 +66,12 @@ type part struct {
 	// q are the queues in front of the units, by queue (qMIO, qLSU,
 	// qTex; q[qNone] is not used).
 	q [4]ring
+}
+
+// wslot is a resident warp of a sub-partition and its key (part.ws).
+type wslot struct {
+	key uint64
+	w   *warp
 }
 
 // warp is the cycle loop's state of one warp slot. The fields the
@@ -76,7 +83,7 @@ type warp struct {
 	eligAt    uint64 // when it can issue next (never: waits for an event)
 	issued    uint64 // 1 + the cycle of its last issue (0: none yet)
 	part      *part
-	idx       int32  // its index in part.warps
+	idx       int32  // its index in part.ws
 	slotsLeft uint32 // machine instructions of the current PTX instruction still to issue
 	frac      uint32 // fractional slots carried (1/256)
 	live      bool
@@ -424,9 +431,8 @@ func (s *sm) admit(index int, start uint64) error {
 		w.cause, w.waitID, w.imc = -1, -1, -1
 		w.start = start
 		b.warps = append(b.warps, w)
-		w.idx = int32(len(p.warps))
-		p.warps = append(p.warps, w)
-		p.key = append(p.key, 0)
+		w.idx = int32(len(p.ws))
+		p.ws = append(p.ws, wslot{0, w})
 		if n := len(p.blk); n > 0 && p.blk[n-1] == b {
 			p.bend[n-1] = false
 		}
@@ -1466,7 +1472,7 @@ func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 		// that its operands are ready.
 		s.look(w, t)
 		if !w.live {
-			w.part.key[w.idx] = never
+			w.part.ws[w.idx].key = never
 			return false, never
 		}
 	}
@@ -1498,10 +1504,10 @@ func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 	if u > t {
 		s.account(w, t)
 		w.eligAt, w.why = u, why
-		p.key[w.idx] = u
+		p.ws[w.idx].key = u
 		return false, u
 	}
-	p.key[w.idx] = w.eligAt
+	p.ws[w.idx].key = w.eligAt
 	return true, never
 }
 
@@ -1521,7 +1527,7 @@ func (p *part) busy(in *inst, t uint64) (uint64, Stall) {
 // queueWhy is the stall reason of a warp held by a full queue, by queue.
 var queueWhy = [4]Stall{qMIO: MIOThrottle, qLSU: LGThrottle, qTex: TexThrottle}
 
-// rekey records in w's sub-partition when w next needs trying (part.key)
+// rekey records in w's sub-partition when w next needs trying (its key in part.ws)
 // after a try or an issue: never once it has exited; at once when it has
 // no instruction in view (try looks again), unless it is parked; else
 // when it is eligible.
@@ -1544,7 +1550,7 @@ func (w *warp) rekey() {
 	case w.slotsLeft == 0 && w.next == nil && !w.parked:
 		k = 0
 	}
-	w.part.key[w.idx] = k
+	w.part.ws[w.idx].key = k
 }
 
 // unparkAll lets the parked warps of block b, and of the other blocks of
@@ -1585,7 +1591,7 @@ func unpark(b *cta) {
 }
 
 // unkey makes w's sub-partition try w when it next runs.
-func (w *warp) unkey() { w.part.key[w.idx] = 0 }
+func (w *warp) unkey() { w.part.ws[w.idx].key = 0 }
 
 // cycle runs sub-partition p's scheduler at cycle t and returns the next
 // cycle it may have work. A sub-partition with nothing to issue before
@@ -1598,17 +1604,17 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 	next := uint64(never)
 	var pick *warp
 	if s.r.lrr {
-		n := len(p.warps)
+		n := len(p.ws)
 		start := 0
 		if p.last != nil {
-			for i, w := range p.warps {
-				if w == p.last {
+			for i, e := range p.ws {
+				if e.w == p.last {
 					start = i + 1
 				}
 			}
 		}
 		for i := 0; i < n; i++ {
-			if w := p.warps[(start+i)%n]; w.live {
+			if w := p.ws[(start+i)%n].w; w.live {
 				ok, u := s.tryKeyed(w, t)
 				next = min(next, u)
 				if ok {
@@ -1623,7 +1629,7 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		if l := p.last; l != nil && l.live {
 			// The scan's key test has not seen it: trying it before its
 			// key can only report its key.
-			if k := p.key[l.idx]; k > t {
+			if k := p.ws[l.idx].key; k > t {
 				next = min(next, k)
 			} else {
 				var u uint64
@@ -1634,8 +1640,8 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		if ok {
 			pick = p.last
 		} else {
-			for _, w := range p.warps {
-				if w != p.last && w.live {
+			for _, e := range p.ws {
+				if w := e.w; w != p.last && w.live {
 					ok, u := s.tryKeyed(w, t)
 					next = min(next, u)
 					if ok {
@@ -1667,7 +1673,7 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 	if l := p.last; l != nil && l.live && l.issued == t {
 		// The scan's key test has not seen it: trying it before its key
 		// can only report its key.
-		if k := p.key[l.idx]; k > t {
+		if k := p.ws[l.idx].key; k > t {
 			next = k
 		} else if in := l.next; in != nil && l.slotsLeft == 0 && l.eligAt <= t && (in.kind != kindPlain || in.slots+l.frac >= 256) {
 			// tryKeyed's common case, as in the loop below (most tries of
@@ -1680,7 +1686,7 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 			}
 			s.account(l, t)
 			l.eligAt, l.why = u, why
-			p.key[l.idx] = u
+			p.ws[l.idx].key = u
 			next = u
 		} else {
 			ok, u := s.tryKeyed(l, t)
@@ -1695,67 +1701,65 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 	// The warps of a block are together, oldest block first: its least
 	// recently issued ready warp (testdata/perf/micro/sched: four
 	// SFU-bound warps of a block on one sub-partition finish together).
-	key, warps, bend := p.key, p.warps, p.bend
+	// A dead warp's key is never (rekey), so the loops need not test
+	// live.
+	ws := p.ws
 	var pick *warp
 	i := 0
-	for i < len(key) {
-		k := key[i]
-		if k > t {
-			next = min(next, k) // what try would report
-			i++
+	for ; i < len(ws); i++ {
+		e := &ws[i]
+		if e.key > t {
+			next = min(next, e.key) // what try would report
 			continue
 		}
-		if w := warps[i]; w.live {
-			if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
-				// tryKeyed's common case written out: an instruction
-				// in view that nothing but its pipe or queue can hold.
-				if u, why := p.busy(in, t); u > t {
-					s.account(w, t)
-					w.eligAt, w.why = u, why
-					key[i] = u
-					next = min(next, u)
-					i++
-					continue
-				}
-				key[i] = w.eligAt
-				pick = w
-				break
+		w := e.w
+		if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+			// tryKeyed's common case written out: an instruction in
+			// view that nothing but its pipe or queue can hold.
+			if u, why := p.busy(in, t); u > t {
+				s.account(w, t)
+				w.eligAt, w.why = u, why
+				e.key = u
+				next = min(next, u)
+				continue
 			}
-			ok, u := s.tryKeyed(w, t)
-			if ok {
-				pick = w
-				break
-			}
-			next = min(next, u)
+			e.key = w.eligAt
+			pick = w
+			break
 		}
-		i++
+		ok, u := s.tryKeyed(w, t)
+		if ok {
+			pick = w
+			break
+		}
+		next = min(next, u)
 	}
 	if pick == nil {
 		return s.endCycle(p, next)
 	}
-	for !bend[i] {
+	for bend := p.bend; !bend[i]; {
 		i++
-		if key[i] > t {
+		e := &ws[i]
+		if e.key > t {
 			continue
 		}
-		if w := warps[i]; w.live {
-			if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
-				// tryKeyed's common case, as in the loop above.
-				if u, why := p.busy(in, t); u > t {
-					s.account(w, t)
-					w.eligAt, w.why = u, why
-					key[i] = u
-				} else {
-					key[i] = w.eligAt
-					if w.issued < pick.issued {
-						pick = w
-					}
+		w := e.w
+		if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+			// tryKeyed's common case, as in the loop above.
+			if u, why := p.busy(in, t); u > t {
+				s.account(w, t)
+				w.eligAt, w.why = u, why
+				e.key = u
+			} else {
+				e.key = w.eligAt
+				if w.issued < pick.issued {
+					pick = w
 				}
-				continue
 			}
-			if ok, _ := s.tryKeyed(w, t); ok && w.issued < pick.issued {
-				pick = w
-			}
+			continue
+		}
+		if ok, _ := s.tryKeyed(w, t); ok && w.issued < pick.issued {
+			pick = w
 		}
 	}
 	s.issue(pick, t)
@@ -1777,16 +1781,16 @@ func (s *sm) endCycle(p *part, next uint64) uint64 {
 // exited: it drops them.
 func (s *sm) compact(p *part, next uint64) uint64 {
 	n := 0
-	for i, w := range p.warps {
-		if w.live {
+	for i, e := range p.ws {
+		if w := e.w; w.live {
 			w.idx = int32(n)
-			p.warps[n], p.key[n], p.blk[n] = w, p.key[i], p.blk[i]
+			p.ws[n], p.blk[n] = e, p.blk[i]
 			n++
 		}
 	}
-	clear(p.warps[n:])
+	clear(p.ws[n:])
 	clear(p.blk[n:])
-	p.warps, p.key, p.blk, p.bend = p.warps[:n], p.key[:n], p.blk[:n], p.bend[:n]
+	p.ws, p.blk, p.bend = p.ws[:n], p.blk[:n], p.bend[:n]
 	for i := range n {
 		p.bend[i] = i == n-1 || p.blk[i+1] != p.blk[i]
 	}
@@ -1821,7 +1825,7 @@ func (s *sm) advance(start, end uint64) {
 			switch {
 			case t < p.wake:
 				next = min(next, p.wake) // what cycle would return
-			case len(p.warps) == 0:
+			case len(p.ws) == 0:
 			case rr:
 				next = min(next, s.cycleRR(p, t))
 			default:
