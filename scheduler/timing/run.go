@@ -568,7 +568,6 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	pi := make([]instTally, len(r.prog.insts))
 	for _, t := range tallies {
 		res.Stalls.Add(&t.stalls)
-		res.Issued += t.issued
 		res.ThreadIssued += t.threadIss
 		for i := range pi {
 			a, b := &pi[i], &t.perInst[i]
@@ -585,6 +584,8 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	}
 	res.Insts = make([]InstStats, len(pi))
 	for i := range pi {
+		res.Stalls.Add(&pi[i].stalls)
+		res.Issued += pi[i].issued
 		in := &r.prog.insts[i]
 		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Folded: in.folded, Execs: pi[i].execs, Threads: pi[i].threads,
 			PTXExecs: pi[i].execs - pi[i].skipped + pi[i].missed, PTXThreads: pi[i].threads - pi[i].skippedThreads, Issued: pi[i].issued, Rounds: pi[i].rounds,

@@ -327,8 +327,11 @@ type sm struct {
 // tally is what SMs count, per worker (sums do not depend on the order,
 // nor on which worker advanced which SM).
 type tally struct {
+	// stalls are the cycles of waits attributed to no instruction: Run
+	// adds perInst's stalls (and counts the machine instructions issued
+	// from perInst's issued), so that accounting and issue write one
+	// count, not two.
 	stalls    Stalls
-	issued    uint64 // machine instructions issued (estimate)
 	threadIss uint64
 	perInst   []instTally
 	// The workers' tallies are allocated one after another and written at
@@ -492,9 +495,10 @@ func (s *sm) accountSpan(w *warp, t uint64) {
 		it = &s.perInst[w.waitID]
 	}
 	if d := e - w.mark; d > 0 {
-		s.acc.stalls[w.why] += d
 		if it != nil {
 			it.stalls[w.why] += d
+		} else {
+			s.acc.stalls[w.why] += d
 		}
 		if w.cause >= 0 {
 			s.perInst[w.cause].caused[w.why] += d
@@ -504,9 +508,10 @@ func (s *sm) accountSpan(w *warp, t uint64) {
 		}
 	}
 	if d := t - e; d > 0 {
-		s.acc.stalls[NotSelected] += d
 		if it != nil {
 			it.stalls[NotSelected] += d
+		} else {
+			s.acc.stalls[NotSelected] += d
 		}
 	}
 	w.mark = t
@@ -928,8 +933,6 @@ func (s *sm) issue(w *warp, t uint64) {
 	in := w.next
 	p := w.part
 	p.last = w
-	s.acc.stalls[Selected]++
-	s.acc.issued++
 	s.acc.threadIss += w.lanes
 	it := &s.perInst[in.id]
 	it.stalls[Selected]++
