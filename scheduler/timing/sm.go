@@ -60,8 +60,9 @@ type part struct {
 	ws       []wslot
 	blk      []*cta
 	bend     []bool
-	dead     bool  // some warps of warps have exited
-	last     *warp // the warp that issued last
+	dead     bool   // some warps of warps have exited
+	last     *warp  // the warp that issued last
+	lastIss  uint64 // its issued: 1 + the cycle it issued
 	pipeFree [sasscost.NumPipes]float64
 	// q are the queues in front of the units, by queue (qMIO, qLSU,
 	// qTex; q[qNone] is not used).
@@ -932,7 +933,7 @@ func (s *sm) issue(w *warp, t uint64) {
 	w.issued = t + 1
 	in := w.next
 	p := w.part
-	p.last = w
+	p.last, p.lastIss = w, t+1
 	s.acc.threadIss += w.lanes
 	it := &s.perInst[in.id]
 	it.stalls[Selected]++
@@ -1673,7 +1674,7 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 // queue) is written out in the first.
 func (s *sm) cycleRR(p *part, t uint64) uint64 {
 	next := uint64(never)
-	if l := p.last; l != nil && l.live && l.issued == t {
+	if l := p.last; p.lastIss == t && l != nil && l.live {
 		// The scan's key test has not seen it: trying it before its key
 		// can only report its key.
 		if k := p.ws[l.idx].key; k > t {
