@@ -29,7 +29,7 @@ type dataOp struct {
 // pool puts the operation warp w issued at cycle t in the pool; its
 // results are not ready until serve gives it the path.
 func (s *sm) pool(w *warp, in *inst, t uint64, wf float64, lat uint32) {
-	s.dataEst = max(s.dataEst, fcyc(t)) + wf*s.r.cfg.DataCycles
+	s.dataEst = atLeast(s.dataEst, t) + wf*s.r.cfg.DataCycles
 	s.writeback(w, in, never, in.sb)
 	if len(s.dpool) == cap(s.dpool) && len(s.dpool) < cap(s.dbase) {
 		// serveUntil takes operations off the pool's front by

@@ -975,7 +975,7 @@ func (w *warp) takeSlots(in *inst) uint32 {
 func (s *sm) issuePlain(w *warp, in *inst, t uint64) {
 	p := w.part
 	n := w.takeSlots(in)
-	p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + s.r.pipeCycles[in.pipe]
+	p.pipeFree[in.pipe] = atLeast(p.pipeFree[in.pipe], t) + s.r.pipeCycles[in.pipe]
 	if err := s.step(w, t); err != nil {
 		w.eligAt, w.next = never, nil
 		return
@@ -1003,7 +1003,7 @@ func (s *sm) issueMore(w *warp, in *inst, t uint64) {
 	pc := s.r.pipeCycles[in.pipe]
 	w.slotsLeft--
 	if in.queue == qNone && !in.mixed {
-		p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + pc
+		p.pipeFree[in.pipe] = atLeast(p.pipeFree[in.pipe], t) + pc
 	}
 	w.readyAt, w.readyW = t+uint64(w.gap), Wait
 	if in.cas != 0 {
@@ -1028,7 +1028,7 @@ func (s *sm) issueMore(w *warp, in *inst, t uint64) {
 func (s *sm) issuePooled(w *warp, in *inst, t uint64) {
 	p := w.part
 	n := w.takeSlots(in)
-	start := ceilCyc(max(s.dataEst, fcyc(t)))
+	start := ceilCyc(atLeast(s.dataEst, t))
 	s.lastSet = max(s.lastSet, start)
 	s.hs.SetCycle(s.lastSet)
 	p.q[qMIO].push(start)
@@ -1043,7 +1043,11 @@ func (s *sm) issuePooled(w *warp, in *inst, t uint64) {
 	}
 	wf := float64(s.hs.Wavefronts())
 	if f := cfg.FillCyclesPerSector; f > 0 && cfg.DataCycles > 0 {
-		wf = max(wf, float64(s.hs.FillSectors())*f/cfg.DataCycles)
+		if n := s.hs.FillSectors(); n > 0 { // (none: 0, at most wf, a count)
+			if x := float64(n) * f / cfg.DataCycles; x > wf {
+				wf = x
+			}
+		}
 	}
 	lat := s.st.Outcome.Latency
 	if len(s.st.Accesses) == 0 {
@@ -1074,10 +1078,10 @@ func (s *sm) issueFirst(w *warp, in *inst, t uint64) {
 	start := t
 	switch in.queue {
 	case qNone:
-		p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + pc
+		p.pipeFree[in.pipe] = atLeast(p.pipeFree[in.pipe], t) + pc
 	case qMIO:
 		if !in.data && in.kind != kindMem {
-			f := max(p.pipeFree[in.pipe], fcyc(t))
+			f := atLeast(p.pipeFree[in.pipe], t)
 			start = ceilCyc(f)
 			p.pipeFree[in.pipe] = f + pc // an expansion's other instructions issue to other pipes
 		}
@@ -1215,12 +1219,12 @@ func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
 	start := t
 	switch {
 	case in.queue == qTex:
-		start = ceilCyc(max(s.texFree, fcyc(t)))
+		start = ceilCyc(atLeast(s.texFree, t))
 	case in.pooled:
-		start = ceilCyc(max(s.dataEst, fcyc(t)))
+		start = ceilCyc(atLeast(s.dataEst, t))
 	case in.data:
 		s.flush(t)
-		start = ceilCyc(max(s.dataFree, fcyc(t)))
+		start = ceilCyc(atLeast(s.dataFree, t))
 	}
 	s.lastSet = max(s.lastSet, start)
 	s.hs.SetCycle(s.lastSet)
@@ -1239,14 +1243,18 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	if f := cfg.FillCyclesPerSector; f > 0 && in.data && cfg.DataCycles > 0 {
 		// The sectors a load fetches from L2 pass the data path as they
 		// are written into the L1.
-		wf = max(wf, float64(s.hs.FillSectors())*f/cfg.DataCycles)
+		if n := s.hs.FillSectors(); n > 0 { // (none: 0, at most wf, a count)
+			if x := float64(n) * f / cfg.DataCycles; x > wf {
+				wf = x
+			}
+		}
 	}
 	if f := cfg.StoreCyclesPerLine; f > 0 && in.queue == qLSU && len(s.st.Accesses) > 0 &&
 		s.st.Accesses[0].Kind == memspace.Store && s.st.Accesses[0].Space == memspace.Global {
 		// A global store's lines leave the SM by the L1's port to the
 		// crossbar, one every f cycles: its LSU queue entry stays until
 		// the port takes it (lg_throttle behind a busy port).
-		ps := max(s.storeFree, fcyc(start))
+		ps := atLeast(s.storeFree, start)
 		s.storeFree = ps + float64(s.hs.Wavefronts())*f
 		p.q[qLSU].hold(ceilCyc(ps))
 	}
@@ -1301,9 +1309,9 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	}
 	switch {
 	case in.queue == qTex:
-		s.texFree = max(s.texFree, fcyc(start)) + wf*cfg.TexCycles
+		s.texFree = atLeast(s.texFree, start) + wf*cfg.TexCycles
 	case in.data:
-		s.dataFree = max(s.dataFree, fcyc(start)) + wf*cfg.DataCycles
+		s.dataFree = atLeast(s.dataFree, start) + wf*cfg.DataCycles
 		s.dataEst = max(s.dataEst, s.dataFree)
 		s.poolAt = s.poolNext()
 	}
@@ -1900,6 +1908,17 @@ func atomicRounds(acc []memspace.Access) int {
 // fcyc is cycle t as a float64: one conversion, where float64(t) of a
 // uint64 tests for values of 2^63 and more (no cycle is that late).
 func fcyc(t uint64) float64 { return float64(int64(t)) }
+
+// atLeast is max(f, fcyc(t)) by one comparison: the builtin's handling of
+// NaN and of signed zeros takes several instructions, and the free-at
+// cycles it is used on are never NaN nor -0 (sums of non-negative
+// cycles from 0).
+func atLeast(f float64, t uint64) float64 {
+	if c := fcyc(t); c > f {
+		return c
+	}
+	return f
+}
 
 // ceilCyc is uint64(math.Ceil(f)) for 0 <= f < 2^63, a pipe's or a data
 // path's free time, without the library call's feature test and the
