@@ -14,12 +14,13 @@ import "math"
 // first would go through untouched and the blocks would settle into
 // taking turns.
 
-// dataOp is a shared-memory operation waiting in the pool.
+// dataOp is a shared-memory operation waiting in the pool. It holds no
+// pointer (its warp is the SM's slots[slot], its instruction insts[id]),
+// so that moving operations in the pool is a plain copy.
 type dataOp struct {
-	w      *warp
-	age    uint64 // w.age when it issued: the slot may hold another warp by the time it is served
-	in     *inst
-	slot   int     // w's warp slot
+	age    uint64  // the warp's age when it issued: the slot may hold another warp by the time it is served
+	slot   int32   // the warp's slot
+	id     int32   // the instruction
 	arrive uint64  // the cycle it issued
 	wf     float64 // its wavefronts
 	lat    uint32  // its latency once it takes the path
@@ -28,14 +29,14 @@ type dataOp struct {
 // pool puts the operation warp w issued at cycle t in the pool; its
 // results are not ready until serve gives it the path.
 func (s *sm) pool(w *warp, in *inst, t uint64, wf float64, lat uint32) {
-	s.dataEst = max(s.dataEst, fcyc(t)) + wf*s.r.cfg.DataCycles
+	s.dataEst = atLeast(s.dataEst, t) + wf*s.r.cfg.DataCycles
 	s.writeback(w, in, never, in.sb)
 	if len(s.dpool) == cap(s.dpool) && len(s.dpool) < cap(s.dbase) {
 		// serveUntil takes operations off the pool's front by
 		// reslicing: move it back to the start of its array.
 		s.dpool = s.dbase[:copy(s.dbase[:cap(s.dbase)], s.dpool)]
 	}
-	s.dpool = append(s.dpool, dataOp{w: w, age: w.age, in: in, slot: w.w.Slot(), arrive: t, wf: wf, lat: lat})
+	s.dpool = append(s.dpool, dataOp{age: w.age, slot: int32(w.w.Slot()), id: in.id, arrive: t, wf: wf, lat: lat})
 	if cap(s.dpool) > cap(s.dbase) {
 		s.dbase = s.dpool[:0] // append moved it to a larger array
 	}
@@ -63,36 +64,39 @@ func (s *sm) serveUntil(t uint64, all bool) {
 			break
 		}
 		// The pool is in the order the operations arrived; the first of
-		// the warp at or after slot rr is served.
-		best, bestKey, n := 0, math.MaxInt, len(s.slots)
-		for i := range s.dpool {
-			op := &s.dpool[i]
-			if op.arrive > cur || all && op.arrive > t {
+		// the warp at or after slot rr is served: the least slot-rr, in
+		// unsigned arithmetic (a slot before rr wraps past every slot
+		// from rr on, in their order, as slot-rr+len(slots) would).
+		lim := cur
+		if all {
+			lim = min(cur, t)
+		}
+		pool, rr := s.dpool, s.rr
+		best, bestKey := 0, uint(math.MaxUint)
+		for i := range pool {
+			op := &pool[i]
+			if op.arrive > lim {
 				break
 			}
-			k := op.slot - s.rr
-			if k < 0 {
-				k += n
-			}
-			if k < bestKey {
+			if k := uint(int(op.slot) - rr); k < bestKey {
 				best, bestKey = i, k
 				if k == 0 {
 					break
 				}
 			}
 		}
-		op := s.dpool[best]
+		op := pool[best]
 		// The operations before it move up one (it is 2 from the front
 		// on average, the pool 8 long at 512²) and the pool starts one
 		// later in its array (pool moves it back).
-		copy(s.dpool[1:best+1], s.dpool[:best])
-		s.dpool = s.dpool[1:]
-		s.rr = op.slot + 1
-		if s.rr == n {
+		copy(pool[1:best+1], pool[:best])
+		s.dpool = pool[1:]
+		s.rr = int(op.slot) + 1
+		if s.rr == len(s.slots) {
 			s.rr = 0
 		}
 		s.dataFree = fcyc(cur) + op.wf*s.r.cfg.DataCycles
-		w := op.w
+		w := s.slots[op.slot]
 		if !w.live || w.age != op.age {
 			continue
 		}
@@ -102,8 +106,9 @@ func (s *sm) serveUntil(t uint64, all bool) {
 		// instruction of another kind that writes it meanwhile, which
 		// nothing in ptxas's output for these kernels does, is delayed.
 		at := cur + uint64(op.lat)
-		s.writeback(w, op.in, at, op.in.sb)
-		if w.eligAt == never && w.why == op.in.sb {
+		in := &s.insts[op.id]
+		s.writeback(w, in, at, in.sb)
+		if w.eligAt == never && w.why == in.sb {
 			w.next = nil // look again: its operands are on their way
 			w.unkey()
 		}

@@ -15,3 +15,8 @@ func TestWarpLayout(t *testing.T) {
 	assert.Zero(t, unsafe.Sizeof(w)%64, "size %d", unsafe.Sizeof(w))
 	assert.LessOrEqual(t, unsafe.Offsetof(w.mark)+unsafe.Sizeof(w.mark), uintptr(64))
 }
+
+// An inst is 256 bytes: look and issue index the program by a shift.
+func TestInstLayout(t *testing.T) {
+	assert.Equal(t, uintptr(256), unsafe.Sizeof(inst{}))
+}

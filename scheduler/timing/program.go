@@ -58,10 +58,18 @@ type inst struct {
 	// stepRare: what step must look at after the VM's step (a barrier
 	// crossing, an if-converted instruction, a control instruction).
 	stepRare bool
-	regs     []int32
-	nread    int // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
-	preds    []int32
-	npread   int
+	// rw, when not negative, is the word of a warp's sbMask that every
+	// register of regs falls in (all below sbRegs), and rm their bits in
+	// it: look tests the scoreboard through them (finish). pm has the
+	// bits of preds when pok (every one below 64: a warp's predMask).
+	rw     int8
+	pok    bool
+	rm     uint64
+	pm     uint64
+	regs   []int32
+	nread  int32 // regs[:nread] are read, regs[nread:] written (WAW hazards wait too)
+	npread int32
+	preds  []int32
 	// wregs and wpreds are regs[nread:] and preds[npread:], what it writes
 	// (writeback's loops, without slicing at each).
 	wregs, wpreds []int32
@@ -71,14 +79,11 @@ type inst struct {
 	guard  int32
 	carryR bool
 	carryW bool
-	form   string
 	folded bool // dropped by ptxas (an if-converted branch): issues nothing
 	// ifConv: predicated in place of the branch over it (ifConvert); a
 	// lane whose guard is false did not execute it in the PTX.
 	ifConv bool
-	// cluster: barrier.cluster.arrive or .wait (its phase is the
-	// cluster's, its release reaches the warps of every block).
-	cluster bool
+	form   string
 	// cross: for a barrier that holds its lanes, the instructions the
 	// list scheduler moved across it (barrierCrossings).
 	cross []crossing
@@ -87,18 +92,18 @@ type inst struct {
 	// the register the vector load writes first: this one issues nothing
 	// and its value is ready with that register's. -1 otherwise.
 	vecReg int32
-	vecN   uint8 // for the first load of such a vector load: its 32-bit words
 	// paramReg: for a parameter load, the register it writes (a miss in
 	// the SM's constant cache holds the warp until it is ready: ImcMiss);
 	// -1 otherwise.
 	paramReg int32
+	// line and lineEnd are the instruction-cache lines its machine code
+	// spans (layOut).
+	line, lineEnd uint32
+	vecN          uint8 // for the first load of such a vector load: its 32-bit words
 	// pooled: a shared-memory load or store that waits for the data path
 	// in the SM's pool, served in round robin over warps
 	// (gpu.Timing.SharedOrder; poolShared, datapath.go).
 	pooled bool
-	// line and lineEnd are the instruction-cache lines its machine code
-	// spans (layOut).
-	line, lineEnd uint32
 	// agg: an atomic ptxas warp-aggregates (sasscost.Aggregates): the
 	// memory system sees only its lowest executing lane.
 	agg bool
@@ -117,13 +122,18 @@ type inst struct {
 	// open group of copies; asyncKeep: the groups a wait_group lets stay
 	// in flight (its N; -1: wait_all, every copy).
 	asyncCommit bool
-	asyncKeep   int32
 	// rare: asyncWait, carryR or carryW (finish), which look tests
 	// together.
 	rare bool
 	// rounds: an atomic, whose lanes on one address take rounds, or a
 	// compare-and-store loop (finish; issue's rounds).
 	rounds bool
+	// cluster: barrier.cluster.arrive or .wait (its phase is the
+	// cluster's, its release reaches the warps of every block).
+	cluster   bool
+	asyncKeep int32
+	// 256 bytes: s.insts is indexed by a shift, not a multiply.
+	_ [8]byte
 }
 
 // program is a kernel's instructions by kernel-wide id.
@@ -286,9 +296,9 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 		for _, r := range append(info.Reads.Regs[:len(info.Reads.Regs):len(info.Reads.Regs)], info.Writes.Regs...) {
 			in.regs = append(in.regs, sbIndex(info.Func, r))
 		}
-		in.nread = len(info.Reads.Regs)
+		in.nread = int32(len(info.Reads.Regs))
 		in.preds = append(append([]int32(nil), info.Reads.Preds...), info.Writes.Preds...)
-		in.npread = len(info.Reads.Preds)
+		in.npread = int32(len(info.Reads.Preds))
 		in.wregs, in.wpreds = in.regs[in.nread:], in.preds[in.npread:]
 		if g := info.Inst().Guard; g != vm.NoReg {
 			in.guard = g
@@ -310,7 +320,7 @@ func newProgram(k *vm.Kernel, cfg *gpu.Timing, tab *sasscost.Table, frameLoad ui
 			}
 		}
 		in.paramReg = -1
-		if cl == vm.ClassLSUParam && len(in.regs) > in.nread {
+		if cl == vm.ClassLSUParam && len(in.regs) > int(in.nread) {
 			in.paramReg = in.regs[in.nread]
 		}
 	}
@@ -389,6 +399,27 @@ func (p *program) finish() {
 			!in.cluster && !in.asyncCommit && !in.asyncWait && !in.cpAsync && in.cas == 0 && in.lastAt == 0 && in.paramReg < 0
 		in.simple = in.kind == kindPlain && in.queue == qNone && !in.rounds && !in.cluster &&
 			!in.asyncCommit && !in.asyncWait && in.cas == 0 && in.lastAt == 0
+		in.rw, in.rm = -1, 0
+		if len(in.regs) == 0 {
+			in.rw = 0
+		} else if r0 := in.regs[0]; r0 >= 0 && r0 < sbRegs {
+			in.rw = int8(r0 >> 6)
+			for _, r := range in.regs {
+				if r < 0 || r >= sbRegs || r>>6 != r0>>6 {
+					in.rw, in.rm = -1, 0
+					break
+				}
+				in.rm |= 1 << (r & 63)
+			}
+		}
+		in.pok, in.pm = true, 0
+		for _, p := range in.preds {
+			if p < 0 || p >= 64 {
+				in.pok, in.pm = false, 0
+				break
+			}
+			in.pm |= 1 << p
+		}
 	}
 }
 

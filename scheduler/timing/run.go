@@ -336,6 +336,7 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			// The launch brings the entry's first line.
 			s.code = make([]uint64, n)
 			s.code[r.prog.entryLine] = 1
+			s.settled = make([]uint64, n)
 			if c := cfg.Fetch.CacheBytes; c > 0 && cfg.Fetch.LineBytes > 0 && c/cfg.Fetch.LineBytes < n {
 				s.capLines = c / cfg.Fetch.LineBytes
 				s.cached(r.prog.entryLine)
@@ -351,6 +352,9 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 			s.tr = opt.Trace.forSM(i)
 		}
 		s.insts, s.lastLine, s.perInst = r.prog.insts, r.prog.lastLine, s.acc.perInst
+		if s.code != nil {
+			s.settle(r.prog.entryLine)
+		}
 		s.guardCycles = r.prog.guardCycles
 		sms[i] = s
 	}
@@ -564,7 +568,6 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	pi := make([]instTally, len(r.prog.insts))
 	for _, t := range tallies {
 		res.Stalls.Add(&t.stalls)
-		res.Issued += t.issued
 		res.ThreadIssued += t.threadIss
 		for i := range pi {
 			a, b := &pi[i], &t.perInst[i]
@@ -581,6 +584,8 @@ func Run(ctx context.Context, l *vm.Launch, prof *gpu.Profile, opt Options) (*Re
 	}
 	res.Insts = make([]InstStats, len(pi))
 	for i := range pi {
+		res.Stalls.Add(&pi[i].stalls)
+		res.Issued += pi[i].issued
 		in := &r.prog.insts[i]
 		res.Insts[i] = InstStats{Info: in.info, Form: in.form, Folded: in.folded, Execs: pi[i].execs, Threads: pi[i].threads,
 			PTXExecs: pi[i].execs - pi[i].skipped + pi[i].missed, PTXThreads: pi[i].threads - pi[i].skippedThreads, Issued: pi[i].issued, Rounds: pi[i].rounds,

@@ -45,26 +45,34 @@ var _ [0]struct{} = [maxQueue & (maxQueue - 1)]struct{}{}
 
 // part is one SM sub-partition: a warp scheduler, its pipes and queues.
 type part struct {
-	wake  uint64  // nothing to do before this cycle (see cycle)
-	warps []*warp // resident warps, oldest first
-	// key[i] is a cycle before which trying warps[i] can only report that
-	// it waits until key[i] (never: it has exited), blk[i] its block and
-	// bend[i] whether it is the last of its block's warps here (a block's
-	// warps are together, in the order admit gave them): the scan reads
-	// key and bend instead of the warps (most tries find the warp waiting,
-	// and each warp read missed the host's caches). A warp's key is set
-	// after each try and issue of it (rekey); whatever else lets it go on
-	// earlier (a barrier's release, a memory completion, the data path's
-	// service) sets it to 0 (unkey).
-	key      []uint64
+	wake uint64 // nothing to do before this cycle (see cycle)
+	// ws are the resident warps, oldest first, each with its key: a cycle
+	// before which trying it can only report that it waits until then
+	// (never: it has exited); blk[i] is ws[i]'s block and bend[i] whether
+	// it is the last of its block's warps here (a block's warps are
+	// together, in the order admit gave them): the scan reads keys and
+	// bend instead of the warps (most tries find the warp waiting, and
+	// each warp read missed the host's caches), and a key and its warp
+	// share a cache line. A warp's key is set after each try and issue of
+	// it (rekey); whatever else lets it go on earlier (a barrier's
+	// release, a memory completion, the data path's service) sets it to 0
+	// (unkey).
+	ws       []wslot
 	blk      []*cta
 	bend     []bool
-	dead     bool  // some warps of warps have exited
-	last     *warp // the warp that issued last
+	dead     bool   // some warps of warps have exited
+	last     *warp  // the warp that issued last
+	lastIss  uint64 // its issued: 1 + the cycle it issued
 	pipeFree [sasscost.NumPipes]float64
 	// q are the queues in front of the units, by queue (qMIO, qLSU,
 	// qTex; q[qNone] is not used).
 	q [4]ring
+}
+
+// wslot is a resident warp of a sub-partition and its key (part.ws).
+type wslot struct {
+	key uint64
+	w   *warp
 }
 
 // warp is the cycle loop's state of one warp slot. The fields the
@@ -76,7 +84,7 @@ type warp struct {
 	eligAt    uint64 // when it can issue next (never: waits for an event)
 	issued    uint64 // 1 + the cycle of its last issue (0: none yet)
 	part      *part
-	idx       int32  // its index in part.warps
+	idx       int32  // its index in part.ws
 	slotsLeft uint32 // machine instructions of the current PTX instruction still to issue
 	frac      uint32 // fractional slots carried (1/256)
 	live      bool
@@ -97,12 +105,16 @@ type warp struct {
 	// through them each window). A write sets the bit; look clears it when
 	// it reads an operand ready by its thr.
 	sbMask [sbRegs / 64]uint64
-	reg    []regReady // when each register's pending value is ready
-	pred   []uint64
-	predSB []Stall
-	cause  int32 // instruction whose result it waits for, or -1
-	waitID int32 // instruction the stall cycles are attributed to
-	lanes  uint64
+	// predMask is sbMask for the predicates below 64: a clear bit says
+	// the predicate was ready by a thr look has passed, read as a guard
+	// too.
+	predMask uint64
+	reg      []regReady // when each register's pending value is ready
+	pred     []uint64
+	predSB   []Stall
+	cause    int32 // instruction whose result it waits for, or -1
+	waitID   int32 // instruction the stall cycles are attributed to
+	lanes    uint64
 	// imc is the register a parameter load that missed the constant cache
 	// writes, or -1: the warp issues nothing until it is ready (ImcMiss).
 	imc int32
@@ -135,7 +147,7 @@ type warp struct {
 	asyncSeq, asyncDone uint32
 	// A size of whole cache lines (448 bytes, a size class of Go's
 	// allocator) keeps every warp's first line the one its scan reads.
-	_ [28]byte
+	_ [20]byte
 }
 
 // regReady is when a register's pending value is ready, what kind of wait
@@ -282,8 +294,12 @@ type sm struct {
 	resident []int32
 	nextOut  int
 	capLines int
-	st       vm.Step
-	err      error
+	// settled is, per line, code[l] if it and the line after it (unless
+	// it is its function's last) are in the cache or asked for, else 0
+	// (settle): a fetch of an instruction on such lines asks for nothing.
+	settled []uint64
+	st      vm.Step
+	err     error
 	// insts, lastLine and perInst are r.prog.insts, r.prog.lastLine and
 	// acc.perInst, read at every look and issue.
 	insts       []inst
@@ -312,8 +328,11 @@ type sm struct {
 // tally is what SMs count, per worker (sums do not depend on the order,
 // nor on which worker advanced which SM).
 type tally struct {
+	// stalls are the cycles of waits attributed to no instruction: Run
+	// adds perInst's stalls (and counts the machine instructions issued
+	// from perInst's issued), so that accounting and issue write one
+	// count, not two.
 	stalls    Stalls
-	issued    uint64 // machine instructions issued (estimate)
 	threadIss uint64
 	perInst   []instTally
 	// The workers' tallies are allocated one after another and written at
@@ -416,9 +435,8 @@ func (s *sm) admit(index int, start uint64) error {
 		w.cause, w.waitID, w.imc = -1, -1, -1
 		w.start = start
 		b.warps = append(b.warps, w)
-		w.idx = int32(len(p.warps))
-		p.warps = append(p.warps, w)
-		p.key = append(p.key, 0)
+		w.idx = int32(len(p.ws))
+		p.ws = append(p.ws, wslot{0, w})
 		if n := len(p.blk); n > 0 && p.blk[n-1] == b {
 			p.bend[n-1] = false
 		}
@@ -478,9 +496,10 @@ func (s *sm) accountSpan(w *warp, t uint64) {
 		it = &s.perInst[w.waitID]
 	}
 	if d := e - w.mark; d > 0 {
-		s.acc.stalls[w.why] += d
 		if it != nil {
 			it.stalls[w.why] += d
+		} else {
+			s.acc.stalls[w.why] += d
 		}
 		if w.cause >= 0 {
 			s.perInst[w.cause].caused[w.why] += d
@@ -490,9 +509,10 @@ func (s *sm) accountSpan(w *warp, t uint64) {
 		}
 	}
 	if d := t - e; d > 0 {
-		s.acc.stalls[NotSelected] += d
 		if it != nil {
 			it.stalls[NotSelected] += d
+		} else {
+			s.acc.stalls[NotSelected] += d
 		}
 	}
 	w.mark = t
@@ -531,30 +551,48 @@ func (s *sm) look(w *warp, t uint64) {
 		// the same decisions with more work.
 		thr := min(w.mark, t)
 		dep, why, cause := uint64(0), Wait, int32(-1)
-		for _, r := range in.regs {
-			if u := uint32(r); u < sbRegs {
-				m := &w.sbMask[u>>6]
-				bit := uint64(1) << (u & 63)
-				if *m&bit == 0 {
+		if in.rw >= 0 {
+			// Every operand in one word of sbMask: only its set bits
+			// are looked at, lowest first. The operand with the latest
+			// ready cycle is the same in any order, but of two ready
+			// the same cycle the loop below takes the first in regs:
+			// where they differ in kind or source, it decides.
+			m := &w.sbMask[in.rw&3]
+			tie := false
+			for pend := *m & in.rm; pend != 0; pend &= pend - 1 {
+				b := bits.TrailingZeros64(pend)
+				e := &w.reg[int(in.rw)<<6|b]
+				if e.at <= thr {
+					*m &^= 1 << b
 					continue
 				}
-				if w.reg[r].at <= thr {
-					*m &^= bit
-					continue
+				if e.at > dep {
+					dep, why, cause = e.at, e.sb, e.src
+				} else if e.at == dep && (e.sb != why || e.src != cause) {
+					tie = true
 				}
 			}
-			e := &w.reg[r]
-			if e.at > dep {
-				dep, why, cause = e.at, e.sb, e.src
+			if tie {
+				dep, why, cause = s.regsDep(w, in, thr)
 			}
+		} else {
+			dep, why, cause = s.regsDep(w, in, thr)
 		}
-		for i, p := range in.preds {
-			v := w.pred[p]
-			if p == in.guard && i < in.npread && v != never {
-				v += uint64(s.guardCycles)
-			}
-			if v > dep {
-				dep, why, cause = v, w.predSB[p], -1
+		if in.pm&w.predMask != 0 || !in.pok {
+			// A predicate whose bit is clear was ready by a thr passed
+			// already, as a guard too (writeback sets the bit).
+			for i, p := range in.preds {
+				v := w.pred[p]
+				if p < 64 && v != never && v+uint64(s.guardCycles) <= thr {
+					w.predMask &^= 1 << p
+					continue
+				}
+				if p == in.guard && int32(i) < in.npread && v != never {
+					v += uint64(s.guardCycles)
+				}
+				if v > dep {
+					dep, why, cause = v, w.predSB[p], -1
+				}
 			}
 		}
 		if in.rare {
@@ -584,8 +622,14 @@ func (s *sm) look(w *warp, t uint64) {
 		if s.code != nil {
 			// fetched's first test here: on the line the warp read last.
 			f := w.fready
-			if in.line != w.fline || in.lineEnd != w.fline {
-				f = s.fetched(w, in, t)
+			if l := in.line; l != w.fline || in.lineEnd != l {
+				// fetched's next test here too: one line, settled.
+				if st := s.settled; l == in.lineEnd && l < uint32(len(st)) && st[l] != 0 {
+					f = st[l] - 1
+					w.fline, w.fready = l, f
+				} else {
+					f = s.fetched(w, in, t)
+				}
 			}
 			if f > w.eligAt {
 				w.eligAt, w.why, w.cause = f, NoInstruction, -1
@@ -613,6 +657,35 @@ func (s *sm) look(w *warp, t uint64) {
 	}
 }
 
+// regsDep is look's test of instruction in's registers for warp w, in the
+// order of in.regs: the latest ready cycle after thr, its kind and source.
+// A register ready by thr changes nothing here: when the latest of the
+// operands is ready by then, the warp's wait ends by the cycle its stall
+// cycles are counted to (mark) and by t, whatever its reason, so it can be
+// taken as 0 (its bit cleared in sbMask, for this look and every later
+// one: thr does not decrease).
+func (s *sm) regsDep(w *warp, in *inst, thr uint64) (uint64, Stall, int32) {
+	dep, why, cause := uint64(0), Wait, int32(-1)
+	for _, r := range in.regs {
+		if u := uint32(r); u < sbRegs {
+			m := &w.sbMask[u>>6]
+			bit := uint64(1) << (u & 63)
+			if *m&bit == 0 {
+				continue
+			}
+			if w.reg[r].at <= thr {
+				*m &^= bit
+				continue
+			}
+		}
+		e := &w.reg[r]
+		if e.at > dep {
+			dep, why, cause = e.at, e.sb, e.src
+		}
+	}
+	return dep, why, cause
+}
+
 // noLine is a warp's fline before it has read any code.
 const noLine = ^uint32(0)
 
@@ -631,13 +704,21 @@ func (s *sm) fetched(w *warp, in *inst, t uint64) uint64 {
 	if in.line == w.fline && in.lineEnd == w.fline {
 		return w.fready
 	}
-	if l := in.line; l == in.lineEnd {
-		// One line, in the cache or asked for, and the next one asked
+	if a, b := in.line, in.lineEnd; b < uint32(len(s.settled)) {
+		// Each line in the cache or asked for, and the next one asked
 		// for (or none follows in its function): what the loop below
 		// finds, without asking for anything.
-		if r := s.code[l]; r != 0 && (s.lastLine[l] || s.code[l+1] != 0) {
-			w.fline, w.fready = l, r-1
-			return r - 1
+		ready := uint64(0)
+		for _, r := range s.settled[a : b+1] {
+			if r == 0 {
+				ready = never
+				break
+			}
+			ready = max(ready, r-1)
+		}
+		if ready != never {
+			w.fline, w.fready = b, ready
+			return ready
 		}
 	}
 	f := &s.r.cfg.Fetch
@@ -651,17 +732,34 @@ func (s *sm) fetched(w *warp, in *inst, t uint64) uint64 {
 			}
 			r = at + 1
 			s.code[l] = r
+			s.settle(l)
 			s.cached(l)
 		}
 		if n := l + 1; !s.lastLine[l] && s.code[n] == 0 {
 			// Asked for now: a warp long stalled has not streamed on.
 			s.code[n] = max(r-1, t) + uint64(f.SequentialCycles) + 1
+			s.settle(n)
 			s.cached(n)
 		}
 		ready = max(ready, r-1)
 	}
 	w.fline, w.fready = in.lineEnd, ready
 	return ready
+}
+
+// settle sets settled for the lines l and l-1 after code[l] changed:
+// settled[x] is code[x] when line x is in the cache or asked for and so is
+// the next one (or none follows in its function), else 0.
+func (s *sm) settle(l uint32) {
+	for x := l - 1; x != l+1; x++ {
+		if x >= uint32(len(s.settled)) {
+			continue // (l-1 when l is 0)
+		}
+		s.settled[x] = 0
+		if r := s.code[x]; r != 0 && (s.lastLine[x] || s.code[x+1] != 0) {
+			s.settled[x] = r
+		}
+	}
 }
 
 // cached notes that line l came into the instruction cache: when the
@@ -676,6 +774,7 @@ func (s *sm) cached(l uint32) {
 	}
 	if old := s.resident[s.nextOut]; uint32(old) != l {
 		s.code[old] = 0
+		s.settle(uint32(old))
 	}
 	s.resident[s.nextOut] = int32(l)
 	s.nextOut = (s.nextOut + 1) % s.capLines
@@ -776,6 +875,9 @@ func (s *sm) writeback(w *warp, in *inst, at uint64, sb Stall) {
 	}
 	for _, p := range in.wpreds {
 		w.pred[p], w.predSB[p] = at, sb
+		if p < 64 {
+			w.predMask |= 1 << p
+		}
 	}
 	if in.carryW {
 		w.carry = at
@@ -831,9 +933,7 @@ func (s *sm) issue(w *warp, t uint64) {
 	w.issued = t + 1
 	in := w.next
 	p := w.part
-	p.last = w
-	s.acc.stalls[Selected]++
-	s.acc.issued++
+	p.last, p.lastIss = w, t+1
 	s.acc.threadIss += w.lanes
 	it := &s.perInst[in.id]
 	it.stalls[Selected]++
@@ -875,7 +975,7 @@ func (w *warp) takeSlots(in *inst) uint32 {
 func (s *sm) issuePlain(w *warp, in *inst, t uint64) {
 	p := w.part
 	n := w.takeSlots(in)
-	p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + s.r.pipeCycles[in.pipe]
+	p.pipeFree[in.pipe] = atLeast(p.pipeFree[in.pipe], t) + s.r.pipeCycles[in.pipe]
 	if err := s.step(w, t); err != nil {
 		w.eligAt, w.next = never, nil
 		return
@@ -903,7 +1003,7 @@ func (s *sm) issueMore(w *warp, in *inst, t uint64) {
 	pc := s.r.pipeCycles[in.pipe]
 	w.slotsLeft--
 	if in.queue == qNone && !in.mixed {
-		p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + pc
+		p.pipeFree[in.pipe] = atLeast(p.pipeFree[in.pipe], t) + pc
 	}
 	w.readyAt, w.readyW = t+uint64(w.gap), Wait
 	if in.cas != 0 {
@@ -928,7 +1028,7 @@ func (s *sm) issueMore(w *warp, in *inst, t uint64) {
 func (s *sm) issuePooled(w *warp, in *inst, t uint64) {
 	p := w.part
 	n := w.takeSlots(in)
-	start := ceilCyc(max(s.dataEst, fcyc(t)))
+	start := ceilCyc(atLeast(s.dataEst, t))
 	s.lastSet = max(s.lastSet, start)
 	s.hs.SetCycle(s.lastSet)
 	p.q[qMIO].push(start)
@@ -943,7 +1043,11 @@ func (s *sm) issuePooled(w *warp, in *inst, t uint64) {
 	}
 	wf := float64(s.hs.Wavefronts())
 	if f := cfg.FillCyclesPerSector; f > 0 && cfg.DataCycles > 0 {
-		wf = max(wf, float64(s.hs.FillSectors())*f/cfg.DataCycles)
+		if n := s.hs.FillSectors(); n > 0 { // (none: 0, at most wf, a count)
+			if x := float64(n) * f / cfg.DataCycles; x > wf {
+				wf = x
+			}
+		}
 	}
 	lat := s.st.Outcome.Latency
 	if len(s.st.Accesses) == 0 {
@@ -974,10 +1078,10 @@ func (s *sm) issueFirst(w *warp, in *inst, t uint64) {
 	start := t
 	switch in.queue {
 	case qNone:
-		p.pipeFree[in.pipe] = max(p.pipeFree[in.pipe], fcyc(t)) + pc
+		p.pipeFree[in.pipe] = atLeast(p.pipeFree[in.pipe], t) + pc
 	case qMIO:
 		if !in.data && in.kind != kindMem {
-			f := max(p.pipeFree[in.pipe], fcyc(t))
+			f := atLeast(p.pipeFree[in.pipe], t)
 			start = ceilCyc(f)
 			p.pipeFree[in.pipe] = f + pc // an expansion's other instructions issue to other pipes
 		}
@@ -1115,12 +1219,12 @@ func (s *sm) memStart(in *inst, p *part, t uint64) uint64 {
 	start := t
 	switch {
 	case in.queue == qTex:
-		start = ceilCyc(max(s.texFree, fcyc(t)))
+		start = ceilCyc(atLeast(s.texFree, t))
 	case in.pooled:
-		start = ceilCyc(max(s.dataEst, fcyc(t)))
+		start = ceilCyc(atLeast(s.dataEst, t))
 	case in.data:
 		s.flush(t)
-		start = ceilCyc(max(s.dataFree, fcyc(t)))
+		start = ceilCyc(atLeast(s.dataFree, t))
 	}
 	s.lastSet = max(s.lastSet, start)
 	s.hs.SetCycle(s.lastSet)
@@ -1139,14 +1243,18 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	if f := cfg.FillCyclesPerSector; f > 0 && in.data && cfg.DataCycles > 0 {
 		// The sectors a load fetches from L2 pass the data path as they
 		// are written into the L1.
-		wf = max(wf, float64(s.hs.FillSectors())*f/cfg.DataCycles)
+		if n := s.hs.FillSectors(); n > 0 { // (none: 0, at most wf, a count)
+			if x := float64(n) * f / cfg.DataCycles; x > wf {
+				wf = x
+			}
+		}
 	}
 	if f := cfg.StoreCyclesPerLine; f > 0 && in.queue == qLSU && len(s.st.Accesses) > 0 &&
 		s.st.Accesses[0].Kind == memspace.Store && s.st.Accesses[0].Space == memspace.Global {
 		// A global store's lines leave the SM by the L1's port to the
 		// crossbar, one every f cycles: its LSU queue entry stays until
 		// the port takes it (lg_throttle behind a busy port).
-		ps := max(s.storeFree, fcyc(start))
+		ps := atLeast(s.storeFree, start)
 		s.storeFree = ps + float64(s.hs.Wavefronts())*f
 		p.q[qLSU].hold(ceilCyc(ps))
 	}
@@ -1201,9 +1309,9 @@ func (s *sm) memDone(w *warp, in *inst, p *part, start uint64) {
 	}
 	switch {
 	case in.queue == qTex:
-		s.texFree = max(s.texFree, fcyc(start)) + wf*cfg.TexCycles
+		s.texFree = atLeast(s.texFree, start) + wf*cfg.TexCycles
 	case in.data:
-		s.dataFree = max(s.dataFree, fcyc(start)) + wf*cfg.DataCycles
+		s.dataFree = atLeast(s.dataFree, start) + wf*cfg.DataCycles
 		s.dataEst = max(s.dataEst, s.dataFree)
 		s.poolAt = s.poolNext()
 	}
@@ -1376,7 +1484,7 @@ func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 		// that its operands are ready.
 		s.look(w, t)
 		if !w.live {
-			w.part.key[w.idx] = never
+			w.part.ws[w.idx].key = never
 			return false, never
 		}
 	}
@@ -1408,10 +1516,10 @@ func (s *sm) tryKeyed(w *warp, t uint64) (bool, uint64) {
 	if u > t {
 		s.account(w, t)
 		w.eligAt, w.why = u, why
-		p.key[w.idx] = u
+		p.ws[w.idx].key = u
 		return false, u
 	}
-	p.key[w.idx] = w.eligAt
+	p.ws[w.idx].key = w.eligAt
 	return true, never
 }
 
@@ -1431,7 +1539,7 @@ func (p *part) busy(in *inst, t uint64) (uint64, Stall) {
 // queueWhy is the stall reason of a warp held by a full queue, by queue.
 var queueWhy = [4]Stall{qMIO: MIOThrottle, qLSU: LGThrottle, qTex: TexThrottle}
 
-// rekey records in w's sub-partition when w next needs trying (part.key)
+// rekey records in w's sub-partition when w next needs trying (its key in part.ws)
 // after a try or an issue: never once it has exited; at once when it has
 // no instruction in view (try looks again), unless it is parked; else
 // when it is eligible.
@@ -1454,7 +1562,7 @@ func (w *warp) rekey() {
 	case w.slotsLeft == 0 && w.next == nil && !w.parked:
 		k = 0
 	}
-	w.part.key[w.idx] = k
+	w.part.ws[w.idx].key = k
 }
 
 // unparkAll lets the parked warps of block b, and of the other blocks of
@@ -1495,7 +1603,7 @@ func unpark(b *cta) {
 }
 
 // unkey makes w's sub-partition try w when it next runs.
-func (w *warp) unkey() { w.part.key[w.idx] = 0 }
+func (w *warp) unkey() { w.part.ws[w.idx].key = 0 }
 
 // cycle runs sub-partition p's scheduler at cycle t and returns the next
 // cycle it may have work. A sub-partition with nothing to issue before
@@ -1508,17 +1616,17 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 	next := uint64(never)
 	var pick *warp
 	if s.r.lrr {
-		n := len(p.warps)
+		n := len(p.ws)
 		start := 0
 		if p.last != nil {
-			for i, w := range p.warps {
-				if w == p.last {
+			for i, e := range p.ws {
+				if e.w == p.last {
 					start = i + 1
 				}
 			}
 		}
 		for i := 0; i < n; i++ {
-			if w := p.warps[(start+i)%n]; w.live {
+			if w := p.ws[(start+i)%n].w; w.live {
 				ok, u := s.tryKeyed(w, t)
 				next = min(next, u)
 				if ok {
@@ -1533,7 +1641,7 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		if l := p.last; l != nil && l.live {
 			// The scan's key test has not seen it: trying it before its
 			// key can only report its key.
-			if k := p.key[l.idx]; k > t {
+			if k := p.ws[l.idx].key; k > t {
 				next = min(next, k)
 			} else {
 				var u uint64
@@ -1544,8 +1652,8 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 		if ok {
 			pick = p.last
 		} else {
-			for _, w := range p.warps {
-				if w != p.last && w.live {
+			for _, e := range p.ws {
+				if w := e.w; w != p.last && w.live {
 					ok, u := s.tryKeyed(w, t)
 					next = min(next, u)
 					if ok {
@@ -1574,10 +1682,10 @@ func (s *sm) cycle(p *part, t uint64) uint64 {
 // queue) is written out in the first.
 func (s *sm) cycleRR(p *part, t uint64) uint64 {
 	next := uint64(never)
-	if l := p.last; l != nil && l.live && l.issued == t {
+	if l := p.last; p.lastIss == t && l != nil && l.live {
 		// The scan's key test has not seen it: trying it before its key
 		// can only report its key.
-		if k := p.key[l.idx]; k > t {
+		if k := p.ws[l.idx].key; k > t {
 			next = k
 		} else if in := l.next; in != nil && l.slotsLeft == 0 && l.eligAt <= t && (in.kind != kindPlain || in.slots+l.frac >= 256) {
 			// tryKeyed's common case, as in the loop below (most tries of
@@ -1590,7 +1698,7 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 			}
 			s.account(l, t)
 			l.eligAt, l.why = u, why
-			p.key[l.idx] = u
+			p.ws[l.idx].key = u
 			next = u
 		} else {
 			ok, u := s.tryKeyed(l, t)
@@ -1605,67 +1713,65 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 	// The warps of a block are together, oldest block first: its least
 	// recently issued ready warp (testdata/perf/micro/sched: four
 	// SFU-bound warps of a block on one sub-partition finish together).
-	key, warps, bend := p.key, p.warps, p.bend
+	// A dead warp's key is never (rekey), so the loops need not test
+	// live.
+	ws := p.ws
 	var pick *warp
 	i := 0
-	for i < len(key) {
-		k := key[i]
-		if k > t {
-			next = min(next, k) // what try would report
-			i++
+	for ; i < len(ws); i++ {
+		e := &ws[i]
+		if e.key > t {
+			next = min(next, e.key) // what try would report
 			continue
 		}
-		if w := warps[i]; w.live {
-			if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
-				// tryKeyed's common case written out: an instruction
-				// in view that nothing but its pipe or queue can hold.
-				if u, why := p.busy(in, t); u > t {
-					s.account(w, t)
-					w.eligAt, w.why = u, why
-					key[i] = u
-					next = min(next, u)
-					i++
-					continue
-				}
-				key[i] = w.eligAt
-				pick = w
-				break
+		w := e.w
+		if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+			// tryKeyed's common case written out: an instruction in
+			// view that nothing but its pipe or queue can hold.
+			if u, why := p.busy(in, t); u > t {
+				s.account(w, t)
+				w.eligAt, w.why = u, why
+				e.key = u
+				next = min(next, u)
+				continue
 			}
-			ok, u := s.tryKeyed(w, t)
-			if ok {
-				pick = w
-				break
-			}
-			next = min(next, u)
+			e.key = w.eligAt
+			pick = w
+			break
 		}
-		i++
+		ok, u := s.tryKeyed(w, t)
+		if ok {
+			pick = w
+			break
+		}
+		next = min(next, u)
 	}
 	if pick == nil {
 		return s.endCycle(p, next)
 	}
-	for !bend[i] {
+	for bend := p.bend; !bend[i]; {
 		i++
-		if key[i] > t {
+		e := &ws[i]
+		if e.key > t {
 			continue
 		}
-		if w := warps[i]; w.live {
-			if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
-				// tryKeyed's common case, as in the loop above.
-				if u, why := p.busy(in, t); u > t {
-					s.account(w, t)
-					w.eligAt, w.why = u, why
-					key[i] = u
-				} else {
-					key[i] = w.eligAt
-					if w.issued < pick.issued {
-						pick = w
-					}
+		w := e.w
+		if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+			// tryKeyed's common case, as in the loop above.
+			if u, why := p.busy(in, t); u > t {
+				s.account(w, t)
+				w.eligAt, w.why = u, why
+				e.key = u
+			} else {
+				e.key = w.eligAt
+				if w.issued < pick.issued {
+					pick = w
 				}
-				continue
 			}
-			if ok, _ := s.tryKeyed(w, t); ok && w.issued < pick.issued {
-				pick = w
-			}
+			continue
+		}
+		if ok, _ := s.tryKeyed(w, t); ok && w.issued < pick.issued {
+			pick = w
 		}
 	}
 	s.issue(pick, t)
@@ -1687,16 +1793,16 @@ func (s *sm) endCycle(p *part, next uint64) uint64 {
 // exited: it drops them.
 func (s *sm) compact(p *part, next uint64) uint64 {
 	n := 0
-	for i, w := range p.warps {
-		if w.live {
+	for i, e := range p.ws {
+		if w := e.w; w.live {
 			w.idx = int32(n)
-			p.warps[n], p.key[n], p.blk[n] = w, p.key[i], p.blk[i]
+			p.ws[n], p.blk[n] = e, p.blk[i]
 			n++
 		}
 	}
-	clear(p.warps[n:])
+	clear(p.ws[n:])
 	clear(p.blk[n:])
-	p.warps, p.key, p.blk, p.bend = p.warps[:n], p.key[:n], p.blk[:n], p.bend[:n]
+	p.ws, p.blk, p.bend = p.ws[:n], p.blk[:n], p.bend[:n]
 	for i := range n {
 		p.bend[i] = i == n-1 || p.blk[i+1] != p.blk[i]
 	}
@@ -1731,7 +1837,7 @@ func (s *sm) advance(start, end uint64) {
 			switch {
 			case t < p.wake:
 				next = min(next, p.wake) // what cycle would return
-			case len(p.warps) == 0:
+			case len(p.ws) == 0:
 			case rr:
 				next = min(next, s.cycleRR(p, t))
 			default:
@@ -1802,6 +1908,17 @@ func atomicRounds(acc []memspace.Access) int {
 // fcyc is cycle t as a float64: one conversion, where float64(t) of a
 // uint64 tests for values of 2^63 and more (no cycle is that late).
 func fcyc(t uint64) float64 { return float64(int64(t)) }
+
+// atLeast is max(f, fcyc(t)) without a branch and in fewer instructions
+// than the builtin's handling of NaN and signed zeros: the free-at cycles
+// it is used on are never NaN nor -0 (sums of non-negative cycles from
+// +0), and non-negative float64s order as their bits do, so the integer
+// max of the bits (a conditional move) is the float max. (A comparison
+// and a branch, as at first, raised issuePlain's mispredicted branches in
+// cachegrind's model from 0.14 M to 1.43 M at 256².)
+func atLeast(f float64, t uint64) float64 {
+	return math.Float64frombits(max(math.Float64bits(f), math.Float64bits(fcyc(t))))
+}
 
 // ceilCyc is uint64(math.Ceil(f)) for 0 <= f < 2^63, a pipe's or a data
 // path's free time, without the library call's feature test and the
