@@ -301,9 +301,10 @@ var noRuns, noRunKernels bool
 // instructions, and returns how many it executed and the pc after them.
 // It stops before an instruction of no run form, a branch whose lanes
 // disagree, or a pc where waiting lanes would rejoin; 0 when it executed
-// nothing. With kernels false it runs every form in Go, without
-// warpsimd.RunOps (whose entry and exit cost more than one instruction's
-// kernel: Step's single instructions, which call runOne themselves).
+// nothing. With kernels false (noRunKernels: tests) it runs every form in
+// Go, through runOne, without warpsimd.RunOps. (Step's single instructions
+// call runOne themselves: the loop's entry and exit, and RunOps', cost
+// more than one instruction's kernel.)
 func (w *Warp) runFast(f *frame, pc int32, max int, kernels bool) (int, int32) {
 	ops, preds := f.runs, f.preds
 	if len(f.regs) == 0 {
