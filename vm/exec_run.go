@@ -301,19 +301,16 @@ var noRuns, noRunKernels bool
 // instructions, and returns how many it executed and the pc after them.
 // It stops before an instruction of no run form, a branch whose lanes
 // disagree, or a pc where waiting lanes would rejoin; 0 when it executed
-// nothing. With kernels false it runs every form in Go, without
-// warpsimd.RunOps (whose entry and exit cost more than one instruction's
-// kernel: Step's single instructions).
+// nothing. With kernels false (noRunKernels: tests) it runs every form in
+// Go, through runOne, without warpsimd.RunOps. (Step's single instructions
+// call runOne themselves: the loop's entry and exit, and RunOps', cost
+// more than one instruction's kernel.)
 func (w *Warp) runFast(f *frame, pc int32, max int, kernels bool) (int, int32) {
 	ops, preds := f.runs, f.preds
 	if len(f.regs) == 0 {
 		return 0, pc
 	}
-	// The table's offsets were checked against the layout's slots when it
-	// was built, and a frame's register file has a slot for each
-	// (pushFrame): r needs no bounds check.
 	base := unsafe.Pointer(&f.regs[0])
-	r := func(off int32) *[32]uint64 { return (*[32]uint64)(unsafe.Add(base, off)) }
 	nw := f.nextWait
 	k := 0
 	for {
@@ -324,102 +321,115 @@ func (w *Warp) runFast(f *frame, pc int32, max int, kernels bool) (int, int32) {
 		if k >= max || pc >= nw || uint(pc) >= uint(len(ops)) {
 			break
 		}
-		o := &ops[pc]
-		switch o.K {
-		case runCopy:
-			*r(o.D) = *r(o.A)
-		case runAnd:
-			warpsimd.AndQ(r(o.D), r(o.A), r(o.B), o.M)
-		case runAdd:
-			warpsimd.AddQ(r(o.D), r(o.A), r(o.B), o.M)
-		case runSub:
-			warpsimd.SubQ(r(o.D), r(o.A), r(o.B), o.M)
-		case runOr:
-			warpsimd.OrQ(r(o.D), r(o.A), r(o.B), o.M)
-		case runXor:
-			warpsimd.XorQ(r(o.D), r(o.A), r(o.B), o.M)
-		case runShl:
-			warpsimd.ShlQ(r(o.D), r(o.A), r(o.B), o.M)
-		case runShr:
-			warpsimd.ShrQ(r(o.D), r(o.A), r(o.B), o.M)
-		case runMulWideU32:
-			warpsimd.MulWideU32(r(o.D), r(o.A), r(o.B))
-		case runMulWideS32:
-			warpsimd.MulWideS32(r(o.D), r(o.A), r(o.B))
-		case runMulLo:
-			d, a, b, m := r(o.D), r(o.A), r(o.B), o.M
-			for l := range 32 {
-				d[l] = (a[l] * b[l]) & m
-			}
-		case runMadLo:
-			d, a, b, c, m := r(o.D), r(o.A), r(o.B), r(o.C), o.M
-			for l := range 32 {
-				d[l] = (a[l]*b[l] + c[l]) & m
-			}
-		case runFma32:
-			warpsimd.FmaRN32(r(o.D), r(o.A), r(o.B), r(o.C))
-		case runSetp32:
-			lt, eq := warpsimd.Cmp32(r(o.A), r(o.B), o.Sub != 0)
-			preds[o.D] = (lt&uint32(o.M) | eq&uint32(o.M>>32)) ^ uint32(o.C)
-		case runPred:
-			a, b := preds[o.A], preds[o.B]
-			if o.Cmp&1 != 0 {
-				a = ^a
-			}
-			if o.Cmp&2 != 0 {
-				b = ^b
-			}
-			switch o.Sub {
-			case 0:
-				a &= b
-			case 1:
-				a |= b
-			default:
-				a ^= b
-			}
-			preds[o.D] = a
-		case runBra:
-			p := ^uint32(0)
-			if o.C >= 0 {
-				p = preds[o.C]
-				if o.Neg != 0 {
-					p = ^p
-				}
-			}
-			switch p {
-			case ^uint32(0):
-				pc = o.A
-			case 0:
-				pc++
-			default:
-				return w.ranFast(k, pc) // divergence: the general path's
-			}
-			k++
-			continue
-		case runLdGlobal32:
-			// execMem's steps: the access, its addresses, LoadScalar.
-			acc := w.acc
-			acc.Space, acc.Size, acc.Mask, acc.Kind = memspace.Global, 4, ^uint32(0), memspace.Load
-			warpsimd.AddKQ(&acc.Addr, r(o.A), o.M, ^uint64(0))
-			if !w.view.LoadScalar(acc, r(o.D)) {
-				return w.ranFast(k, pc)
-			}
-			w.prefetchNext(pc)
-		case runLdShared32:
-			if !w.loadShared32Regs(r(o.A), uint32(o.M), r(o.D)) {
-				return w.ranFast(k, pc)
-			}
-		case runStShared32:
-			if !w.storeShared32Regs(r(o.A), uint32(o.M), r(o.B)) {
-				return w.ranFast(k, pc)
-			}
-		default:
-			return w.ranFast(k, pc)
+		npc := w.runOne(&ops[pc], base, preds, pc)
+		if npc < 0 {
+			break
 		}
 		k++
-		pc++
+		pc = npc
 	}
 	return w.ranFast(k, pc)
+}
+
+// runOne executes run-form instruction o, at pc, for the full warp of a
+// frame whose register file starts at base and whose predicates are preds,
+// and returns the pc after it; -1 where it did not (no run form, a branch
+// whose lanes disagree, a memory form the fast path refuses). It does not
+// count the instruction.
+func (w *Warp) runOne(o *runOp, base unsafe.Pointer, preds []uint32, pc int32) int32 {
+	// The table's offsets were checked against the layout's slots when it
+	// was built, and a frame's register file has a slot for each
+	// (pushFrame): r needs no bounds check.
+	r := func(off int32) *[32]uint64 { return (*[32]uint64)(unsafe.Add(base, off)) }
+	switch o.K {
+	case runCopy:
+		*r(o.D) = *r(o.A)
+	case runAnd:
+		warpsimd.AndQ(r(o.D), r(o.A), r(o.B), o.M)
+	case runAdd:
+		warpsimd.AddQ(r(o.D), r(o.A), r(o.B), o.M)
+	case runSub:
+		warpsimd.SubQ(r(o.D), r(o.A), r(o.B), o.M)
+	case runOr:
+		warpsimd.OrQ(r(o.D), r(o.A), r(o.B), o.M)
+	case runXor:
+		warpsimd.XorQ(r(o.D), r(o.A), r(o.B), o.M)
+	case runShl:
+		warpsimd.ShlQ(r(o.D), r(o.A), r(o.B), o.M)
+	case runShr:
+		warpsimd.ShrQ(r(o.D), r(o.A), r(o.B), o.M)
+	case runMulWideU32:
+		warpsimd.MulWideU32(r(o.D), r(o.A), r(o.B))
+	case runMulWideS32:
+		warpsimd.MulWideS32(r(o.D), r(o.A), r(o.B))
+	case runMulLo:
+		d, a, b, m := r(o.D), r(o.A), r(o.B), o.M
+		for l := range 32 {
+			d[l] = (a[l] * b[l]) & m
+		}
+	case runMadLo:
+		d, a, b, c, m := r(o.D), r(o.A), r(o.B), r(o.C), o.M
+		for l := range 32 {
+			d[l] = (a[l]*b[l] + c[l]) & m
+		}
+	case runFma32:
+		warpsimd.FmaRN32(r(o.D), r(o.A), r(o.B), r(o.C))
+	case runSetp32:
+		lt, eq := warpsimd.Cmp32(r(o.A), r(o.B), o.Sub != 0)
+		preds[o.D] = (lt&uint32(o.M) | eq&uint32(o.M>>32)) ^ uint32(o.C)
+	case runPred:
+		a, b := preds[o.A], preds[o.B]
+		if o.Cmp&1 != 0 {
+			a = ^a
+		}
+		if o.Cmp&2 != 0 {
+			b = ^b
+		}
+		switch o.Sub {
+		case 0:
+			a &= b
+		case 1:
+			a |= b
+		default:
+			a ^= b
+		}
+		preds[o.D] = a
+	case runBra:
+		p := ^uint32(0)
+		if o.C >= 0 {
+			p = preds[o.C]
+			if o.Neg != 0 {
+				p = ^p
+			}
+		}
+		switch p {
+		case ^uint32(0):
+			return o.A
+		case 0:
+		default:
+			return -1 // divergence: the general path's
+		}
+	case runLdGlobal32:
+		// execMem's steps: the access, its addresses, LoadScalar.
+		acc := w.acc
+		acc.Space, acc.Size, acc.Mask, acc.Kind = memspace.Global, 4, ^uint32(0), memspace.Load
+		warpsimd.AddKQ(&acc.Addr, r(o.A), o.M, ^uint64(0))
+		if !w.view.LoadScalar(acc, r(o.D)) {
+			return -1
+		}
+		w.prefetchNext(pc)
+	case runLdShared32:
+		if !w.loadShared32Regs(r(o.A), uint32(o.M), r(o.D)) {
+			return -1
+		}
+	case runStShared32:
+		if !w.storeShared32Regs(r(o.A), uint32(o.M), r(o.B)) {
+			return -1
+		}
+	default:
+		return -1
+	}
+	return pc + 1
 }
 
 // ranFast counts a run's k instructions of a full warp.

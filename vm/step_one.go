@@ -98,10 +98,16 @@ func (w *Warp) stepFast(f *frame, in *Inst) bool {
 			(*[32]uint64)(unsafe.Add(base, o.B)), (*[32]uint64)(unsafe.Add(base, o.C)))
 		pc++
 	default:
-		n, npc := w.runFast(f, pc, 1, false)
-		if n == 0 {
+		// runFast(f, pc, 1, false)'s one instruction, without its loop.
+		if pc >= f.nextWait || len(f.regs) == 0 {
+			return false
+		}
+		npc := w.runOne(o, unsafe.Pointer(&f.regs[0]), f.preds, pc)
+		if npc < 0 {
 			return false // a branch whose lanes disagree
 		}
+		w.Inst++
+		w.ThreadInst += WarpSize
 		pc = npc
 	}
 	f.curPC = pc
