@@ -1687,7 +1687,7 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 		// can only report its key.
 		if k := p.ws[l.idx].key; k > t {
 			next = k
-		} else if in := l.next; in != nil && l.slotsLeft == 0 && l.eligAt <= t && (in.kind != kindPlain || in.slots+l.frac >= 256) {
+		} else if in := l.inView(t); in != nil {
 			// tryKeyed's common case, as in the loop below (most tries of
 			// the last warp are of this kind).
 			u, why := p.busy(in, t)
@@ -1696,8 +1696,7 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 				l.rekey()
 				return s.endCycle(p, t+1)
 			}
-			s.account(l, t)
-			l.eligAt, l.why = u, why
+			s.hold(l, u, why, t)
 			p.ws[l.idx].key = u
 			next = u
 		} else {
@@ -1725,12 +1724,10 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 			continue
 		}
 		w := e.w
-		if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
-			// tryKeyed's common case written out: an instruction in
-			// view that nothing but its pipe or queue can hold.
+		if in := w.inView(t); in != nil {
+			// tryKeyed's common case written out.
 			if u, why := p.busy(in, t); u > t {
-				s.account(w, t)
-				w.eligAt, w.why = u, why
+				s.hold(w, u, why, t)
 				e.key = u
 				next = min(next, u)
 				continue
@@ -1756,11 +1753,10 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 			continue
 		}
 		w := e.w
-		if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+		if in := w.inView(t); in != nil {
 			// tryKeyed's common case, as in the loop above.
 			if u, why := p.busy(in, t); u > t {
-				s.account(w, t)
-				w.eligAt, w.why = u, why
+				s.hold(w, u, why, t)
 				e.key = u
 			} else {
 				e.key = w.eligAt
@@ -1777,6 +1773,24 @@ func (s *sm) cycleRR(p *part, t uint64) uint64 {
 	s.issue(pick, t)
 	pick.rekey()
 	return s.endCycle(p, t+1)
+}
+
+// inView is the instruction of w that cycleRR's scans try without
+// tryKeyed, nil where tryKeyed must decide: tryKeyed's common case, an
+// instruction in view at t that nothing but its pipe or queue can hold.
+func (w *warp) inView(t uint64) *inst {
+	if in := w.next; in != nil && w.slotsLeft == 0 && w.eligAt <= t && (in.kind != kindPlain || in.slots+w.frac >= 256) {
+		return in
+	}
+	return nil
+}
+
+// hold records that w's pipe or queue holds its instruction in view until
+// u for reason why, its stall to t accounted (the caller sets its key to
+// u: hold is then small enough to inline).
+func (s *sm) hold(w *warp, u uint64, why Stall, t uint64) {
+	s.account(w, t)
+	w.eligAt, w.why = u, why
 }
 
 // endCycle ends a cycle of sub-partition p whose next cycle with work is
